@@ -1,0 +1,160 @@
+"""The work queue: which compaction calls may start, and what calls do (SPEC 4).
+
+Ready work is kept in two queues, filled when nodes are built: the unbuilt
+leaves, oldest first, and the ready merges, by (level, index). The tree is
+never scanned for work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from model import bits
+from model import node as nodes
+from model import tree as trees
+from model.constants import Constants
+from model.errors import Refused
+from model.node import Node
+from model.tree import Built, Tree
+from model.view import View
+
+
+@dataclass(frozen=True, slots=True)
+class Queue:
+    """The compactor's state (SPEC 4).
+
+    `unbuilt`: leaves that need a call, oldest first. `ready`: merges whose
+    halves are built and that need a call, by (level, index). `running`:
+    calls in flight, in start order. `held`: nodes whose last call failed,
+    waiting for the next message or retry tick. `failures`: failed calls per
+    unbuilt node. `waiting`: whether a turn waits for a settled view.
+    """
+
+    unbuilt: tuple[Node, ...] = ()
+    ready: tuple[Node, ...] = ()
+    running: tuple[Node, ...] = ()
+    held: tuple[Node, ...] = ()
+    failures: tuple[tuple[Node, int], ...] = ()
+    waiting: bool = False
+
+
+def _before(a: Node, b: Node) -> bool:
+    """Queue order of ready merges: by level, then index (SPEC 4)."""
+    return a.level < b.level or (a.level == b.level and bits.less(a.index, b.index))
+
+
+def add_unbuilt_leaf(queue: Queue, leaf: Node) -> Queue:
+    """A new message whose line needs a call joins the leaves, newest (SPEC 4)."""
+    return replace(queue, unbuilt=queue.unbuilt + (leaf,))
+
+
+def after_build(queue: Queue, built: Built) -> Queue:
+    """The queue once a node (and free parents above it) is built: it leaves
+    every queue, and a parent that needs a call becomes ready (SPEC 2, 4)."""
+    done = set(built.nodes)
+    ready = tuple(m for m in queue.ready if m not in done)
+    if built.ready is not None:
+        at = 0
+        while at < len(ready) and _before(ready[at], built.ready):
+            at += 1
+        ready = ready[:at] + (built.ready,) + ready[at:]
+    return replace(
+        queue,
+        unbuilt=tuple(n for n in queue.unbuilt if n not in done),
+        ready=ready,
+        running=tuple(n for n in queue.running if n not in done),
+        held=tuple(n for n in queue.held if n not in done),
+        failures=tuple(f for f in queue.failures if f[0] not in done),
+    )
+
+
+def leaf_may_start(queue: Queue, leaf: Node, ahead: int) -> bool:
+    """A leaf may start once fewer than AHEAD leaves before it are unbuilt,
+    started or not (SPEC 4)."""
+    return queue.unbuilt.index(leaf) < ahead
+
+
+def candidates(queue: Queue, view: View, tree: Tree, constants: Constants) -> tuple[Node, ...]:
+    """The calls that may start now, in queue order: unbuilt leaves oldest
+    first (within AHEAD), then ready merges by (level, index); none running or
+    held after a failure; while a turn waits only the view's unbuilt lines;
+    as many as JOBS leaves room for (SPEC 4)."""
+    room = constants.jobs - len(queue.running)
+    if room <= 0:
+        return ()
+    busy = set(queue.running) | set(queue.held)
+    work = [leaf for leaf in queue.unbuilt[: constants.ahead] if leaf not in busy]
+    if queue.waiting:
+        unbuilt_lines = {line for line in view if not trees.is_built(tree, line)}
+        work = [leaf for leaf in work if leaf in unbuilt_lines]
+    else:
+        work += [merge for merge in queue.ready if merge not in busy]
+    return tuple(work[:room])
+
+
+def check_start(
+    queue: Queue, view: View, tree: Tree, count: bits.Bits, node: Node, constants: Constants
+) -> None:
+    """Refuse a call start that breaks a rule of SPEC 4, naming the rule."""
+    name = nodes.name(node)
+    if bits.less(count, nodes.end(node)):
+        raise Refused("node_exists", f"{name} covers messages not logged yet")
+    if trees.is_built(tree, node):
+        raise Refused("built_once", f"{name} is already built")
+    if node in queue.running:
+        raise Refused("one_call_per_node", f"a call for {name} is already running")
+    if queue.waiting and node not in view:
+        raise Refused("need_first", f"a turn waits and {name} is not a line of the view")
+    if len(queue.running) >= constants.jobs:
+        raise Refused("jobs_bound", f"{constants.jobs} calls already run")
+    if node in queue.held:
+        raise Refused("retry_waits", f"{name} failed; it waits for the next message or retry")
+    if node.level == 0 and not leaf_may_start(queue, node, constants.ahead):
+        raise Refused("ahead_bound", f"{constants.ahead} or more leaves before {name} are unbuilt")
+    if node.level > 0 and not all(trees.is_built(tree, half) for half in nodes.halves(node)):
+        raise Refused("merge_needs_halves", f"a half of {name} is not built")
+    if node not in candidates(queue, view, tree, constants):
+        raise Refused("queue_order", f"{name} is behind the nodes the queue starts first")
+
+
+def start(queue: Queue, node: Node) -> Queue:
+    """A call starts (SPEC 4)."""
+    return replace(queue, running=queue.running + (node,))
+
+
+def check_running(queue: Queue, node: Node, rule: str) -> None:
+    """Refuse an outcome for a node with no call running (SPEC 4)."""
+    if node not in queue.running:
+        raise Refused(rule, f"no call for {nodes.name(node)} is running")
+
+
+def fail(queue: Queue, node: Node) -> tuple[Queue, int]:
+    """A call fails: count it and hold the node until the next message or
+    retry tick; returns the node's failure count (SPEC 4)."""
+    failed = dict(queue.failures).get(node, 0) + 1
+    others = tuple(f for f in queue.failures if f[0] != node)
+    return (
+        replace(
+            queue,
+            running=tuple(n for n in queue.running if n != node),
+            held=queue.held + (node,),
+            failures=others + ((node, failed),),
+        ),
+        failed,
+    )
+
+
+def retry(queue: Queue) -> Queue:
+    """Failed nodes may start again: at the next message or after RETRY (SPEC 4)."""
+    return replace(queue, held=())
+
+
+def begin_wait(queue: Queue) -> Queue:
+    """A turn waits: running merge calls stop, without counting as failures
+    (SPEC 4, law need_first_running)."""
+    return replace(queue, waiting=True, running=tuple(n for n in queue.running if n.level == 0))
+
+
+def end_wait(queue: Queue) -> Queue:
+    """The waiting turn goes on (SPEC 4)."""
+    return replace(queue, waiting=False)

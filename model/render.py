@@ -1,0 +1,42 @@
+"""Rendering views and contexts, byte for byte (SPEC 3, 3.4, 4)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from model import node as nodes
+from model import text as texts
+from model import tree as trees
+from model.constants import PLACEHOLDER
+from model.node import Node
+from model.tree import Tree
+from model.view import View
+
+
+def render_lines(view: View, line_text: Callable[[Node], str]) -> str:
+    """`<chat>`, one `{start}+{count}|{text}` per line with newlines flattened,
+    `</chat>`, each followed by a newline but the last (SPEC 3)."""
+    rows = "".join(f"{nodes.name(n)}|{texts.flatten(line_text(n))}\n" for n in view)
+    return f"<chat>\n{rows}</chat>"
+
+
+def shown_text(tree: Tree, node: Node) -> str:
+    """A line's text: its node's text, or the placeholder while unbuilt (SPEC 3)."""
+    line = trees.text(tree, node)
+    return PLACEHOLDER if line is None else line
+
+
+def render(view: View, tree: Tree) -> str:
+    """The view as a turn reads it (SPEC 3); also renders contexts (SPEC 3.4)."""
+    return render_lines(view, lambda n: shown_text(tree, n))
+
+
+def render_timed_out(view: View, tree: Tree, node_bytes: int) -> str:
+    """The view for a turn whose wait timed out: each unbuilt line shows its
+    message line cut to NODE bytes instead of the placeholder (SPEC 4)."""
+
+    def line_text(n: Node) -> str:
+        line = trees.text(tree, n)
+        return texts.cut(trees.source(tree, n), node_bytes) if line is None else line
+
+    return render_lines(view, line_text)
