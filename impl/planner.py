@@ -1,0 +1,318 @@
+"""The planner: the chat as a state machine over events, and what it shows
+(SPEC 1-4). It mirrors the reference model event for event, with machine
+integers and incremental structures; a refused event changes nothing.
+
+The events are `message`, `start`, `end`, `fail`, `wait`, `settle`,
+`timeout` and `retry`. `admit`, `chat_batch`, `cview_batch`, `fold_batch`, `fold_build` and
+`fold_failure` split a message and replay a log for storage (SPEC 6).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+
+from impl.constants import KINDS, PLACEHOLDER, Constants
+from impl.errors import Refused
+from impl.queue import Queue
+from impl.text import check_utf8, cut, flatten, size
+from impl.tree import Node, Tree, end, first, halves, name
+from impl.view import View
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What an event did that storage logs (SPEC 6): the nodes built, in
+    order, and which batches ran."""
+
+    built: list[Node] = field(default_factory=list)
+    chat_batch: bool = False
+    cview_batch: bool = False
+
+
+def render_lines(lines: list[tuple[Node, str]]) -> str:
+    """`<chat>`, one `{start}+{count}|{text}` per line with newlines
+    flattened, `</chat>` (SPEC 3)."""
+    rows = "".join(f"{name(node)}|{flatten(text)}\n" for node, text in lines)
+    return f"<chat>\n{rows}</chat>"
+
+
+class Planner:
+    """A chat's planner state: constants, tree, chat view, compaction view and
+    work queue (SPEC 1-4)."""
+
+    def __init__(self, constants: Constants | None = None) -> None:
+        self.constants = constants or Constants()
+        self.tree = Tree(self.constants.node)
+        self.chat = View(self.tree)
+        self.cview = View(self.tree)
+        self.queue = Queue()
+
+    @property
+    def count(self) -> int:
+        """T, the number of messages (SPEC 1)."""
+        return self.tree.count
+
+    # Events.
+
+    def _build(self, node: Node, line: str) -> list[Node]:
+        made, ready = self.tree.build(node, line)
+        for done in made:
+            self.chat.built(done)
+            self.cview.built(done)
+        self.queue.after_build(made, ready)
+        return made
+
+    def _clear_merges(self) -> None:
+        self.chat.merges = []
+        self.cview.merges = []
+
+    def admit(self, kind: str, text: str) -> list[Node]:
+        """The first half of a message (SPEC 1, 2, 3.3, 4): log it, let held
+        nodes try again, build its leaf when free and append the leaf to both
+        views; returns the nodes built."""
+        if kind not in KINDS:
+            raise Refused("kind", f"unknown kind {kind!r}; kinds are {', '.join(KINDS)}")
+        check_utf8(text, "the message")
+        self._clear_merges()
+        self.queue.held.clear()
+        leaf = (0, self.count)
+        self.tree.messages.append((kind, text))
+        line = self.tree.source(leaf)
+        made: list[Node] = []
+        if size(line) <= self.constants.node:
+            made = self._build(leaf, line)
+        else:
+            self.queue.add_leaf(leaf[1])
+        self.chat.append(leaf)
+        self.cview.append(leaf)
+        return made
+
+    def chat_batch(self) -> bool:
+        """After `admit`: the sawtooth on the chat view; whether a batch ran (SPEC 3.3)."""
+        return self.chat.receive(self.constants.ceiling, self.constants.floor)
+
+    def cview_batch(self) -> bool:
+        """After `chat_batch`: when the chat view merged, the compaction view is
+        the chat view merged further down to CFLOOR; otherwise its own
+        sawtooth. Whether a batch ran (SPEC 3.4)."""
+        c = self.constants
+        if self.chat.merges:
+            self.cview = self.chat.copy()
+            self.cview.batch(c.cfloor)
+            return True
+        return self.cview.receive(c.cceiling, c.cfloor)
+
+    def message(self, kind: str, text: str) -> Outcome:
+        """A message is logged (SPEC 1, 2, 3.3, 3.4, 4)."""
+        made = self.admit(kind, text)
+        chat_ran = self.chat_batch()
+        return Outcome(made, chat_ran, self.cview_batch())
+
+    def _check_node(self, node: Node) -> None:
+        if self.count < end(node):
+            raise Refused("node_exists", f"{name(node)} covers messages not logged yet")
+
+    def start(self, node: Node) -> None:
+        """A compaction call for `node` starts (SPEC 4); the checks run in the
+        reference model's order, so the first broken rule is named."""
+        c, queue, label = self.constants, self.queue, name(node)
+        self._check_node(node)
+        if self.tree.is_built(node):
+            raise Refused("built_once", f"{label} is already built")
+        if node in queue.running:
+            raise Refused("one_call_per_node", f"a call for {label} is already running")
+        if queue.waiting and not self.chat.has_line(node):
+            raise Refused("need_first", f"a turn waits and {label} is not a line of the view")
+        if len(queue.running) >= c.jobs:
+            raise Refused("jobs_bound", f"{c.jobs} calls already run")
+        if node in queue.held:
+            raise Refused("retry_waits", f"{label} failed; it waits for the next message or retry")
+        if node[0] == 0 and queue.unbuilt_before(node[1]) >= c.ahead:
+            raise Refused("ahead_bound", f"{c.ahead} or more leaves before {label} are unbuilt")
+        if node[0] > 0 and not all(self.tree.is_built(half) for half in halves(node)):
+            raise Refused("merge_needs_halves", f"a half of {label} is not built")
+        if node not in self.candidates():
+            raise Refused("queue_order", f"{label} is behind the nodes the queue starts first")
+        self._clear_merges()
+        queue.running[node] = None
+
+    def _check_running(self, node: Node, rule: str) -> None:
+        if node not in self.queue.running:
+            raise Refused(rule, f"no call for {name(node)} is running")
+
+    def end(self, node: Node, line: str) -> Outcome:
+        """The call for `node` ends with its line of 1 to NODE bytes (SPEC 4, 5)."""
+        self._check_running(node, "end_needs_running")
+        check_utf8(line, "the line")
+        if not 1 <= size(line) <= self.constants.node:
+            raise Refused(
+                "line_fits", f"a line is 1 to {self.constants.node} bytes, not {size(line)}"
+            )
+        self._clear_merges()
+        return Outcome(self._build(node, line))
+
+    def fail(self, node: Node) -> Outcome:
+        """The call for `node` fails; the FAILURES-th failure builds the node
+        from its source cut to NODE bytes (SPEC 4)."""
+        self._check_running(node, "fail_needs_running")
+        self._clear_merges()
+        if self.queue.fail(node) < self.constants.failures:
+            return Outcome()
+        return Outcome(self._build(node, cut(self.tree.source(node), self.constants.node)))
+
+    def wait(self) -> None:
+        """A turn waits for a settled view; running merge calls stop (SPEC 4)."""
+        if self.queue.waiting:
+            raise Refused("one_wait", "a turn already waits")
+        self._clear_merges()
+        self.queue.begin_wait()
+
+    def settle(self) -> None:
+        """The waiting turn goes on with every view line built (SPEC 4)."""
+        if not self.queue.waiting:
+            raise Refused("settle_needs_wait", "no turn waits")
+        if not self.settled():
+            raise Refused("settle_needs_summaries", "a line of the view is not built yet")
+        self._clear_merges()
+        self.queue.waiting = False
+
+    def timeout(self) -> None:
+        """The waiting turn goes on after SETTLE_TIMEOUT, settled or not (SPEC 4)."""
+        if not self.queue.waiting:
+            raise Refused("timeout_needs_wait", "no turn waits")
+        self._clear_merges()
+        self.queue.waiting = False
+
+    def retry(self) -> None:
+        """RETRY has passed: failed nodes may be tried again (SPEC 4)."""
+        self._clear_merges()
+        self.queue.held.clear()
+
+    # Replaying a log (SPEC 6): logged decisions are folded, not recomputed.
+
+    def fold_batch(self, compaction: bool, merges: list[Node], shrinking: bool) -> None:
+        """Replay a logged batch of the chat view or of the compaction view
+        (taken from the chat view first when the chat view merged at this
+        message, SPEC 3.4). Each logged merge must be the pair the due order
+        picks then; ValueError names the first one that is not."""
+        if compaction and self.chat.merges:
+            self.cview = self.chat.copy()
+        target = self.cview if compaction else self.chat
+        made: list[Node] = []
+        for want in merges:
+            pair = target.most_due()
+            if pair is None or (pair[0] + 1, pair[1] >> 1) != want:
+                got = "none" if pair is None else name((pair[0] + 1, pair[1] >> 1))
+                raise ValueError(f"logged merge {name(want)} is not the most due ({got})")
+            made.append(target.merge(pair))
+        target.settle_order()
+        target.merges = made
+        target.shrinking = shrinking
+
+    def fold_build(self, node: Node, line: str) -> list[Node]:
+        """Replay a logged node (SPEC 2, 6). A node already built (by a free
+        cascade) must have the same text; returns the nodes newly built."""
+        built = self.tree.text(node)
+        if built is not None:
+            if built != line:
+                raise ValueError(f"{name(node)} is logged with two different texts")
+            return []
+        if self.count < end(node):
+            raise ValueError(f"{name(node)} covers messages not logged yet")
+        if node[0] > 0 and not all(self.tree.is_built(half) for half in halves(node)):
+            raise ValueError(f"a half of {name(node)} is not built")
+        return self._build(node, line)
+
+    def fold_failure(self, node: Node) -> None:
+        """Replay a logged failed call: it counts toward FAILURES (SPEC 4, 6)."""
+        if self.tree.is_built(node) or self.count < end(node):
+            raise ValueError(f"a failure is logged for {name(node)}, which cannot fail then")
+        self.queue.failures[node] = self.queue.failures.get(node, 0) + 1
+
+    def overdue_failures(self) -> list[Node]:
+        """Unbuilt nodes with FAILURES or more failed calls (SPEC 4); after a
+        crash between a failure and its node they are built at load."""
+        return [n for n, k in self.queue.failures.items() if k >= self.constants.failures]
+
+    def build_from_source(self, node: Node) -> list[Node]:
+        """Build `node` from its source cut to NODE bytes (SPEC 4, FAILURES)."""
+        return self._build(node, cut(self.tree.source(node), self.constants.node))
+
+    # What the state shows.
+
+    def view(self) -> list[Node]:
+        """The chat view, oldest first (SPEC 3)."""
+        return list(self.chat.order)
+
+    def size(self) -> int:
+        """The chat view's size in bytes (SPEC 3)."""
+        return self.chat.size
+
+    def shrinking(self) -> bool:
+        """Whether the chat view is still shrinking (SPEC 3.3)."""
+        return self.chat.shrinking
+
+    def merges(self) -> list[Node]:
+        """The parents the chat view's batch made at the last event (SPEC 3.3)."""
+        return list(self.chat.merges)
+
+    def compaction_view(self) -> list[Node]:
+        """The compaction view, oldest first (SPEC 3.4)."""
+        return list(self.cview.order)
+
+    def candidates(self) -> list[Node]:
+        """The calls that may start now, in queue order (SPEC 4)."""
+        c = self.constants
+        return self.queue.candidates(c.jobs, c.ahead, self.queue.waiting)
+
+    def candidates_waiting(self) -> list[Node]:
+        """The calls that could start if a turn began to wait now (SPEC 4, need_first)."""
+        return self.queue.candidates(self.constants.jobs, self.constants.ahead, True)
+
+    def settled(self) -> bool:
+        """Whether every line of the chat view is built (SPEC 4): the unbuilt
+        lines are exactly the unbuilt leaves (see impl.queue)."""
+        return not self.queue.unbuilt
+
+    def text(self, node: Node) -> str | None:
+        """A node's text, or None while unbuilt (SPEC 2)."""
+        return self.tree.text(node)
+
+    def source(self, node: Node) -> str:
+        """What a node's call summarizes (SPEC 2); KeyError when it has none yet."""
+        return self.tree.source(node)
+
+    def _shown(self, node: Node) -> str:
+        text = self.tree.text(node)
+        return PLACEHOLDER if text is None else text
+
+    def render(self) -> str:
+        """The chat view rendered, byte for byte (SPEC 3)."""
+        return render_lines([(n, self._shown(n)) for n in self.chat.order])
+
+    def render_timed_out(self) -> str:
+        """The chat view for a turn that stopped waiting unsettled: unbuilt
+        lines show their message line cut to NODE bytes (SPEC 4)."""
+        node_bytes = self.constants.node
+        lines = []
+        for n in self.chat.order:
+            text = self.tree.text(n)
+            lines.append((n, cut(self.source(n), node_bytes) if text is None else text))
+        return render_lines(lines)
+
+    def context(self, node: Node) -> list[Node]:
+        """The compaction view's lines wholly below the node's context end,
+        oldest first, stopping at the first unbuilt line (SPEC 3.4). Both
+        bounds are found by bisection: the lines are sorted by start and end,
+        and the first unbuilt line is the oldest unbuilt leaf."""
+        order = self.cview.order
+        stop = node[1] if node[0] == 0 else end(node)
+        upto = bisect_right(order, stop, key=end)
+        if self.queue.unbuilt:
+            upto = min(upto, bisect_left(order, self.queue.unbuilt[0], key=first))
+        return order[:upto]
+
+    def render_context(self, node: Node) -> str:
+        """A node's context rendered like the view (SPEC 3.4)."""
+        return render_lines([(n, self._shown(n)) for n in self.context(node)])
