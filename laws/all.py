@@ -1,0 +1,65 @@
+"""Every law of SPEC 8, imported in the order of its two tables."""
+
+from laws.bits import bits_agree  # noqa: F401
+from laws.cview import (  # noqa: F401
+    context_ends_at_node,
+    context_is_prefix,
+    cview_covers,
+    cview_summarized,
+)
+from laws.line import (  # noqa: F401
+    line_calls_at_most_tries,
+    line_empty_is_a_try,
+    line_fits,
+    line_stops_when_not_shorter,
+    line_takes_first_fit,
+)
+from laws.push import (  # noqa: F401
+    first_is_not_last,
+    first_leaves_push,
+    first_merges_0_7,
+    last_merges_8_9,
+    push_agrees,
+    push_agrees_always,
+)
+from laws.queue import (  # noqa: F401
+    ahead_bound,
+    fail_cap_builds,
+    jobs_bound,
+    merge_needs_halves,
+    need_first,
+    need_first_running,
+    settle_reached,
+)
+from laws.registry import LAWS, Law
+from laws.view import (  # noqa: F401
+    fit_merges_built,
+    fit_reaches_budget,
+    merge_covers,
+    merge_is_one_pair,
+    message_appends,
+    message_merges_nothing,
+    view_covers,
+    view_summarized,
+)
+
+ORDER = """
+view_covers cview_covers message_appends message_merges_nothing merge_is_one_pair
+merge_covers push_agrees push_agrees_always fit_reaches_budget fit_merges_built
+view_summarized cview_summarized last_merges_8_9 first_merges_0_7 first_is_not_last
+first_leaves_push context_ends_at_node context_is_prefix jobs_bound ahead_bound
+merge_needs_halves need_first need_first_running fail_cap_builds settle_reached
+line_calls_at_most_tries line_fits line_takes_first_fit line_stops_when_not_shorter
+line_empty_is_a_try bits_agree
+""".split()
+"""The 31 laws of SPEC 8, in the order of its tables."""
+
+
+def all_laws() -> list[Law]:
+    """Every registered law, in SPEC 8's order; refuses a missing or extra law."""
+    by_name = {law.name: law for law in LAWS}
+    missing = [name for name in ORDER if name not in by_name]
+    extra = [name for name in by_name if name not in ORDER]
+    if missing or extra:
+        raise SystemExit(f"laws: missing {missing}, not in SPEC 8 {extra}")
+    return [by_name[name] for name in ORDER]

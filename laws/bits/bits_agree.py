@@ -1,0 +1,72 @@
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from laws.bits import contracts
+from laws.registry import Broken, Held, Profile, check_law, statement_of
+
+CONTRACTS = Path(contracts.__file__)
+
+
+def crosshair(seconds: float) -> str | None:
+    """Run CrossHair on the contracts; the counterexamples it prints, or None."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "crosshair",
+            "check",
+            "--analysis_kind=PEP316",
+            f"--per_condition_timeout={seconds}",
+            str(CONTRACTS),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60 + 10 * seconds,
+    )
+    return None if done.returncode == 0 else (done.stdout + done.stderr).strip()
+
+
+def holds(function: Callable[[int, int], bool]) -> Callable[[int, int], None]:
+    """A property asserting `function` on its two arguments."""
+
+    def check(a: int, b: int) -> None:
+        assert function(a, b), f"{function.__name__}({a}, {b}) is false"
+
+    return check
+
+
+@check_law
+def bits_agree(profile: Profile) -> Held:
+    """Bit-list compare, add, shift and parent agree with integer arithmetic."""
+    small = st.integers(0, 2**20 - 1)
+    level = st.integers(0, 19)
+    cases = {
+        contracts.compare_agrees: (small, small),
+        contracts.add_agrees: (small, small),
+        contracts.shift_agrees: (small, level),
+        contracts.parent_agrees: (level, small),
+    }
+    checks = settings(
+        max_examples=profile.line_examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    for function, strategies in cases.items():
+        try:
+            checks(given(*strategies)(holds(function)))()
+        except AssertionError as error:
+            raise Broken("bits_agree", statement_of(bits_agree), str(error)) from None
+    found = crosshair(profile.crosshair_seconds)
+    if found is not None:
+        raise Broken("bits_agree", statement_of(bits_agree), f"CrossHair:\n{found}")
+    return Held(
+        f"property over {profile.line_examples} cases per operation; CrossHair found no "
+        f"counterexample in {profile.crosshair_seconds:g} s per condition"
+    )

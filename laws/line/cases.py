@@ -1,0 +1,71 @@
+"""Reply lists for the line laws (SPEC 5): empty, whitespace, fitting and
+over-long replies, in any mix, with multibyte characters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from laws.registry import Held, Profile
+from model.line import Choice, choose_line
+from scenarios.format import sized_text
+
+
+@dataclass(frozen=True)
+class Case:
+    source: str
+    replies: list[str]
+    node: int
+    tries: int
+
+    def choice(self) -> Choice:
+        return choose_line(self.source, self.replies, self.node, self.tries)
+
+
+def size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def cut(text: str, node: int) -> str:
+    """`text` cut to `node` bytes at a character boundary, restated for the laws."""
+    return text.encode("utf-8")[:node].decode("utf-8", errors="ignore")
+
+
+def fits(reply: str, node: int) -> bool:
+    return 1 <= size(reply.strip()) <= node
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    node = draw(st.integers(4, 64))
+    reply = st.one_of(
+        st.sampled_from(["", " ", "\n"]),
+        st.builds(sized_text, st.integers(1, 3 * node), st.integers(0, 40)),
+    )
+    return Case(
+        source=draw(st.builds(sized_text, st.integers(1, 4 * node), st.integers(0, 40))),
+        replies=draw(st.lists(reply, max_size=7)),
+        node=node,
+        tries=draw(st.integers(1, 5)),
+    )
+
+
+def check(profile: Profile, law: Callable[[Case], None]) -> Held:
+    """Run `law` on the profile's number of reply lists."""
+
+    @settings(
+        max_examples=profile.line_examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(cases())
+    def run(case: Case) -> None:
+        law(case)
+
+    run()
+    return Held(f"property over {profile.line_examples} reply lists")

@@ -1,0 +1,23 @@
+from laws.line.cases import Case, check, cut, fits, size
+from laws.registry import Held, Profile, check_law
+
+
+def holds(case: Case) -> None:
+    best = None
+    for k, reply in enumerate(case.replies[: case.tries]):
+        text = reply.strip()
+        if not text:
+            choice = case.choice()
+            assert choice.replies == k + 1, f"{case}: empty reply {k + 1} did not end the tries"
+            expected = cut(case.source if best is None else best, case.node)
+            assert choice.line == expected, f"{case}: after an empty reply chose {choice.line!r}"
+            return
+        if fits(reply, case.node) or (best is not None and size(text) >= size(best)):
+            return
+        best = text
+
+
+@check_law
+def line_empty_is_a_try(profile: Profile) -> Held:
+    """An empty reply counts as a try and ends them."""
+    return check(profile, holds)

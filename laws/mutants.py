@@ -1,0 +1,154 @@
+"""`python -m laws.mutants`: the deliberate breaks of SPEC 9, each applied in a
+scratch copy of the project (never in the working tree), then the laws run
+there; a break no law catches is MISSED and fails the run."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Break:
+    """A deliberate break: in `path`, each `old` (which must occur exactly once)
+    becomes its `new`."""
+
+    name: str
+    path: str
+    edits: tuple[tuple[str, str], ...]
+    gate: str  # "laws" (a model break) or "bridge" (an engine break)
+
+
+BREAKS = [
+    Break(
+        "due measured from the first message",
+        "model/due.py",
+        (
+            ("return nodes.end(nodes.sibling(pair))", "return nodes.first(pair)"),
+            ("count_plus_one = bits.increment(count)", "count_plus_one = count"),
+        ),
+        "laws",
+    ),
+    Break(
+        "due without the shift (T for T + 1)",
+        "model/due.py",
+        (("count_plus_one = bits.increment(count)", "count_plus_one = count"),),
+        "laws",
+    ),
+    Break(
+        "pair levels swapped in the cross comparison",
+        "model/due.py",
+        (
+            (
+                "bits.shift(count_plus_one, b.level), bits.shift(pair_end(b), a.level)",
+                "bits.shift(count_plus_one, a.level), bits.shift(pair_end(b), b.level)",
+            ),
+        ),
+        "laws",
+    ),
+    Break(
+        "budget of push's length + 1 in push_agrees",
+        "model/push.py",
+        (("len(stack), order", "len(stack) + 1, order"),),
+        "laws",
+    ),
+    Break(
+        "merging into an unbuilt parent",
+        "model/view.py",
+        (("return is_pair(view, k) and built(nodes.parent(view[k]))", "return is_pair(view, k)"),),
+        "laws",
+    ),
+    Break(
+        "ties broken toward the newest pair",
+        "model/view.py",
+        (("order(count, view[k], view[best])", "not order(count, view[best], view[k])"),),
+        "laws",
+    ),
+]
+
+
+def scratch_copy(into: Path) -> Path:
+    """The project's files (tracked or new, not ignored) copied under `into`."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+    copy = into / "project"
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / name)
+    return copy
+
+
+def apply(copy: Path, mutation: Break) -> None:
+    path = copy / mutation.path
+    text = path.read_text(encoding="utf-8")
+    for old, new in mutation.edits:
+        if text.count(old) != 1:
+            raise SystemExit(
+                f"mutants: {mutation.path} no longer holds {old!r} once; "
+                f"update the break {mutation.name!r} in laws/mutants.py"
+            )
+        text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
+
+
+def run_laws(copy: Path, profile: str) -> tuple[list[str], str]:
+    """Run the laws in the copy; the names of the broken laws and the output."""
+    env = dict(os.environ, PYTHONPATH=str(copy), PYTHONHASHSEED="0")
+    done = subprocess.run(
+        [sys.executable, "-m", "laws", "--profile", profile],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    broken = re.findall(r"^LAW BROKEN: (\w+)$", done.stdout, flags=re.M)
+    return broken, done.stdout + done.stderr
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m laws.mutants", description=__doc__)
+    parser.add_argument("--profile", default="ci")
+    parser.add_argument("--only", nargs="*", default=None, help="names (substrings) of breaks")
+    args = parser.parse_args(argv)
+    missed = 0
+    chosen = [
+        b
+        for b in BREAKS
+        if b.gate == "laws" and (args.only is None or any(o in b.name for o in args.only))
+    ]
+    for mutation in chosen:
+        began = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix="optchat-mutant-") as scratch:
+            copy = scratch_copy(Path(scratch))
+            apply(copy, mutation)
+            broken, output = run_laws(copy, args.profile)
+        seconds = time.perf_counter() - began
+        if broken:
+            print(f"caught  {mutation.name} ({seconds:.0f} s) by {', '.join(broken)}", flush=True)
+        else:
+            missed += 1
+            print(f"MISSED  {mutation.name} ({seconds:.0f} s)\n{output[-2000:]}", flush=True)
+    print(f"{len(chosen) - missed} of {len(chosen)} model breaks caught")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,12 @@
+from laws.push.example import merged
+from laws.push.first import due_from_first
+from laws.registry import Broken, Held, Profile, check_law, statement_of
+
+
+@check_law
+def first_merges_0_7(profile: Profile) -> Held:
+    """In the T = 10 example, due from first merges 0+4 and 4+4."""
+    made = merged(due_from_first)
+    if made != [(3, 0)]:
+        raise Broken("first_merges_0_7", statement_of(first_merges_0_7), f"it merged {made}")
+    return Held("the example, on the model's fit")

@@ -1,0 +1,12 @@
+from laws.push.example import merged
+from laws.registry import Broken, Held, Profile, check_law, statement_of
+from model.due import more_due
+
+
+@check_law
+def last_merges_8_9(profile: Profile) -> Held:
+    """In the T = 10 example, due from last merges 8+1 and 9+1, as push does."""
+    made = merged(more_due)
+    if made != [(1, 4)]:
+        raise Broken("last_merges_8_9", statement_of(last_merges_8_9), f"the model merged {made}")
+    return Held("the example, on the model")

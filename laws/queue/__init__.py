@@ -1,0 +1,1 @@
+"""Laws of SPEC 8: the queue area, one file per law."""

@@ -1,0 +1,1 @@
+"""Laws of SPEC 8: the view area, one file per law."""

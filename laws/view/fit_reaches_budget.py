@@ -1,0 +1,12 @@
+from laws.registry import Step, step_law
+from laws.spec import batch_due, mergeable_pairs, view_size
+
+
+@step_law
+def fit_reaches_budget(step: Step) -> None:
+    """A batch ends at or under its budget (FLOOR) unless no pair is mergeable."""
+    if batch_due(step.before, step.event):
+        size = view_size(step.after, step.after.chat.view)
+        pairs = mergeable_pairs(step.after, step.after.chat.view)
+        floor = step.after.constants.floor
+        assert size <= floor or not pairs, f"batch stopped at {size} > {floor} with pairs {pairs}"

@@ -1,0 +1,13 @@
+from laws.registry import Step, step_law
+from laws.spec import batch_due
+from model.events import Message
+
+
+@step_law
+def message_merges_nothing(step: Step) -> None:
+    """Between batches (not shrinking, not over CEILING) a message merges nothing."""
+    if isinstance(step.event, Message) and not batch_due(step.before, step.event):
+        assert not step.after.chat.merges, "a message under CEILING, not shrinking, merged"
+        assert len(step.after.chat.view) == len(step.before.chat.view) + 1, (
+            "no batch, yet lines went"
+        )

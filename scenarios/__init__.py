@@ -1,0 +1,1 @@
+"""Scenarios: the replayable corpus, its format and its generator."""
