@@ -1,0 +1,97 @@
+"""The laws' machinery: shrunk counterexamples that replay, the lock, the counter."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from laws import lock
+from laws.all import all_laws
+from laws.history import check_step_laws
+from laws.push.counter import stack
+from laws.registry import PROFILES, Broken, Held, Law, Step
+from model import bits, machine, push
+from model.constants import Constants
+from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait
+from model.node import Node
+from scenarios import format as scenario_format
+
+SMALL = dataclasses.replace(PROFILES["ci"], histories=60, steps=40)
+
+
+def three_lines_at_most(step: Step) -> None:
+    """A deliberately false law: the view never has more than two lines."""
+    assert len(step.after.chat.view) <= 2, "the view has three lines"
+
+
+def to_event(event: dict, position: int) -> Event:
+    node = Node(event["node"][0], bits.from_int(event["node"][1])) if "node" in event else None
+    match event["event"]:
+        case "message":
+            return Message(event["kind"], scenario_format.message_text(event, position))
+        case "start":
+            return Start(node)
+        case "end":
+            return End(node, event["line"])
+        case "fail":
+            return Fail(node)
+    return {"wait": Wait(), "settle": Settle(), "timeout": Timeout(), "retry": Retry()}[
+        event["event"]
+    ]
+
+
+def test_a_broken_law_gives_a_shrunk_history_that_replays(tmp_path: Path) -> None:
+    law = Law("three_lines_at_most", "view", "step", three_lines_at_most)
+    results, _, _ = check_step_laws([law], SMALL, tmp_path)
+    broken = results["three_lines_at_most"]
+    assert isinstance(broken, Broken)
+    assert "the view has three lines" in broken.counterexample
+    scenario = scenario_format.read(Path(broken.scenario))
+    # Shrunk: three messages are the fewest events that give a view three lines.
+    assert [e["event"] for e in scenario.events] == ["message"] * 3
+    state = machine.initial(Constants(**scenario.constants))
+    for position, event in enumerate(scenario.events):
+        state = machine.step(state, to_event(event, position))
+    with pytest.raises(AssertionError):
+        three_lines_at_most(Step(state, Retry(), state))
+
+
+def test_a_true_law_holds_with_its_strength(tmp_path: Path) -> None:
+    law = next(law for law in all_laws() if law.name == "view_covers")
+    results, _, tally = check_step_laws([law], SMALL, tmp_path)
+    assert isinstance(results["view_covers"], Held)
+    assert tally.histories >= SMALL.histories
+
+
+def test_the_lock_names_a_changed_law(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    laws = all_laws()
+    monkeypatch.setattr(lock, "LOCK", tmp_path / "LAWS.lock")
+    assert lock.changes(laws) == [
+        "LAWS.lock is missing; if the change is on purpose, run `make relock` and commit LAWS.lock"
+    ]
+    lock.relock(laws)
+    assert lock.changes(laws) == []
+    table = json.loads(lock.LOCK.read_text())
+    table["view_covers"] = "0" * 64
+    lock.LOCK.write_text(json.dumps(table))
+    assert [c.split(" changed")[0] for c in lock.changes(laws)] == ["law view_covers"]
+
+
+def test_the_committed_lock_matches_the_laws() -> None:
+    assert lock.changes(all_laws()) == []
+
+
+def test_every_law_of_spec_8_is_there_once() -> None:
+    names = [law.name for law in all_laws()]
+    assert len(names) == len(set(names)) == 31
+    for law in all_laws():
+        assert law.function.__name__ == law.name
+        assert law.statement, f"{law.name} has no statement"
+
+
+def test_the_counter_gives_pushs_list() -> None:
+    for t in range(300):
+        assert stack(t + 1) == push.stack_at(t)
