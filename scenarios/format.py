@@ -34,11 +34,11 @@ CONSTANTS = {
 KINDS = ("user", "unii", "tool", "echo", "work", "note")
 
 # Each event's fields beside "event", with their types; "message" takes
-# either "text" or "size".
+# either "text" or "size", and "end" either "line" or "size".
 EVENTS: dict[str, dict[str, Any]] = {
     "message": {"kind": str, "text": str, "size": int},
     "start": {"node": list},
-    "end": {"node": list, "line": str},
+    "end": {"node": list, "line": str, "size": int},
     "fail": {"node": list},
     "wait": {},
     "settle": {},
@@ -83,6 +83,10 @@ def sized_text(size: int, position: int) -> str:
         used += width
         k += 1
     return "".join(out) + "." * (size - used)
+
+
+def article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
 
 
 def _fail(path: str, line: int, problem: str) -> ScenarioError:
@@ -141,16 +145,17 @@ def check_event(event: Any, path: str, line: int) -> None:
             raise _fail(path, line, f"unknown field {key!r} in a {name} event")
         if not _is_type(value, fields[key]):
             raise _fail(path, line, f"field {key!r} of a {name} event has a bad type")
-    if name == "message":
-        if event.get("kind") not in KINDS:
-            raise _fail(path, line, f"unknown kind {event.get('kind')!r}")
-        if ("text" in event) == ("size" in event):
-            raise _fail(path, line, 'a message has either "text" or "size"')
+    either = {"message": "text", "end": "line"}.get(name)
+    if name == "message" and event.get("kind") not in KINDS:
+        raise _fail(path, line, f"unknown kind {event.get('kind')!r}")
+    if either is not None:
+        if (either in event) == ("size" in event):
+            raise _fail(path, line, f'a {name} event has either "{either}" or "size"')
         if event.get("size", 0) < 0:
-            raise _fail(path, line, "a message size is a natural number")
+            raise _fail(path, line, "a size is a natural number")
     for key in fields:
-        if key not in event and not (name == "message" and key in ("text", "size")):
-            raise _fail(path, line, f"a {name} event needs {key!r}")
+        if key not in event and key not in (either, "size"):
+            raise _fail(path, line, f"{article(name)} {name} event needs {key!r}")
     if "node" in event:
         _check_node(event["node"], path, line)
 
@@ -215,4 +220,11 @@ def message_text(event: dict[str, Any], position: int) -> str:
     where `position` is the event's 0-based place among the scenario's events."""
     if "text" in event:
         return str(event["text"])
+    return sized_text(int(event["size"]), position)
+
+
+def end_line(event: dict[str, Any], position: int) -> str:
+    """An end event's line: its `line`, or `sized_text(size, position)` as for messages."""
+    if "line" in event:
+        return str(event["line"])
     return sized_text(int(event["size"]), position)
