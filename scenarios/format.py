@@ -150,7 +150,7 @@ def check_event(event: Any, path: str, line: int) -> None:
         raise _fail(path, line, f"unknown kind {event.get('kind')!r}")
     if either is not None:
         if (either in event) == ("size" in event):
-            raise _fail(path, line, f'a {name} event has either "{either}" or "size"')
+            raise _fail(path, line, f'{article(name)} {name} event has either "{either}" or "size"')
         if event.get("size", 0) < 0:
             raise _fail(path, line, "a size is a natural number")
     for key in fields:
