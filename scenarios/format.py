@@ -64,6 +64,8 @@ class Scenario:
     generator: str = "hand"
     seed: int | None = None
     notes: dict[str, Any] = field(default_factory=dict)
+    source: str = "<scenario>"
+    """Where the scenario was read from, for `file:line: problem` messages."""
 
 
 def sized_text(size: int, position: int) -> str:
@@ -185,6 +187,7 @@ def parse(lines: Iterable[str], path: str = "<scenario>") -> Scenario:
         generator=str(header.get("generator", "")),
         seed=header.get("seed"),
         notes=dict(header.get("notes", {})),
+        source=path,
     )
 
 

@@ -1,0 +1,97 @@
+"""`python -m impl.protocol`: the engine behind the bridge's line protocol
+(bridge/PROTOCOL.md), so that the bridge can drive it as a separate process
+exactly as it drives engines written in other languages.
+
+The protocol and the scenario format's sized texts are restated here from
+their documents (bridge/PROTOCOL.md, scenarios/README.md): an engine brings
+its own reading of them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from impl.constants import Constants
+from impl.errors import Refused
+from impl.planner import Planner
+from impl.tree import Node
+
+FILLER = "chat é€ 😀 line\r\nnext\rmore\nend. "
+
+
+def sized_text(size: int, position: int) -> str:
+    """`size` bytes of FILLER, repeated from character `position mod len`,
+    whole characters only, padded with dots (scenarios/README.md)."""
+    chars: list[str] = []
+    room = size
+    k = position % len(FILLER)
+    while len(FILLER[k].encode("utf-8")) <= room:
+        chars.append(FILLER[k])
+        room -= len(FILLER[k].encode("utf-8"))
+        k = (k + 1) % len(FILLER)
+    return "".join(chars) + "." * room
+
+
+def text_of(event: dict[str, Any], field: str, position: int) -> str:
+    return event[field] if field in event else sized_text(event["size"], position)
+
+
+def apply(planner: Planner, event: dict[str, Any], position: int) -> None:
+    """Apply one scenario event to the planner; Refused when it breaks a rule."""
+    node: Node = tuple(event.get("node", (0, 0)))  # type: ignore[assignment]
+    name = event["event"]
+    if name == "message":
+        planner.message(event["kind"], text_of(event, "text", position))
+    elif name == "start":
+        planner.start(node)
+    elif name == "end":
+        planner.end(node, text_of(event, "line", position))
+    elif name == "fail":
+        planner.fail(node)
+    elif name in ("wait", "settle", "timeout", "retry"):
+        getattr(planner, name)()
+    else:
+        raise ValueError(f"unknown event {name!r}")
+
+
+def observation(planner: Planner) -> dict[str, Any]:
+    """Every field of the protocol's observation line."""
+
+    def pairs(nodes: list[Node]) -> list[list[int]]:
+        return [list(n) for n in nodes]
+
+    return {
+        "view": pairs(planner.view()),
+        "size": planner.size(),
+        "shrinking": planner.shrinking(),
+        "merges": pairs(planner.merges()),
+        "cview": pairs(planner.compaction_view()),
+        "queue": pairs(planner.candidates()),
+        "queue_waiting": pairs(planner.candidates_waiting()),
+        "render": planner.render(),
+        "contexts": [[list(n), planner.render_context(n)] for n in planner.candidates()],
+    }
+
+
+def serve(source: TextIO, sink: TextIO) -> None:
+    """Answer the header with ready, then each event with its observation."""
+    header = json.loads(source.readline())
+    planner = Planner(Constants(**header["constants"]))
+    sink.write(json.dumps({"ready": True}) + "\n")
+    sink.flush()
+    for position, raw in enumerate(source):
+        event = json.loads(raw)
+        answer: dict[str, Any]
+        try:
+            apply(planner, event, position)
+            answer = observation(planner)
+        except Refused as refused:
+            answer = {**observation(planner), "refused": refused.rule}
+        sink.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        sink.flush()
+
+
+if __name__ == "__main__":
+    serve(sys.stdin, sys.stdout)

@@ -1,0 +1,37 @@
+"""Small legal scenarios for the bridge tests, made by driving the model."""
+
+from __future__ import annotations
+
+import random
+
+from laws.history import constants_dict, event_dict
+from model import machine
+from model.constants import Constants
+from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait
+from scenarios.format import Scenario
+
+SMALL = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=3, ahead=4)
+
+
+def random_scenario(seed: int, count: int, constants: Constants = SMALL) -> Scenario:
+    """`count` events, each legal for the model, drawn with `random.Random(seed)`."""
+    rng = random.Random(seed)
+    state = machine.initial(constants)
+    events: list[Event] = []
+    for _ in range(count):
+        roll, candidates = rng.random(), machine.candidates(state)
+        event: Event
+        if roll < 0.3:
+            event = Message(rng.choice(["user", "unii", "tool"]), "é\r\nx" * rng.randint(0, 40))
+        elif roll < 0.6 and candidates:
+            event = Start(rng.choice(candidates))
+        elif roll < 0.9 and state.queue.running:
+            node = rng.choice(state.queue.running)
+            event = Fail(node) if rng.random() < 0.2 else End(node, "y" * rng.randint(1, 64))
+        elif state.queue.waiting:
+            event = Settle() if machine.settled(state) else Timeout()
+        else:
+            event = Wait() if roll < 0.95 else Retry()
+        state = machine.step(state, event)
+        events.append(event)
+    return Scenario(constants_dict(constants), [event_dict(e) for e in events], "test", seed)
