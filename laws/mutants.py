@@ -1,6 +1,7 @@
 """`python -m laws.mutants`: the deliberate breaks of SPEC 9, each applied in a
-scratch copy of the project (never in the working tree), then the laws run
-there; a break no law catches is MISSED and fails the run."""
+scratch copy of the project (never in the working tree), then its gate run
+there: the laws for a model break, the bridge on the committed corpus for an
+engine break. A break its gate does not catch is MISSED and fails the run."""
 
 from __future__ import annotations
 
@@ -69,6 +70,28 @@ BREAKS = [
         "laws",
     ),
     Break(
+        "due measured from the first message, in the engine",
+        "impl/view.py",
+        (
+            (
+                "return (count + 1 - (ia << la)) << lb > (count + 1 - (ib << lb)) << la",
+                "return (count - (ia << la)) << lb > (count - (ib << lb)) << la",
+            ),
+        ),
+        "bridge",
+    ),
+    Break(
+        "the engine's batch merging to CEILING instead of FLOOR",
+        "impl/planner.py",
+        (
+            (
+                "self.chat.receive(self.constants.ceiling, self.constants.floor)",
+                "self.chat.receive(self.constants.ceiling, self.constants.ceiling)",
+            ),
+        ),
+        "bridge",
+    ),
+    Break(
         "ties broken toward the newest pair",
         "model/view.py",
         (("order(count, view[k], view[best])", "not order(count, view[best], view[k])"),),
@@ -108,19 +131,27 @@ def apply(copy: Path, mutation: Break) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def run_laws(copy: Path, profile: str) -> tuple[list[str], str]:
-    """Run the laws in the copy; the names of the broken laws and the output."""
+def run_gate(copy: Path, mutation: Break, profile: str) -> tuple[list[str], str]:
+    """Run the break's gate in the copy: the laws for a model break (the names
+    of the broken laws), the bridge on the corpus for an engine break (the
+    scenarios that diverge)."""
     env = dict(os.environ, PYTHONPATH=str(copy), PYTHONHASHSEED="0")
+    if mutation.gate == "laws":
+        command = ["-m", "laws", "--profile", profile]
+        pattern = r"^LAW BROKEN: (\w+)$"
+    else:
+        command = ["-m", "bridge", "corpus", "--engine", "impl", "--without-model"]
+        pattern = r"^\[\d+/\d+\] FAIL (\S+)"
     done = subprocess.run(
-        [sys.executable, "-m", "laws", "--profile", profile],
+        [sys.executable, *command],
         cwd=copy,
         env=env,
         capture_output=True,
         text=True,
         timeout=1800,
     )
-    broken = re.findall(r"^LAW BROKEN: (\w+)$", done.stdout, flags=re.M)
-    return broken, done.stdout + done.stderr
+    caught = re.findall(pattern, done.stdout, flags=re.M)
+    return caught, done.stdout + done.stderr
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,24 +160,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=None, help="names (substrings) of breaks")
     args = parser.parse_args(argv)
     missed = 0
-    chosen = [
-        b
-        for b in BREAKS
-        if b.gate == "laws" and (args.only is None or any(o in b.name for o in args.only))
-    ]
+    chosen = [b for b in BREAKS if args.only is None or any(o in b.name for o in args.only)]
     for mutation in chosen:
         began = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="optchat-mutant-") as scratch:
             copy = scratch_copy(Path(scratch))
             apply(copy, mutation)
-            broken, output = run_laws(copy, args.profile)
+            broken, output = run_gate(copy, mutation, args.profile)
         seconds = time.perf_counter() - began
         if broken:
-            print(f"caught  {mutation.name} ({seconds:.0f} s) by {', '.join(broken)}", flush=True)
+            shown = ", ".join(broken[:8]) + (
+                f" and {len(broken) - 8} more" if len(broken) > 8 else ""
+            )
+            print(f"caught  {mutation.name} ({seconds:.0f} s) by {shown}", flush=True)
         else:
             missed += 1
             print(f"MISSED  {mutation.name} ({seconds:.0f} s)\n{output[-2000:]}", flush=True)
-    print(f"{len(chosen) - missed} of {len(chosen)} model breaks caught")
+    print(f"{len(chosen) - missed} of {len(chosen)} deliberate breaks caught")
     return 1 if missed else 0
 
 
