@@ -14,7 +14,7 @@ from model.view import View
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One entry of push's list: a state (a message id) and its keep bit."""
+    """One entry of push's list: a state (a message id) and its keep bit (SPEC 3.2)."""
 
     state: Bits
     keep: int

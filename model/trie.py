@@ -18,6 +18,9 @@ V = TypeVar("V")
 
 @dataclass(frozen=True, slots=True)
 class Trie(Generic[V]):
+    """A trie node: the value at its own key, and the sub-tries for keys that
+    continue with bit 0 and with bit 1 (SPEC 2)."""
+
     value: V | None
     zero: Trie[V] | None
     one: Trie[V] | None
