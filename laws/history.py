@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from laws.registry import Broken, Held, Law, Profile, Step
+from laws.registry import Broken, Held, Law, Profile, Step, derandomized
 from model import bits, machine
 from model import node as nodes
 from model.constants import KINDS, Constants
@@ -144,15 +144,7 @@ class Tally:
 def _search(active: list[Law], profile: Profile, tally: Tally) -> Failure | None:
     failures: list[Failure] = []
 
-    @settings(
-        max_examples=profile.histories,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        report_multiple_bugs=False,
-        suppress_health_check=list(HealthCheck),
-        phases=[Phase.generate, Phase.shrink],
-    )
+    @derandomized(profile.histories)
     @given(CONSTANTS, st.data())
     def history(constants: Constants, data: st.DataObject) -> None:
         state = machine.initial(constants)

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import HealthCheck, Phase, settings
+
 from model.events import Event
 from model.machine import State
 
@@ -57,6 +59,20 @@ PROFILES = {
         crosshair_seconds=20.0,
     ),
 }
+
+
+def derandomized(examples: int) -> settings:
+    """Hypothesis settings for a law: `examples` cases, the same ones every run
+    (derandomized, no example database), no deadline on a shared machine."""
+    return settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+    )
 
 
 @dataclass(frozen=True)

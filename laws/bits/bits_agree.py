@@ -3,11 +3,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from laws.bits import contracts
-from laws.registry import Broken, Held, Profile, check_law, statement_of
+from laws.registry import Broken, Held, Profile, check_law, derandomized, statement_of
 
 CONTRACTS = Path(contracts.__file__)
 
@@ -51,13 +51,7 @@ def bits_agree(profile: Profile) -> Held:
         contracts.shift_agrees: (small, level),
         contracts.parent_agrees: (level, small),
     }
-    checks = settings(
-        max_examples=profile.line_examples,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
+    checks = derandomized(profile.line_examples)
     for function, strategies in cases.items():
         try:
             checks(given(*strategies)(holds(function)))()

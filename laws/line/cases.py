@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from laws.registry import Held, Profile
+from laws.registry import Held, Profile, derandomized
 from model.line import Choice, choose_line
 from scenarios.format import sized_text
 
@@ -56,13 +56,7 @@ def cases(draw: st.DrawFn) -> Case:
 def check(profile: Profile, law: Callable[[Case], None]) -> Held:
     """Run `law` on the profile's number of reply lists."""
 
-    @settings(
-        max_examples=profile.line_examples,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
+    @derandomized(profile.line_examples)
     @given(cases())
     def run(case: Case) -> None:
         law(case)

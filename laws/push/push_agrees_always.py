@@ -1,11 +1,11 @@
 from fractions import Fraction
 from itertools import pairwise
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from laws.push.counter import stack
-from laws.registry import Broken, Held, Profile, check_law, statement_of
+from laws.registry import Broken, Held, Profile, check_law, derandomized, statement_of
 from laws.spec import lines
 from model import bits, push
 from model import view as views
@@ -62,13 +62,7 @@ def due_order(count: int, view: tuple[Node, ...]) -> None:
 def push_agrees_always(profile: Profile) -> Held:
     """With push's length as the budget, the due order makes exactly push's
     merges at every t of any number of pushes."""
-    checks = settings(
-        max_examples=profile.always_examples,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
+    checks = derandomized(profile.always_examples)
     try:
         checks(given(st.integers(0, 10**6))(one_step))()
         # Equal dues (T = 7: pair 0-3 and pair 4-5 are both due 2) go to the oldest.
