@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export PYTHONPATH := $(CURDIR)
 export PYTHONHASHSEED := 0
 
-.PHONY: test laws laws-deep relock mutants lint venv clean
+.PHONY: test laws laws-deep relock mutants bridge corpus lint venv clean
 
 venv: $(VENV)/.stamp
 
@@ -18,10 +18,12 @@ lint: venv
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
-# The CI gate: lint, unit tests, the laws (CI profile), the model breaks of SPEC 9.
+# The CI gate: lint, unit tests, the laws (CI profile), the bridge on the
+# committed corpus, and every deliberate break of SPEC 9.
 test: venv lint
 	$(PY) -m pytest
 	$(PY) -m laws
+	$(MAKE) --no-print-directory bridge
 	$(PY) -m laws.mutants
 
 laws: venv
@@ -37,6 +39,18 @@ relock: venv
 # Each deliberate break of SPEC 9 in a scratch copy: caught by which laws, or MISSED.
 mutants: venv
 	$(PY) -m laws.mutants
+
+# Model and engine on the whole corpus, the model against its committed
+# transcripts; then the engine again as a separate process, through the protocol.
+bridge: venv
+	$(PY) -m bridge corpus --engine impl
+	$(PY) -m bridge corpus --without-model --engine "$(PY) -m impl.protocol"
+
+# Regenerate the corpus and its expected transcripts; show what changed.
+corpus: venv
+	$(PY) -m scenarios.generate
+	$(PY) -m bridge expect
+	git status --short scenarios/
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
