@@ -1,0 +1,570 @@
+"""The scenario corpus: seeded chats driven through the reference model
+(SPEC 3.3, 3.4, 4), after the scenario families of eukhe's bridge.
+
+    python -m scenarios.generate [--out scenarios/corpus] [--only NAME]
+
+Every event is chosen from what `model.machine` allows in the current state
+(the calls it lists as candidates, the calls it has running, a wait only when
+no turn waits, a settle only when the view is settled), then stepped through
+the model, so a generated file holds only legal events. Messages and call
+lines are written by size (`scenarios.format.sized_text`); the model is fed
+the very text the size stands for.
+
+Randomness is `numpy.random.Generator(PCG64(seed))` with integer draws only
+(numpy as pinned in requirements.lock), and the files hold only integers and
+strings, so the corpus is the same byte for byte on every machine; it is
+committed, so an engine never needs to regenerate it. What each run did (events by kind, batches,
+shrinking, deepest view line) is measured while generating and kept in the
+header's `notes`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from numpy.random import PCG64, Generator
+
+from model import bits, machine
+from model.constants import KINDS, Constants
+from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait
+from model.node import Node
+from scenarios import format as scenario_format
+from scenarios.format import Scenario, sized_text
+
+GENERATOR = "scenarios.generate"
+
+DEFAULTS = Constants(retry=10, settle_timeout=20)
+"""SPEC 7, with RETRY and SETTLE_TIMEOUT as whole seconds (integers in the files)."""
+
+Weights = dict[str, int]
+Bucket = tuple[int, int, int]
+"""`(weight, low, high)`: a size drawn uniformly from `low..high` bytes."""
+
+CHAT_SIZES: dict[str, tuple[Bucket, ...]] = {
+    # SPEC 1 kinds, sizes of the text in bytes.
+    "user": ((70, 1, 300), (25, 300, 2_000), (5, 2_000, 6_000)),
+    "unii": ((35, 20, 500), (50, 500, 3_000), (15, 3_000, 10_000)),
+    "tool": ((85, 20, 300), (15, 300, 1_500)),
+    "echo": ((40, 10, 1_000), (35, 1_000, 6_000), (20, 6_000, 20_000), (5, 20_000, 30_000)),
+    "work": ((50, 100, 1_500), (50, 1_500, 6_000)),
+    "note": ((80, 30, 600), (20, 600, 3_000)),
+}
+"""Realistic sizes: short user messages with the odd paste, replies of a few
+KB, small tool calls, tool outputs up to the 30,000-byte tool cap (SPEC 7)."""
+
+CHAT_NEXT: dict[str, Weights] = {
+    "user": {"tool": 55, "unii": 40, "note": 5},
+    "tool": {"echo": 100},
+    "echo": {"tool": 55, "unii": 35, "work": 10},
+    "unii": {"user": 80, "work": 12, "note": 8},
+    "work": {"unii": 60, "user": 40},
+    "note": {"user": 60, "unii": 40},
+}
+"""Which kind follows which: a user asks, the agent calls tools, each call's
+output echoes back, the agent replies; subagent reports and notes now and then."""
+
+WAIT_AFTER: Weights = {"user": 1, "echo": 1, "work": 1}
+"""The kinds after which a turn may be about to start (SPEC 4): a user
+message, a tool output, a background report."""
+
+
+def pick(rng: Generator, weights: Weights) -> str:
+    """A key drawn with integer weights (no floats, so the same on every machine)."""
+    roll = int(rng.integers(sum(weights.values())))
+    for key, weight in weights.items():
+        if roll < weight:
+            return key
+        roll -= weight
+    raise AssertionError("unreachable: the roll is below the total weight")
+
+
+def draw_size(rng: Generator, buckets: tuple[Bucket, ...]) -> int:
+    """A size from weighted `(weight, low, high)` ranges."""
+    chosen = pick(rng, {str(k): weight for k, (weight, _, _) in enumerate(buckets)})
+    _, low, high = buckets[int(chosen)]
+    return int(rng.integers(low, high + 1))
+
+
+def node_list(node: Node) -> list[int]:
+    """A node as the format writes it, `[level, index]`."""
+    return [node.level, bits.to_int(node.index)]
+
+
+def constants_dict(c: Constants) -> dict[str, int | float]:
+    """The header's constants (SPEC 7), every one of them."""
+    return {name: getattr(c, name) for name in scenario_format.CONSTANTS}
+
+
+@dataclass
+class Tally:
+    """What a run did, measured event by event (SPEC 3.3, 4)."""
+
+    events: dict[str, int] = field(default_factory=lambda: dict.fromkeys(scenario_format.EVENTS, 0))
+    kinds: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    batches_merged: int = 0
+    compaction_batches_merged: int = 0
+    shrinking_messages: int = 0
+    shrinking_without_merge: int = 0
+    shrinking_ended: int = 0
+    max_view_level: int = 0
+    max_view_lines: int = 0
+    failure_caps: int = 0
+
+    def notes(self) -> dict[str, Any]:
+        """The tally as the header's `notes` fields."""
+        return {
+            "events": dict(self.events),
+            "kinds": dict(self.kinds),
+            "batches_merged": self.batches_merged,
+            "compaction_batches_merged": self.compaction_batches_merged,
+            "shrinking_messages": self.shrinking_messages,
+            "shrinking_without_merge": self.shrinking_without_merge,
+            "shrinking_ended": self.shrinking_ended,
+            "max_view_level": self.max_view_level,
+            "max_view_lines": self.max_view_lines,
+            "failure_caps": self.failure_caps,
+        }
+
+
+class Run:
+    """One chat being generated: the model state, the events written so far
+    and the tally. Each method writes one event and steps the model with it;
+    a `Refused` from the model means the generator broke a rule (SPEC 4)."""
+
+    def __init__(self, constants: Constants, seed: int, rng: Generator | None = None) -> None:
+        self.constants = constants
+        self.seed = seed
+        self.rng = rng or Generator(PCG64(seed))
+        self.state = machine.initial(constants)
+        self.events: list[dict[str, Any]] = []
+        self.tally = Tally()
+
+    def _step(self, event: Event, record: dict[str, Any]) -> None:
+        self.state = machine.step(self.state, event)
+        self.events.append(record)
+        self.tally.events[record["event"]] += 1
+
+    def _text(self, size: int) -> str:
+        """The text a `size` field stands for at the next event's position."""
+        return sized_text(size, len(self.events))
+
+    def message(self, kind: str, size: int) -> None:
+        """Log a message (SPEC 1) and measure the batch it ran (SPEC 3.3)."""
+        was_shrinking = machine.shrinking(self.state)
+        self._step(
+            Message(kind, self._text(size)), {"event": "message", "kind": kind, "size": size}
+        )
+        t = self.tally
+        t.kinds[kind] += 1
+        merged = bool(machine.merges(self.state))
+        t.batches_merged += merged
+        t.compaction_batches_merged += bool(self.state.compaction.merges)
+        if machine.shrinking(self.state):
+            t.shrinking_messages += 1
+            t.shrinking_without_merge += not merged
+        elif was_shrinking:
+            t.shrinking_ended += 1
+        view = machine.view(self.state)
+        t.max_view_level = max(t.max_view_level, max(line.level for line in view))
+        t.max_view_lines = max(t.max_view_lines, len(view))
+
+    def start(self, node: Node) -> None:
+        self._step(Start(node), {"event": "start", "node": node_list(node)})
+
+    def end(self, node: Node) -> None:
+        """End a call with its line (SPEC 5: every built line is 1 to NODE bytes)."""
+        size = self._line_size()
+        self._step(
+            End(node, self._text(size)), {"event": "end", "node": node_list(node), "size": size}
+        )
+
+    def _line_size(self) -> int:
+        """Eight lines in ten of 25/64 NODE to NODE bytes (200..512 of 512),
+        the rest of 1..NODE."""
+        node = self.constants.node
+        if self.rng.integers(10) < 8:
+            return int(self.rng.integers(max(1, node * 25 // 64), node + 1))
+        return int(self.rng.integers(1, node + 1))
+
+    def fail(self, node: Node) -> None:
+        """A failed call; the FAILURES-th builds the node from its cut source (SPEC 4)."""
+        self._step(Fail(node), {"event": "fail", "node": node_list(node)})
+        self.tally.failure_caps += machine.text(self.state, node) is not None
+
+    def wait(self) -> None:
+        self._step(Wait(), {"event": "wait"})
+
+    def settle(self) -> None:
+        self._step(Settle(), {"event": "settle"})
+
+    def timeout(self) -> None:
+        self._step(Timeout(), {"event": "timeout"})
+
+    def retry(self) -> None:
+        self._step(Retry(), {"event": "retry"})
+
+    def scenario(self, notes: dict[str, Any]) -> Scenario:
+        return Scenario(
+            constants=constants_dict(self.constants),
+            events=self.events,
+            generator=GENERATOR,
+            seed=self.seed,
+            notes={**notes, **self.tally.notes()},
+        )
+
+
+# The compactors.
+
+
+def eager(run: Run) -> None:
+    """A compactor that never lags: start every candidate in queue order and
+    end it at once, until none is left (SPEC 4). While a turn waits the
+    candidates are the view's unbuilt lines only."""
+    while candidates := machine.candidates(run.state):
+        run.start(candidates[0])
+        run.end(candidates[0])
+
+
+PHASES: Weights = {"fast": 4, "leaves": 3, "slow": 2, "stalled": 1}
+"""The late compactor's phases: all work at full pace; only message calls at
+full pace, merges put off (so a batch finds parents unbuilt); up to two
+actions between messages; none."""
+
+
+@dataclass
+class Late:
+    """A compactor that lags: between events it takes a few actions, each a
+    call start, a call outcome or a retry tick, in random order (SPEC 4). Its
+    pace changes by phases of 5..60 messages (`PHASES`); a call ends, or
+    fails with `fail_permille`, and a few nodes (`stuck_permille`) fail every
+    time, so they reach the FAILURES cap."""
+
+    rng: Generator
+    fail_permille: int
+    stuck_permille: int
+    fast: int
+    pace: int = 0
+    leaves_only: bool = False
+    phase_left: int = 0
+    stuck: dict[Node, bool] = field(default_factory=dict)
+
+    def act(self, run: Run) -> bool:
+        """One compactor action; False when none is possible."""
+        state = run.state
+        candidates = machine.candidates(state)
+        if self.leaves_only:
+            candidates = tuple(node for node in candidates if node.level == 0)
+        options: Weights = {}
+        if candidates:
+            options["start"] = 3
+        if state.queue.running:
+            options["outcome"] = 4
+        if state.queue.held:
+            options["retry"] = 1
+        if not options:
+            return False
+        action = pick(self.rng, options)
+        if action == "start":
+            node = candidates[int(self.rng.integers(len(candidates)))]
+            if node not in self.stuck:
+                self.stuck[node] = int(self.rng.integers(1000)) < self.stuck_permille
+            run.start(node)
+        elif action == "outcome":
+            node = state.queue.running[int(self.rng.integers(len(state.queue.running)))]
+            if self.stuck.get(node, False) or self.rng.integers(1000) < self.fail_permille:
+                run.fail(node)
+            else:
+                run.end(node)
+        else:
+            run.retry()
+        return True
+
+    def between(self, run: Run) -> None:
+        """The actions between two messages, at the current phase's pace."""
+        if self.phase_left == 0:
+            self.phase_left = int(self.rng.integers(5, 61))
+            phase = pick(self.rng, PHASES)
+            self.pace = {"fast": self.fast, "leaves": self.fast, "slow": 2, "stalled": 0}[phase]
+            self.leaves_only = phase == "leaves"
+        self.phase_left -= 1
+        for _ in range(int(self.rng.integers(self.pace + 1))):
+            if not self.act(run):
+                return
+
+
+@dataclass(frozen=True)
+class Chat:
+    """How messages come: sizes per kind, which kind follows which, how often
+    a turn waits (one in `wait_every` messages of a waiting kind) and how
+    often a wait times out."""
+
+    sizes: dict[str, tuple[Bucket, ...]]
+    follow: dict[str, Weights]
+    wait_every: int
+    timeouts_per_10: int
+    background_per_100: int = 0
+    """While a turn waits, the chance in a hundred per compactor step that a
+    background report (`work`) arrives; only the random family sets it."""
+
+
+def background(run: Run, chat: Chat) -> None:
+    """While a turn waits, a background report may arrive (SPEC 1: `work`)."""
+    if run.rng.integers(100) < chat.background_per_100:
+        run.message("work", draw_size(run.rng, chat.sizes["work"]))
+
+
+def wait_turn(run: Run, chat: Chat, late: Late | None) -> None:
+    """A turn about to start waits (SPEC 4). A wait that finds the view
+    unsettled times out `chat.timeouts_per_10` times in ten, and always the
+    first time in a run: before SETTLE_TIMEOUT the compactor makes fewer calls
+    than the view needs (eager) or at most two actions (late). Otherwise it
+    works on the view's unbuilt lines until the view is settled, and the turn
+    settles; law settle_reached bounds how long that takes."""
+    run.wait()
+    background(run, chat)
+    first_timeout = run.tally.events["timeout"] == 0
+    if not machine.settled(run.state) and (
+        first_timeout or run.rng.integers(10) < chat.timeouts_per_10
+    ):
+        if late is None:
+            candidates = machine.candidates(run.state)
+            for node in candidates[: int(run.rng.integers(len(candidates)))]:
+                run.start(node)
+                run.end(node)
+        else:
+            for _ in range(int(run.rng.integers(3))):
+                late.act(run)
+        if not machine.settled(run.state):
+            run.timeout()
+            return
+    elif late is None:
+        eager(run)
+    else:
+        while not machine.settled(run.state):
+            acted = late.act(run)
+            assert acted, "an unsettled view always has a call to start or end, or a retry"
+            background(run, chat)
+    run.settle()
+
+
+def talk(run: Run, chat: Chat, messages: int, late: Late | None) -> None:
+    """`messages` messages, each followed by the compactor (eager or late),
+    with a wait every so often (SPEC 3.3, 4)."""
+    kind = "user"
+    for _ in range(messages):
+        run.message(kind, min(draw_size(run.rng, chat.sizes[kind]), run.constants.tool_cap))
+        if kind in WAIT_AFTER and run.rng.integers(chat.wait_every) == 0:
+            wait_turn(run, chat, late)
+        if late is None:
+            eager(run)
+        else:
+            late.between(run)
+        kind = pick(run.rng, chat.follow[kind])
+
+
+# The families.
+
+STEADY_CHAT = Chat(CHAT_SIZES, CHAT_NEXT, wait_every=4, timeouts_per_10=2)
+
+
+def steady(messages: int = 3_000, seed: int = 3_000) -> Scenario:
+    """Realistic sizes at the SPEC 7 budgets and a compactor that never lags:
+    the sawtooth of SPEC 3.3 with every parent built when a batch runs."""
+    run = Run(DEFAULTS, seed)
+    talk(run, STEADY_CHAT, messages, None)
+    return run.scenario(
+        {
+            "family": "steady",
+            "budgets": "SPEC 7 defaults",
+            "compactor": "never lags: after each message every candidate starts and ends "
+            "at once; lines 200..512 bytes mostly, 1..512 otherwise",
+        }
+    )
+
+
+def deep(ceiling: int, floor: int, messages: int = 4_000, seed: int = 4_000) -> Scenario:
+    """Small budgets for a deep tree: the chat view holds a handful of lines,
+    so the view reaches high levels (SPEC 2, 3.3). The compaction budgets are
+    half the chat ones (SPEC 7 has them a quarter; half keeps more than a line
+    or two in the compaction view)."""
+    constants = replace(
+        DEFAULTS, ceiling=ceiling, floor=floor, cceiling=ceiling // 2, cfloor=floor // 2
+    )
+    run = Run(constants, seed)
+    talk(run, STEADY_CHAT, messages, None)
+    return run.scenario(
+        {
+            "family": "deep",
+            "budgets": f"chat {ceiling}/{floor}, compaction {ceiling // 2}/{floor // 2} "
+            "(half the chat budgets)",
+            "compactor": "never lags, as in steady",
+        }
+    )
+
+
+LATE_CHAT = Chat(CHAT_SIZES, CHAT_NEXT, wait_every=5, timeouts_per_10=3)
+
+
+def late(ceiling: int, floor: int, messages: int = 1_500, seed: int = 1_500) -> Scenario:
+    """A late compactor: calls start, end and fail in any order, some nodes
+    reach the FAILURES cap, retry ticks come and go; batches stop above FLOOR
+    with parents unbuilt, run again at every message (SPEC 3.3: shrinking),
+    and reach FLOOR once the merges are built. The compaction budgets are a
+    quarter of the chat ones, as in SPEC 7. The chat budgets are below SPEC 7's
+    so that batches come every few dozen messages: at 128,000 bytes a batch
+    comes every ~180 messages and the late compactor has caught up by then."""
+    constants = replace(
+        DEFAULTS, ceiling=ceiling, floor=floor, cceiling=ceiling // 4, cfloor=floor // 4
+    )
+    run = Run(constants, seed)
+    compactor = Late(run.rng, fail_permille=120, stuck_permille=20, fast=24)
+    talk(run, LATE_CHAT, messages, compactor)
+    return run.scenario(
+        {
+            "family": "late",
+            "budgets": f"chat {ceiling}/{floor}, compaction {ceiling // 4}/{floor // 4} "
+            "(a quarter of the chat budgets)",
+            "compactor": "late: random start/end/fail order, in phases of 5..60 messages "
+            "(fast, message calls only, slow, stalled); 120 outcomes in 1000 fail, "
+            "20 nodes in 1000 fail every time",
+        }
+    )
+
+
+def random_constants(rng: Generator) -> Constants:
+    """Budgets from 1,000 to 128,000 bytes (even in log scale), FLOOR below
+    CEILING, compaction budgets below those, and random queue limits (SPEC 7)."""
+    low = 1_000 << int(rng.integers(7))
+    ceiling = min(128_000, int(rng.integers(low, 2 * low + 1)))
+    floor = int(rng.integers(ceiling // 4, ceiling))
+    cceiling = int(rng.integers(ceiling // 8, ceiling))
+    top = min(cceiling, floor)
+    return replace(
+        DEFAULTS,
+        node=(64, 128, 256, 512)[int(rng.integers(4))],
+        ceiling=ceiling,
+        floor=floor,
+        cceiling=cceiling,
+        cfloor=int(rng.integers(top // 4, top)),
+        jobs=int(rng.integers(1, 9)),
+        ahead=int(rng.integers(1, 9)),
+        tries=int(rng.integers(1, 6)),
+        failures=int(rng.integers(1, 4)),
+    )
+
+
+def randomized(number: int, messages: int | None = None) -> Scenario:
+    """Run `number` of the random family: random constants, sizes relative to
+    NODE (free leaves, a few NODEs, many NODEs), an eager or late compactor
+    with random failure rates, waits with background reports (SPEC 3.3, 4, 7).
+    `messages` (drawn from 200..1,500 unless given) counts the chat's own
+    messages; background reports that arrive during waits come on top."""
+    seed = 100 + number
+    rng = Generator(PCG64(seed))
+    constants = random_constants(rng)
+    node = constants.node
+    buckets = (
+        (int(rng.integers(1, 11)), 0, node),
+        (int(rng.integers(1, 11)), node + 1, 4 * node),
+        (int(rng.integers(1, 11)), 4 * node, min(60 * node, constants.tool_cap)),
+    )
+    chat = Chat(
+        dict.fromkeys(KINDS, buckets),
+        CHAT_NEXT,
+        wait_every=int(rng.integers(2, 9)),
+        timeouts_per_10=int(rng.integers(1, 6)),
+        background_per_100=int(rng.integers(0, 11)),
+    )
+    count = int(rng.integers(200, 1_501)) if messages is None else messages
+    compactor: Late | None = None
+    described = "never lags, as in steady"
+    if rng.integers(3):
+        compactor = Late(
+            rng,
+            fail_permille=int(rng.integers(0, 301)),
+            stuck_permille=int(rng.integers(0, 101)),
+            fast=int(rng.integers(8, 41)),
+        )
+        described = (
+            f"late: {compactor.fail_permille} outcomes in 1000 fail, "
+            f"{compactor.stuck_permille} nodes in 1000 fail every time, "
+            f"up to {compactor.fast} actions between messages when fast"
+        )
+    run = Run(constants, seed, rng)
+    talk(run, chat, count, compactor)
+    return run.scenario(
+        {
+            "family": "random",
+            "budgets": "random, see constants",
+            "sizes": [list(bucket) for bucket in buckets],
+            "compactor": described,
+            "wait": f"one in {chat.wait_every} user/echo/work messages; "
+            f"{chat.timeouts_per_10} in 10 time out when unsettled; "
+            f"{chat.background_per_100} in 100 steps of a wait bring a background report",
+        }
+    )
+
+
+def corpus() -> dict[str, Callable[[], Scenario]]:
+    """Every scenario of the corpus by file name, after eukhe's bridge."""
+    recipes: dict[str, Callable[[], Scenario]] = {
+        "steady_3000": partial(steady, 3_000),
+        "deep_4000_6000": partial(deep, 6_000, 3_000, 4_000, seed=4_006),
+        "deep_4000_2000": partial(deep, 2_000, 1_000, 4_000, seed=4_002),
+        "late_1500": partial(late, 16_000, 8_000, 1_500, seed=1_500),
+        "late_2500": partial(late, 32_000, 16_000, 2_500, seed=2_500),
+    }
+    recipes.update({f"random_{k:02d}": partial(randomized, k) for k in range(24)})
+    return recipes
+
+
+class GenerationError(RuntimeError):
+    """A generated scenario lacks what its family is for."""
+
+
+def check(name: str, scenario: Scenario) -> None:
+    """Every scenario has turns that wait, settle and time out (SPEC 4); a late
+    one has batches that stop above FLOOR merging nothing and views that
+    later reach FLOOR (SPEC 3.3)."""
+    notes = scenario.notes
+    for event in ("wait", "settle", "timeout"):
+        if notes["events"][event] == 0:
+            raise GenerationError(f"{name}: no {event} event")
+    if notes["family"] == "late" and not (
+        notes["shrinking_without_merge"] and notes["shrinking_ended"]
+    ):
+        raise GenerationError(f"{name}: no batch stopped above FLOOR and later finished")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Regenerate the scenario corpus.")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "corpus")
+    parser.add_argument("--only", help="a scenario name or a glob, e.g. 'random_*'")
+    args = parser.parse_args(argv)
+    chosen = {
+        n: r for n, r in corpus().items() if args.only is None or fnmatch.fnmatch(n, args.only)
+    }
+    if not chosen:
+        parser.error(f"no scenario is named {args.only!r}; names: {', '.join(corpus())}")
+    for name, recipe in chosen.items():
+        began = time.perf_counter()
+        scenario = recipe()
+        check(name, scenario)
+        scenario_format.write(scenario, args.out / f"{name}.jsonl")
+        print(
+            f"{name}: {len(scenario.events)} events in {time.perf_counter() - began:.1f} s",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
