@@ -37,6 +37,13 @@ def render_lines(lines: list[tuple[Node, str]]) -> str:
     return f"<chat>\n{rows}</chat>"
 
 
+def check_message(kind: str, text: str) -> None:
+    """Refuse a message of an unknown kind or with no UTF-8 form (SPEC 1)."""
+    if kind not in KINDS:
+        raise Refused("kind", f"unknown kind {kind!r}; kinds are {', '.join(KINDS)}")
+    check_utf8(text, "the message")
+
+
 class Planner:
     """A chat's planner state: constants, tree, chat view, compaction view and
     work queue (SPEC 1-4)."""
@@ -71,9 +78,7 @@ class Planner:
         """The first half of a message (SPEC 1, 2, 3.3, 4): log it, let held
         nodes try again, build its leaf when free and append the leaf to both
         views; returns the nodes built."""
-        if kind not in KINDS:
-            raise Refused("kind", f"unknown kind {kind!r}; kinds are {', '.join(KINDS)}")
-        check_utf8(text, "the message")
+        check_message(kind, text)
         self._clear_merges()
         self.queue.held.clear()
         leaf = (0, self.count)
@@ -241,6 +246,10 @@ class Planner:
 
     # What the state shows.
 
+    def running(self) -> list[Node]:
+        """The calls in flight, in start order (SPEC 4)."""
+        return list(self.queue.running)
+
     def view(self) -> list[Node]:
         """The chat view, oldest first (SPEC 3)."""
         return list(self.chat.order)
@@ -283,13 +292,14 @@ class Planner:
         """What a node's call summarizes (SPEC 2); KeyError when it has none yet."""
         return self.tree.source(node)
 
-    def _shown(self, node: Node) -> str:
+    def shown(self, node: Node) -> str:
+        """What a line of `node` shows: its text, or the placeholder (SPEC 3)."""
         text = self.tree.text(node)
         return PLACEHOLDER if text is None else text
 
     def render(self) -> str:
         """The chat view rendered, byte for byte (SPEC 3)."""
-        return render_lines([(n, self._shown(n)) for n in self.chat.order])
+        return render_lines([(n, self.shown(n)) for n in self.chat.order])
 
     def render_timed_out(self) -> str:
         """The chat view for a turn that stopped waiting unsettled: unbuilt
@@ -315,4 +325,4 @@ class Planner:
 
     def render_context(self, node: Node) -> str:
         """A node's context rendered like the view (SPEC 3.4)."""
-        return render_lines([(n, self._shown(n)) for n in self.context(node)])
+        return render_lines([(n, self.shown(n)) for n in self.context(node)])

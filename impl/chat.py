@@ -1,0 +1,235 @@
+"""The library API: one chat in one directory (SPEC 1-6).
+
+`Chat` joins the planner and the store: every event is applied to the
+planner and logged before the call returns, so a message is acknowledged
+only once it is on disk. One thread (or one asyncio loop) uses a Chat; an
+OSError from the disk leaves it to be closed and opened again, which folds
+the state back from the logs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from impl.constants import Constants
+from impl.errors import Refused
+from impl.planner import Planner, check_message, render_lines
+from impl.store import Clock, Store, local_now
+from impl.text import message_line
+from impl.tree import Node, end, halves
+
+
+def clip(text: str, cap: int) -> str:
+    """Tool output clipped to at most `cap` characters: head and tail kept,
+    with a marker saying how many characters were cut between them (SPEC 7)."""
+    if len(text) <= cap:
+        return text
+    cut = len(text) - cap
+    while True:
+        marker = f"\n[... {cut} characters cut ...]\n"
+        keep = cap - len(marker)
+        if len(text) - keep == cut:
+            break
+        cut = len(text) - keep
+    head = (keep + 1) // 2
+    return text[:head] + marker + text[len(text) - (keep - head) :]
+
+
+def split(text: str, most: int) -> list[str]:
+    """Text cut into consecutive pieces of at most `most` characters, never
+    between `\\r` and `\\n`; joined they give the text back (SPEC 1)."""
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > most:
+        stop = start + most
+        if text[stop - 1] == "\r" and text[stop] == "\n" and most > 1:
+            stop -= 1
+        pieces.append(text[start:stop])
+        start = stop
+    pieces.append(text[start:])
+    return pieces
+
+
+class Chat:
+    """One chat, owned by this process while open (SPEC 1-6)."""
+
+    def __init__(self, store: Store, planner: Planner, dates: list[str]) -> None:
+        self.store = store
+        self.planner = planner
+        self.constants = planner.constants
+        self._dates = dates
+        self._listeners: list[Callable[[], None]] = []
+
+    @classmethod
+    def open(
+        cls, path: Path | str, constants: Constants | None = None, clock: Clock = local_now
+    ) -> Chat:
+        """Open (or create) the chat directory at `path`, taking its lock and
+        folding its logs (SPEC 6). Raises Locked when another live process
+        owns it and StoreError naming file and line when it cannot load."""
+        store = Store(path, clock)
+        try:
+            planner, dates = store.load(constants or Constants())
+        except BaseException:
+            store.close()
+            raise
+        return cls(store, planner, dates)
+
+    def close(self) -> None:
+        """Release the chat directory (SPEC 6)."""
+        self.store.close()
+
+    def __enter__(self) -> Chat:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Call `listener` after every change of the chat (for the compactor)."""
+        self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Callable[[], None]) -> None:
+        """Stop calling `listener`."""
+        self._listeners.remove(listener)
+
+    def _changed(self) -> None:
+        for listener in self._listeners:
+            listener()
+
+    # Messages.
+
+    def append(self, kind: str, text: str) -> list[int]:
+        """Log `text` as one or more messages of `kind`; returns their ids
+        (SPEC 1). Tool output is clipped to `tool_cap` characters, head and
+        tail kept (SPEC 7); any other text longer than `split` characters
+        goes whole into consecutive messages."""
+        check_message(kind, text)
+        c = self.constants
+        pieces = [clip(text, c.tool_cap)] if kind == "tool" else split(text, c.split)
+        ids = []
+        for piece in pieces:
+            ids.append(self._message(kind, piece))
+        self._changed()
+        return ids
+
+    def _message(self, kind: str, text: str) -> int:
+        p, store = self.planner, self.store
+        i = p.count
+        self._dates.append(store.log_message(i, kind, text))
+        store.log_nodes(p, p.admit(kind, text))
+        if p.chat_batch():
+            store.log_batch(p, compaction=False)
+        if p.cview_batch():
+            store.log_batch(p, compaction=True)
+        store.save_view(p)
+        return i
+
+    # What a turn reads.
+
+    def render(self) -> str:
+        """The chat view rendered (SPEC 3)."""
+        return self.planner.render()
+
+    def view(self) -> list[Node]:
+        """The chat view's lines, oldest first (SPEC 3)."""
+        return self.planner.view()
+
+    def compaction_view(self) -> list[Node]:
+        """The compaction view's lines, oldest first (SPEC 3.4)."""
+        return self.planner.compaction_view()
+
+    def context(self, level: int, index: int) -> str:
+        """The rendered context a call for node `(level, index)` reads (SPEC 3.4)."""
+        return self.planner.render_context((level, index))
+
+    def source(self, level: int, index: int) -> str:
+        """What a call for node `(level, index)` summarizes (SPEC 2)."""
+        return self.planner.source((level, index))
+
+    def zoom(self, id: int, n: int) -> str:
+        """Open a part of the chat: `zoom(id, 1)` is message `id`'s line whole;
+        for a larger power of two `n`, node `id+n`'s two halves rendered like
+        the view (SPEC 2, 3). `id` must be a multiple of `n`; Refused (rule
+        `zoom`) otherwise, or when the messages are not logged yet."""
+        if n < 1 or n & (n - 1) or id < 0 or id % n:
+            raise Refused("zoom", f"need n a power of 2 and id a multiple of n, not {id}, {n}")
+        node = (n.bit_length() - 1, id // n)
+        if end(node) > self.planner.count:
+            raise Refused("zoom", f"messages {id}..{id + n - 1} are not all logged yet")
+        if n == 1:
+            return message_line(*self.planner.tree.messages[id])
+        return render_lines([(half, self.planner.shown(half)) for half in halves(node)])
+
+    def date(self, id: int) -> str:
+        """When message `id` was logged, ISO 8601 with its timezone (SPEC 6)."""
+        if not 0 <= id < len(self._dates):
+            raise Refused("date", f"no message {id}")
+        return self._dates[id]
+
+    # The compactor's side (SPEC 4).
+
+    def candidates(self) -> list[Node]:
+        """The calls that may start now, in queue order (SPEC 4)."""
+        return self.planner.candidates()
+
+    def running(self) -> list[Node]:
+        """The calls in flight (SPEC 4); a waiting turn drops the merges."""
+        return self.planner.running()
+
+    def claim(self, level: int, index: int) -> None:
+        """Start a call for node `(level, index)` (SPEC 4); Refused names the
+        rule it breaks. Not logged: a restart forgets running calls."""
+        self.planner.start((level, index))
+
+    def put(self, level: int, index: int, line: str) -> None:
+        """A call ends with its line of 1 to NODE bytes: the node is built and
+        logged, with the free parents it completes (SPEC 2, 4, 5, 6)."""
+        outcome = self.planner.end((level, index), line)
+        self.store.log_nodes(self.planner, outcome.built)
+        self._changed()
+
+    def fail(self, level: int, index: int) -> None:
+        """A call failed: logged; the FAILURES-th failure builds the node from
+        its source cut to NODE bytes (SPEC 4, 6)."""
+        outcome = self.planner.fail((level, index))
+        self.store.log_failure(self.planner, (level, index))
+        self.store.log_nodes(self.planner, outcome.built)
+        self._changed()
+
+    def retry(self) -> None:
+        """RETRY has passed: failed nodes may start again (SPEC 4)."""
+        self.planner.retry()
+        self._changed()
+
+    async def wait_settled(self, timeout: float | None = None) -> str:
+        """A turn waits until every view line is built, at most `timeout`
+        seconds (SETTLE_TIMEOUT by default), and returns the view it reads:
+        settled, or with unbuilt lines showing their message cut to NODE
+        bytes (SPEC 4). Running merge calls stop while it waits."""
+        p = self.planner
+        p.wait()
+        changed = asyncio.Event()
+        self.subscribe(changed.set)
+        self._changed()
+        limit = self.constants.settle_timeout if timeout is None else timeout
+        try:
+            async with asyncio.timeout(limit):
+                while not p.settled():
+                    changed.clear()
+                    await changed.wait()
+        except TimeoutError:
+            view = p.render_timed_out()
+            p.timeout()
+        except BaseException:
+            p.timeout()  # cancelled: the turn is gone, so is its wait
+            raise
+        else:
+            view = p.render()
+            p.settle()
+        finally:
+            self.unsubscribe(changed.set)
+            self._changed()
+        return view
