@@ -11,7 +11,9 @@ Layout of a chat directory:
   nothing; `{fail: [l, i], t}` a failed call. `t` is T when it was written.
 - `view.json`: `{t, view, shrinking, compaction, compaction_shrinking}`,
   written to a temporary file and renamed after every message.
-- `lock`: the owner's pid, held with `flock` while the chat is open.
+- `lock`: the owner's pid, held with `flock` while the chat is open and
+  emptied at close. The kernel drops the `flock` of a dead process, so a
+  lock left by a crash is taken over (with a warning naming the old pid).
 
 Each record is one `write` followed by `fsync`; nothing is edited or
 deleted. A torn last line (a crash in the middle of a write) is skipped with
@@ -151,6 +153,10 @@ class Store:
         (self.path / "main").mkdir(parents=True, exist_ok=True)
         (self.path / "tree").mkdir(exist_ok=True)
         self._lock = self._take_lock()
+        self._newest = {
+            folder: max((p.name for p in (self.path / folder).glob("*.jsonl")), default="")
+            for folder in ("main", "tree")
+        }
 
     def _take_lock(self) -> int:
         """Own the directory: `flock` on `lock` holding our pid. A live owner
@@ -176,13 +182,19 @@ class Store:
         return fd
 
     def close(self) -> None:
-        """Release the lock (the pid stays in the file, as a dead owner's)."""
+        """Release the lock, emptying it: a pid left in it names an owner that died."""
         if self._lock >= 0:
+            os.ftruncate(self._lock, 0)
             os.close(self._lock)
             self._lock = -1
 
     def _day(self, folder: str) -> Path:
-        return self.path / folder / f"{self.clock().strftime('%Y-%m-%d')}.jsonl"
+        """Today's file, or the newest file if the clock went back (a
+        timezone change): logs are read in file-name order, which must stay
+        the order of writing."""
+        today = f"{self.clock().strftime('%Y-%m-%d')}.jsonl"
+        self._newest[folder] = max(today, self._newest[folder])
+        return self.path / folder / self._newest[folder]
 
     def log_message(self, i: int, kind: str, text: str) -> str:
         """Log message i; returns its date (SPEC 6)."""

@@ -1,0 +1,248 @@
+"""Storage (SPEC 6): restart exactness, corrupt input, the lock."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from impl.chat import Chat
+from impl.errors import Locked, StoreError
+from tests.impl.helpers import SMALL, Clock, drive, reopen
+from tests.impl.replay import as_pairs, model_state
+
+
+def snapshot(chat: Chat) -> tuple:
+    p = chat.planner
+    return (p.view(), p.compaction_view(), p.shrinking(), p.size(), p.render(), p.count)
+
+
+def test_restart_and_a_deleted_view_json_give_the_live_state(tmp_path: Path) -> None:
+    with reopen(tmp_path) as chat:
+        drive(chat, 120, seed=1)
+        live = snapshot(chat)
+        lost = chat.running()
+        assert lost
+    with reopen(tmp_path, replace(SMALL, jobs=20)) as chat:
+        assert snapshot(chat) == live
+        assert chat.running() == []
+        assert set(lost) <= set(chat.candidates())  # calls lost at a restart start again
+    (tmp_path / "view.json").unlink()
+    with reopen(tmp_path) as chat:
+        assert snapshot(chat) == live
+    assert (tmp_path / "view.json").exists()
+
+
+def test_a_restart_keeps_a_shrinking_view_shrinking(tmp_path: Path) -> None:
+    twin = tmp_path / "twin"
+    with reopen(tmp_path / "a") as chat, reopen(twin) as live:
+        for c in (chat, live):
+            drive(c, 40, seed=2, build=False)  # no merge is built: batches stop above FLOOR
+            for node in c.candidates():
+                c.claim(*node)
+                c.put(*node, "leaf line")
+        assert chat.planner.shrinking()
+    with reopen(tmp_path / "a") as chat, reopen(twin) as live:
+        assert chat.planner.shrinking()
+        for c in (chat, live):
+            for node in c.candidates():
+                if node[0] > 0:
+                    c.claim(*node)
+                    c.put(*node, "merged")
+            c.append("user", "next")
+        assert chat.view() == live.view()
+        model = model_state(tmp_path / "a", SMALL_DICT)
+        assert chat.view() == as_pairs(model.chat.view)
+
+
+SMALL_DICT = {
+    k: getattr(SMALL, k)
+    for k in ("node", "ceiling", "floor", "cceiling", "cfloor", "jobs", "ahead", "failures")
+}
+
+
+def test_failure_counts_survive_a_restart(tmp_path: Path) -> None:
+    long = "w" * 100
+    with reopen(tmp_path) as chat:
+        chat.append("user", long)
+        for _ in range(2):
+            chat.claim(0, 0)
+            chat.fail(0, 0)
+            chat.retry()
+    with reopen(tmp_path) as chat:
+        assert chat.planner.text((0, 0)) is None
+        chat.claim(0, 0)
+        chat.fail(0, 0)  # the third failure: FAILURES = 3
+        assert chat.planner.text((0, 0)) == ("user: " + long)[:64]
+
+
+def test_a_torn_last_line_is_skipped_terminated_and_stays_skipped(tmp_path: Path) -> None:
+    with reopen(tmp_path) as chat:
+        chat.append("user", "kept")
+    day = next((tmp_path / "main").glob("*.jsonl"))
+    with open(day, "ab") as file:
+        file.write(b'{"i": 1, "kind": "user", "te')
+    for _ in range(2):
+        with pytest.warns(UserWarning, match=f"{day}:2: torn last line") if _ == 0 else _none():
+            chat = reopen(tmp_path)
+        assert chat.planner.count == 1
+        chat.close()
+    assert b'"te\n{"torn": 2}\n' in day.read_bytes()
+    with reopen(tmp_path) as chat:
+        chat.append("user", "after")
+        assert chat.planner.tree.messages[1] == ("user", "after")
+    with reopen(tmp_path) as chat:
+        assert chat.planner.count == 2
+
+
+class _none:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _lines(path: Path) -> list[bytes]:
+    return path.read_bytes().split(b"\n")[:-1]
+
+
+def _rewrite(path: Path, lines: list[bytes]) -> None:
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+
+
+def _chat_with_history(path: Path) -> tuple[Path, Path]:
+    with reopen(path) as chat:
+        drive(chat, 30, seed=3)
+    return next((path / "main").glob("*.jsonl")), next((path / "tree").glob("*.jsonl"))
+
+
+def test_a_garbled_middle_line_is_an_error_naming_file_and_line(tmp_path: Path) -> None:
+    main, _ = _chat_with_history(tmp_path)
+    lines = _lines(main)
+    lines[4] = b'{"i": 4, garbage'
+    _rewrite(main, lines)
+    with pytest.raises(StoreError, match=f"{main}:5: not a JSON object"):
+        reopen(tmp_path)
+    assert _lines(main)[4] == b'{"i": 4, garbage'  # nothing changed on disk
+
+
+def test_a_gap_in_message_ids_names_the_first_missing_id(tmp_path: Path) -> None:
+    main, _ = _chat_with_history(tmp_path)
+    lines = _lines(main)
+    del lines[7:9]
+    _rewrite(main, lines)
+    with pytest.raises(StoreError, match=f"{main}:8: message id 9: message 7 is missing"):
+        reopen(tmp_path)
+
+
+def test_out_of_order_messages_are_an_error(tmp_path: Path) -> None:
+    main, _ = _chat_with_history(tmp_path)
+    lines = _lines(main)
+    lines[3], lines[4] = lines[4], lines[3]
+    _rewrite(main, lines)
+    with pytest.raises(StoreError, match=f"{main}:4: message id 4"):
+        reopen(tmp_path)
+
+
+def test_out_of_order_tree_records_are_an_error(tmp_path: Path) -> None:
+    _, tree = _chat_with_history(tmp_path)
+    lines = _lines(tree)
+    last = max(range(len(lines)), key=lambda k: json.loads(lines[k])["t"])
+    lines.insert(0, lines.pop(last))
+    _rewrite(tree, lines)
+    with pytest.raises(StoreError, match=f"{tree}:2: record at T="):
+        reopen(tmp_path)
+
+
+def test_a_logged_merge_that_the_due_order_would_not_make_is_an_error(tmp_path: Path) -> None:
+    _, tree = _chat_with_history(tmp_path)
+    lines = _lines(tree)
+    at = next(k for k, raw in enumerate(lines) if json.loads(raw).get("merges"))
+    record = json.loads(lines[at])
+    record["merges"] = [[5, 7]]
+    lines[at] = json.dumps(record).encode()
+    _rewrite(tree, lines)
+    with pytest.raises(StoreError, match=f"{tree}:{at + 1}: logged merge 224\\+32 is not"):
+        reopen(tmp_path)
+
+
+def test_a_saved_view_that_does_not_tile_is_an_error(tmp_path: Path) -> None:
+    _chat_with_history(tmp_path)
+    saved = json.loads((tmp_path / "view.json").read_text())
+    saved["view"] = saved["view"][:-1]
+    (tmp_path / "view.json").write_text(json.dumps(saved))
+    with pytest.raises(StoreError, match="view.json:1: the saved view at T=30 does not match"):
+        reopen(tmp_path)
+
+
+def test_a_saved_view_ahead_of_the_log_is_an_error(tmp_path: Path) -> None:
+    _chat_with_history(tmp_path)
+    saved = json.loads((tmp_path / "view.json").read_text())
+    saved["t"] = 31
+    (tmp_path / "view.json").write_text(json.dumps(saved))
+    with pytest.raises(StoreError, match="view.json:1: saved at T=31, but the logs hold 30"):
+        reopen(tmp_path)
+
+
+HOLDER = """
+import sys, time
+from impl.chat import Chat
+chat = Chat.open(sys.argv[1])
+print("open", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_live_owner_refuses_a_second_process_and_a_dead_one_is_taken_over(
+    tmp_path: Path,
+) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "open\n"
+        with pytest.raises(Locked, match=f"another live process \\(pid {holder.pid}\\)"):
+            Chat.open(tmp_path)
+    finally:
+        holder.kill()
+        holder.wait()
+    with pytest.warns(UserWarning, match=f"took over the lock of process {holder.pid}"):
+        chat = Chat.open(tmp_path)
+    assert (tmp_path / "lock").read_text() == f"{os.getpid()}\n"
+    chat.close()
+
+
+def test_a_clock_that_goes_back_keeps_the_logs_in_order(tmp_path: Path) -> None:
+    late = Clock(timedelta(days=1))
+    with Chat.open(tmp_path, SMALL, late) as chat:
+        drive(chat, 30, seed=4)
+        live = snapshot(chat)
+    with Chat.open(tmp_path, SMALL, Clock()) as chat:  # back to the first day
+        chat.append("user", "after the clock went back")
+        live_after = snapshot(chat)
+    with reopen(tmp_path) as chat:
+        assert snapshot(chat) == live_after
+        assert chat.planner.count == live[-1] + 1 == 31
+
+
+def test_dates_come_from_the_clock(tmp_path: Path) -> None:
+    clock = Clock(timedelta(0))
+    with Chat.open(tmp_path, SMALL, clock) as chat:
+        chat.append("user", "a")
+        clock.now += timedelta(hours=2)
+        chat.append("unii", "b")
+        assert chat.date(0) == "2026-10-08T22:00:00+00:00"
+        assert chat.date(1) == "2026-10-09T00:00:00+00:00"
+    assert sorted(p.name for p in (tmp_path / "main").iterdir()) == [
+        "2026-10-08.jsonl",
+        "2026-10-09.jsonl",
+    ]
+    with reopen(tmp_path) as chat:
+        assert chat.date(1) == "2026-10-09T00:00:00+00:00"
