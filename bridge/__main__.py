@@ -15,13 +15,15 @@ E is `model`, `impl`, or a command that speaks bridge/PROTOCOL.md. Exit codes:
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
 from bridge.compare import diverge, diverges, shrink
-from bridge.corpus import REGRESSIONS, check, files, refresh_expected
+from bridge.corpus import REGRESSIONS, check_all, files, refresh_expected
 from bridge.engines import EngineFault, ModelEngine, engine
 from bridge.transcript import line, records
 from scenarios.format import ScenarioError, read, write
@@ -57,14 +59,17 @@ def compare(path: Path, spec: str, timeout: float, seconds: float) -> int:
     return 1
 
 
-def corpus(spec: str, timeout: float, with_model: bool) -> int:
+def corpus(spec: str, timeout: float, with_model: bool, jobs: int) -> int:
     paths = files()
     failed = 0
-    for k, path in enumerate(paths, start=1):
-        verdict = check(path, engine(spec, timeout), with_model)
-        print(file=sys.stderr)
+    began = time.monotonic()
+    for k, verdict in enumerate(check_all(spec, timeout, with_model, jobs), start=1):
         status = "ok  " if verdict.problem is None else "FAIL"
-        print(f"[{k}/{len(paths)}] {status} {path.name} ({verdict.seconds:.1f} s)", flush=True)
+        print(
+            f"[{k}/{len(paths)}] {status} {verdict.path.name} ({verdict.seconds:.1f} s, "
+            f"{time.monotonic() - began:.0f} s in all)",
+            flush=True,
+        )
         if verdict.problem is not None:
             failed += 1
             print(f"    {verdict.problem}", flush=True)
@@ -86,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per event")
     parser.add_argument("--shrink-seconds", type=float, default=120.0)
     parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="scenarios checked at once"
+    )
+    parser.add_argument(
         "--without-model",
         action="store_true",
         help="corpus: compare the engine with the committed transcripts only",
@@ -99,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "compare":
             return compare(args.file, args.engine, args.timeout, args.shrink_seconds)
         if args.command == "corpus":
-            return corpus(args.engine, args.timeout, not args.without_model)
-        for name in refresh_expected():
+            return corpus(args.engine, args.timeout, not args.without_model, args.jobs)
+        for name in refresh_expected(args.jobs):
             print(f"changed {name}")
         return 0
     except ScenarioError as error:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from multiprocessing import Pool
 from pathlib import Path
 
 from bridge.compare import first_difference
-from bridge.engines import Engine, ModelEngine
+from bridge.engines import Engine, ModelEngine, engine
 from bridge.transcript import Record, read, replay, write
 from scenarios.format import Scenario, ScenarioError
 from scenarios.format import read as read_scenario
@@ -42,7 +43,10 @@ def model_transcript(path: Path, scenario: Scenario) -> list[Record]:
     return transcript
 
 
-def progress_bar(name: str, total: int) -> Callable[[int], None]:
+def progress_bar(name: str, total: int, quiet: bool = False) -> Callable[[int], None]:
+    """Show `name: event k/total` on stderr about once a second (nothing if quiet)."""
+    if quiet:
+        return lambda _: None
     began = time.monotonic()
     shown = [0.0]
 
@@ -77,7 +81,7 @@ def first_mismatch(expected: list[Record], found: list[Record]) -> tuple[int, st
     return None
 
 
-def check(path: Path, engine: Engine, with_model: bool = True) -> Verdict:
+def check(path: Path, engine: Engine, with_model: bool = True, quiet: bool = False) -> Verdict:
     """The model against the committed transcript, then the engine against the
     model; without the model, the engine against the committed transcript."""
     began = time.monotonic()
@@ -90,7 +94,7 @@ def check(path: Path, engine: Engine, with_model: bool = True) -> Verdict:
         )
     if not with_model:
         model = read(stored)
-        found = replay(scenario, engine, progress_bar(f"{path.name} {engine.name}", n))
+        found = replay(scenario, engine, progress_bar(f"{path.name} {engine.name}", n, quiet))
         mismatch = first_mismatch(model, found)
         problem = None
         if mismatch is not None:
@@ -99,7 +103,7 @@ def check(path: Path, engine: Engine, with_model: bool = True) -> Verdict:
                 f"field {mismatch[1]!r}"
             )
         return Verdict(path, problem, time.monotonic() - began)
-    model = replay(scenario, ModelEngine(), progress_bar(f"{path.name} model", n))
+    model = replay(scenario, ModelEngine(), progress_bar(f"{path.name} model", n, quiet))
     refused = next((r for r in model if "refused" in r), None)
     if refused is not None:
         return Verdict(
@@ -121,7 +125,7 @@ def check(path: Path, engine: Engine, with_model: bool = True) -> Verdict:
             f"{field!r}; if on purpose, run `make corpus` and commit",
             time.monotonic() - began,
         )
-    found = replay(scenario, engine, progress_bar(f"{path.name} {engine.name}", n))
+    found = replay(scenario, engine, progress_bar(f"{path.name} {engine.name}", n, quiet))
     mismatch = first_mismatch(model, found)
     if mismatch is not None:
         k, field = mismatch
@@ -135,15 +139,29 @@ def check(path: Path, engine: Engine, with_model: bool = True) -> Verdict:
     return Verdict(path, None, time.monotonic() - began)
 
 
-def refresh_expected() -> list[str]:
+def refresh(path: Path) -> str | None:
+    """Rewrite one expected transcript from the model; its name if it changed."""
+    transcript = model_transcript(path, read_scenario(path))
+    stored = expected_path(path)
+    if stored.exists() and read(stored) == transcript:
+        return None
+    write(transcript, stored)
+    return str(stored.relative_to(ROOT))
+
+
+def refresh_expected(jobs: int) -> list[str]:
     """Rewrite every expected transcript from the model; the names that changed."""
-    changed = []
-    for path in files():
-        scenario = read_scenario(path)
-        transcript = model_transcript(path, scenario)
-        stored = expected_path(path)
-        before = read(stored) if stored.exists() else None
-        if before != transcript:
-            write(transcript, stored)
-            changed.append(str(stored.relative_to(ROOT)))
-    return changed
+    with Pool(jobs) as pool:
+        return [name for name in pool.imap(refresh, files()) if name is not None]
+
+
+def check_all(spec: str, timeout: float, with_model: bool, jobs: int) -> Iterator[Verdict]:
+    """`check` every scenario of the corpus, `jobs` at a time, in corpus order."""
+    work = [(path, spec, timeout, with_model) for path in files()]
+    with Pool(jobs) as pool:
+        yield from pool.imap(_check_one, work)
+
+
+def _check_one(job: tuple[Path, str, float, bool]) -> Verdict:
+    path, spec, timeout, with_model = job
+    return check(path, engine(spec, timeout), with_model, quiet=True)

@@ -15,6 +15,7 @@ import select
 import shlex
 import subprocess
 from abc import ABC, abstractmethod
+from functools import cache
 from typing import Any
 
 from impl.constants import Constants as ImplConstants
@@ -60,6 +61,13 @@ def plain_nodes(nodes: Any) -> list[list[int]]:
     return [[level, index] for level, index in nodes]
 
 
+@cache
+def index_of(index: bits.Bits) -> int:
+    """A node index as an integer; the bridge asks for the same few thousand
+    indices at every event, so it remembers them."""
+    return bits.to_int(index)
+
+
 class ModelEngine(Engine):
     """The oracle: `model.machine`, one immutable state per event."""
 
@@ -98,7 +106,7 @@ class ModelEngine(Engine):
         s = self.state
 
         def pairs(view: tuple[Node, ...]) -> list[list[int]]:
-            return [[n.level, bits.to_int(n.index)] for n in view]
+            return [[n.level, index_of(n.index)] for n in view]
 
         out: dict[str, Any] = {
             "view": pairs(machine.view(s)),
@@ -112,7 +120,7 @@ class ModelEngine(Engine):
         if detail:
             out["render"] = machine.render(s)
             out["contexts"] = [
-                [[n.level, bits.to_int(n.index)], machine.render_context(s, n)]
+                [[n.level, index_of(n.index)], machine.render_context(s, n)]
                 for n in machine.candidates(s)
             ]
         return out

@@ -19,6 +19,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, Phase, settings
 
+from laws.proofs.result import Proof
 from model.events import Event
 from model.machine import State
 
@@ -40,8 +41,8 @@ class Profile:
 PROFILES = {
     "ci": Profile(
         "ci",
-        histories=120,
-        steps=60,
+        histories=300,
+        steps=100,
         push_t=20_000,
         push_k=14,
         always_examples=300,
@@ -50,8 +51,8 @@ PROFILES = {
     ),
     "deep": Profile(
         "deep",
-        histories=3_000,
-        steps=200,
+        histories=5_000,
+        steps=300,
         push_t=20_000,
         push_k=16,
         always_examples=20_000,
@@ -109,6 +110,19 @@ class Broken(Exception):
             f"LAW BROKEN: {self.law}\n  says: {self.statement}\n"
             f"  counterexample:\n{indent(self.counterexample)}{where}"
         )
+
+
+def proved(function: Callable[..., Any], *proofs: Proof) -> str:
+    """The strengths of Z3 proofs for a law, joined; Broken with the first
+    failing proof's counterexample when one does not hold."""
+    for proof in proofs:
+        if not proof.holds:
+            raise Broken(
+                function.__name__,
+                statement_of(function),
+                f"Z3 ({proof.name}): {proof.counterexample}",
+            )
+    return "; ".join(f"{p.strength} [Z3 {p.name}, {p.seconds:.1f} s]" for p in proofs)
 
 
 def indent(text: str, by: str = "    ") -> str:

@@ -82,13 +82,13 @@ def add(a: Bits, b: Bits) -> Bits:
         a, b = b, a
     out: list[int] = []
     carry = 0
-    for k, bit in enumerate(a):
-        total = bit + (b[k] if k < len(b) else 0) + carry
+    for k, bit in enumerate(b):
+        total = a[k] + bit + carry
         out.append(total & 1)
         carry = total >> 1
-    if carry:
-        out.append(1)
-    return tuple(out)
+    if not carry:
+        return tuple(out) + a[len(b) :]
+    return tuple(out) + increment(a[len(b) :])
 
 
 def sub(a: Bits, b: Bits) -> Bits:

@@ -27,7 +27,7 @@ def follow(
     leaf appended, merged down to CFLOOR when over CCEILING or still shrinking."""
     if chat.merges:
         batch = views.fit_bytes(chat.view, count, tree, cfloor)
-        return Sawtooth(batch.view, views.size(batch.view, tree) > cfloor, batch.merges)
+        return Sawtooth(batch.view, batch.weight > cfloor, batch.merges, batch.weight)
     return receive(csaw, leaf, count, tree, cceiling, cfloor)
 
 

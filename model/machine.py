@@ -16,14 +16,13 @@ from model import queue as queues
 from model import render as renders
 from model import text as texts
 from model import tree as trees
-from model import view as views
 from model.bits import Bits
 from model.constants import KINDS, Constants
 from model.errors import Refused
 from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait
 from model.node import Node
 from model.queue import Queue
-from model.sawtooth import Sawtooth, receive
+from model.sawtooth import Sawtooth, receive, resized
 from model.tree import Tree
 from model.view import View
 
@@ -63,7 +62,13 @@ def _check_utf8(text: str, what: str) -> None:
 
 def _build(state: State, node: Node, line: str) -> State:
     done = trees.build(state.tree, node, line, state.constants.node)
-    return replace(state, tree=done.tree, queue=queues.after_build(state.queue, done))
+    return replace(
+        state,
+        tree=done.tree,
+        chat=resized(state.chat, done.tree, done.nodes),
+        compaction=resized(state.compaction, done.tree, done.nodes),
+        queue=queues.after_build(state.queue, done),
+    )
 
 
 def _message(state: State, event: Message) -> State:
@@ -181,7 +186,7 @@ def view(state: State) -> View:
 
 def size(state: State) -> int:
     """The chat view's size in bytes (SPEC 3)."""
-    return views.size(state.chat.view, state.tree)
+    return state.chat.size
 
 
 def shrinking(state: State) -> bool:

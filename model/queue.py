@@ -85,8 +85,8 @@ def candidates(queue: Queue, view: View, tree: Tree, constants: Constants) -> tu
     busy = set(queue.running) | set(queue.held)
     work = [leaf for leaf in queue.unbuilt[: constants.ahead] if leaf not in busy]
     if queue.waiting:
-        unbuilt_lines = {line for line in view if not trees.is_built(tree, line)}
-        work = [leaf for leaf in work if leaf in unbuilt_lines]
+        lines = set(view)
+        work = [leaf for leaf in work if leaf in lines and not trees.is_built(tree, leaf)]
     else:
         work += [merge for merge in queue.ready if merge not in busy]
     return tuple(work[:room])

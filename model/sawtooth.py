@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model import text as texts
 from model import view as views
 from model.bits import Bits
+from model.constants import PLACEHOLDER
 from model.node import Node
 from model.tree import Tree
 from model.view import View
@@ -13,12 +15,14 @@ from model.view import View
 
 @dataclass(frozen=True, slots=True)
 class Sawtooth:
-    """A view with its shrinking flag (SPEC 3.3), and the parents the last
-    batch made (empty when no batch ran)."""
+    """A view with its shrinking flag (SPEC 3.3), the parents the last batch
+    made (empty when no batch ran), and the view's size in bytes (SPEC 3),
+    kept with the view because every message and every turn reads it."""
 
     view: View
     shrinking: bool
     merges: tuple[Node, ...] = ()
+    size: int = 0
 
 
 def receive(
@@ -28,7 +32,17 @@ def receive(
     or still shrinking, one batch merges it down to `floor`, and it is
     shrinking when the batch stops above `floor` (SPEC 3.3)."""
     grown = saw.view + (leaf,)
-    if not (saw.shrinking or views.size(grown, tree) > ceiling):
-        return Sawtooth(grown, False)
+    size = saw.size + views.line_size(tree, leaf)
+    if not (saw.shrinking or size > ceiling):
+        return Sawtooth(grown, False, (), size)
     batch = views.fit_bytes(grown, count, tree, floor)
-    return Sawtooth(batch.view, views.size(batch.view, tree) > floor, batch.merges)
+    return Sawtooth(batch.view, batch.weight > floor, batch.merges, batch.weight)
+
+
+def resized(saw: Sawtooth, tree: Tree, built: tuple[Node, ...]) -> Sawtooth:
+    """The same view after `built` were built: a built line replaces its
+    placeholder, which changes only the size (SPEC 3.3)."""
+    change = sum(
+        views.line_size(tree, node) - texts.size(PLACEHOLDER) for node in built if node in saw.view
+    )
+    return Sawtooth(saw.view, saw.shrinking, saw.merges, saw.size + change)

@@ -64,10 +64,12 @@ def merge(view: View, k: int) -> View:
 
 @dataclass(frozen=True, slots=True)
 class Fit:
-    """A view after a batch and the parents the batch made, in order (SPEC 3.1)."""
+    """A view after a batch, the parents the batch made, in order, and the
+    view's weight at the end (SPEC 3.1)."""
 
     view: View
     merges: tuple[Node, ...]
+    weight: int
 
 
 def fit(
@@ -90,7 +92,7 @@ def fit(
         total += weight(up) - weight(view[k]) - weight(view[k + 1])
         merges.append(up)
         view = merge(view, k)
-    return Fit(view, tuple(merges))
+    return Fit(view, tuple(merges), total)
 
 
 def fit_bytes(view: View, count: Bits, tree: Tree, budget: int, order: Order = more_due) -> Fit:

@@ -73,18 +73,10 @@ def sized_text(size: int, position: int) -> str:
     `position % len(FILLER)`, cut to at most `size` bytes at a character
     boundary, then padded with `.` to exactly `size` bytes."""
     start = position % len(FILLER)
-    out: list[str] = []
-    used = 0
-    k = start
-    while True:
-        char = FILLER[k % len(FILLER)]
-        width = len(char.encode("utf-8"))
-        if used + width > size:
-            break
-        out.append(char)
-        used += width
-        k += 1
-    return "".join(out) + "." * (size - used)
+    repeats = size // len(FILLER) + 2
+    cut = (FILLER[start:] + FILLER * repeats).encode("utf-8")[:size]
+    text = cut.decode("utf-8", errors="ignore")
+    return text + "." * (size - len(text.encode("utf-8")))
 
 
 def article(word: str) -> str:

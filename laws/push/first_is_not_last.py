@@ -1,6 +1,7 @@
+from laws.proofs import example10
 from laws.push.example import merged
 from laws.push.first import due_from_first
-from laws.registry import Broken, Held, Profile, check_law, statement_of
+from laws.registry import Broken, Held, Profile, check_law, proved, statement_of
 from model.due import more_due
 
 
@@ -9,4 +10,6 @@ def first_is_not_last(profile: Profile) -> Held:
     """In the T = 10 example, due from first and due from last merge different pairs."""
     if merged(due_from_first) == merged(more_due):
         raise Broken("first_is_not_last", statement_of(first_is_not_last), "both merged alike")
-    return Held("the example, on the model")
+    return Held(
+        f"{proved(first_is_not_last, example10.first_is_not_last())}; computed on the model"
+    )

@@ -1,5 +1,6 @@
+from laws.proofs import example10
 from laws.push.first import agreements
-from laws.registry import Broken, Held, Profile, check_law, statement_of
+from laws.registry import Broken, Held, Profile, check_law, proved, statement_of
 
 
 @check_law
@@ -14,4 +15,5 @@ def first_leaves_push(profile: Profile) -> Held:
     wrong = {k: v for k, v in facts.items() if v != expected[k]}
     if wrong:
         raise Broken("first_leaves_push", statement_of(first_leaves_push), f"found {wrong}")
-    return Held(f"computed for t <= {profile.push_t:,}")
+    strength = proved(first_leaves_push, example10.first_leaves_push())
+    return Held(f"{strength}; computed on the model for t <= {profile.push_t:,}")

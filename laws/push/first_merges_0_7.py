@@ -1,6 +1,7 @@
+from laws.proofs import example10
 from laws.push.example import merged
 from laws.push.first import due_from_first
-from laws.registry import Broken, Held, Profile, check_law, statement_of
+from laws.registry import Broken, Held, Profile, check_law, proved, statement_of
 
 
 @check_law
@@ -9,4 +10,6 @@ def first_merges_0_7(profile: Profile) -> Held:
     made = merged(due_from_first)
     if made != [(3, 0)]:
         raise Broken("first_merges_0_7", statement_of(first_merges_0_7), f"it merged {made}")
-    return Held("the example, on the model's fit")
+    return Held(
+        f"{proved(first_merges_0_7, example10.first_merges_0_7())}; computed on the model's fit"
+    )

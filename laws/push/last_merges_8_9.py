@@ -1,5 +1,6 @@
+from laws.proofs import example10
 from laws.push.example import merged
-from laws.registry import Broken, Held, Profile, check_law, statement_of
+from laws.registry import Broken, Held, Profile, check_law, proved, statement_of
 from model.due import more_due
 
 
@@ -9,4 +10,4 @@ def last_merges_8_9(profile: Profile) -> Held:
     made = merged(more_due)
     if made != [(1, 4)]:
         raise Broken("last_merges_8_9", statement_of(last_merges_8_9), f"the model merged {made}")
-    return Held("the example, on the model")
+    return Held(f"{proved(last_merges_8_9, example10.last_merges_8_9())}; computed on the model")

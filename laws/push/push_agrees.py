@@ -1,4 +1,5 @@
-from laws.registry import Broken, Held, Profile, check_law, statement_of
+from laws.proofs.push_bounded import prove_push_bounded
+from laws.registry import Broken, Held, Profile, check_law, proved, statement_of
 from laws.spec import lines
 from model import bits, push
 from model.node import Node
@@ -23,6 +24,7 @@ def first_disagreement(last_t: int) -> tuple[int, list, list] | None:
 def push_agrees(profile: Profile) -> Held:
     """With push's length as the budget, the due order makes exactly push's
     merges, at every t = 0..20,000."""
+    strength = proved(push_agrees, prove_push_bounded(k=profile.push_k))
     found = first_disagreement(profile.push_t)
     if found is not None:
         t, view, expected = found
@@ -31,4 +33,4 @@ def push_agrees(profile: Profile) -> Held:
             statement_of(push_agrees),
             f"at t = {t} the view is {view}, push's lines are {expected}",
         )
-    return Held(f"computed for every t <= {profile.push_t:,}")
+    return Held(f"{strength}; computed on the model for every t <= {profile.push_t:,}")

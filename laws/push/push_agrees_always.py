@@ -4,8 +4,10 @@ from itertools import pairwise
 from hypothesis import given
 from hypothesis import strategies as st
 
+from laws.proofs.due import prove_division_free, prove_index_order, prove_machine_compare
+from laws.proofs.push_always import prove_push_always
 from laws.push.counter import stack
-from laws.registry import Broken, Held, Profile, check_law, derandomized, statement_of
+from laws.registry import Broken, Held, Profile, check_law, derandomized, proved, statement_of
 from laws.spec import lines
 from model import bits, push
 from model import view as views
@@ -62,6 +64,13 @@ def due_order(count: int, view: tuple[Node, ...]) -> None:
 def push_agrees_always(profile: Profile) -> Held:
     """With push's length as the budget, the due order makes exactly push's
     merges at every t of any number of pushes."""
+    strength = proved(
+        push_agrees_always,
+        prove_push_always(),
+        prove_division_free(),
+        prove_index_order(),
+        prove_machine_compare(),
+    )
     checks = derandomized(profile.always_examples)
     try:
         checks(given(st.integers(0, 10**6))(one_step))()
@@ -74,6 +83,6 @@ def push_agrees_always(profile: Profile) -> Held:
     except AssertionError as error:
         raise Broken("push_agrees_always", statement_of(push_agrees_always), str(error)) from None
     return Held(
-        f"one step from push at {profile.always_examples} t <= 10^6; due order against "
-        f"exact dues on {profile.always_examples} views"
+        f"{strength}; on the model: one step from push at {profile.always_examples} t <= 10^6, "
+        f"the due order against exact dues on {profile.always_examples} views"
     )

@@ -1,0 +1,1 @@
+"""Z3 proofs about the merge order (SPEC 3.1, 3.2, 8): each returns a `Proof`."""
