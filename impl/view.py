@@ -26,7 +26,7 @@ PLACEHOLDER_SIZE = text_size(PLACEHOLDER)
 def more_due(count: int, a: Node, b: Node) -> bool:
     """Whether pair `a` is strictly more due than pair `b` at T = `count` (SPEC 3.1)."""
     (la, ia), (lb, ib) = a, b
-    return (count + 1 - (ia << la)) << la > (count + 1 - (ib << lb)) << lb
+    return (count + 1 - (ia << la)) << lb > (count + 1 - (ib << lb)) << la
 
 
 class View:
