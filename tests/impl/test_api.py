@@ -1,0 +1,73 @@
+"""The library API (SPEC 1, 2, 3, 7): zoom, split, clip."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from impl.chat import clip, split
+from impl.errors import Refused
+from tests.impl.helpers import SMALL, reopen
+
+
+def test_zoom_opens_messages_whole_and_nodes_into_their_halves(tmp_path: Path) -> None:
+    with reopen(tmp_path) as chat:
+        long = "line one\nline two " + "x" * 100
+        chat.append("user", long)
+        for k in range(1, 4):
+            chat.append("unii", f"reply {k}")
+        assert chat.zoom(0, 1) == "user: " + long
+        assert chat.zoom(2, 1) == "unii: reply 2"
+        assert chat.zoom(2, 2) == "<chat>\n2+1|unii: reply 2\n3+1|unii: reply 3\n</chat>"
+        assert chat.zoom(0, 2) == (
+            "<chat>\n0+1|(not summarized yet: zoom it)\n1+1|unii: reply 1\n</chat>"
+        )
+        for bad in [(1, 2), (0, 3), (-2, 2), (0, 0), (4, 1), (0, 8)]:
+            with pytest.raises(Refused) as refused:
+                chat.zoom(*bad)
+            assert refused.value.rule == "zoom"
+
+
+def test_long_text_is_split_whole_over_several_messages(tmp_path: Path) -> None:
+    with reopen(tmp_path, replace(SMALL, split=100)) as chat:
+        text = "".join(f"{k:04d}" for k in range(60))  # 240 characters
+        assert chat.append("user", text) == [0, 1, 2]
+        pieces = [chat.planner.tree.messages[i][1] for i in range(3)]
+        assert pieces == [text[:100], text[100:200], text[200:]]
+        assert chat.append("user", "short") == [3]
+
+
+def test_split_never_parts_a_crlf() -> None:
+    assert split("abc\r\ndef", 4) == ["abc", "\r\nde", "f"]
+    assert split("", 4) == [""]
+
+
+def test_tool_output_is_clipped_head_and_tail_with_a_marker(tmp_path: Path) -> None:
+    text = "H" * 150 + "M" * 700 + "T" * 150  # 1,000 characters
+    clipped = clip(text, 300)
+    assert len(clipped) <= 300
+    # The marker is 30 characters, so 270 of the text are kept and 730 cut.
+    marker = "\n[... 730 characters cut ...]\n"
+    assert marker in clipped
+    head, tail = clipped.split(marker)
+    assert (len(head), len(tail)) == (135, 135)
+    assert text.startswith(head) and text.endswith(tail)
+    assert clip("short", 300) == "short"
+    with reopen(tmp_path, replace(SMALL, tool_cap=300)) as chat:
+        assert chat.append("tool", text) == [0]
+        assert chat.planner.tree.messages[0] == ("tool", clipped)
+
+
+def test_unknown_kinds_and_bad_text_are_refused_before_logging(tmp_path: Path) -> None:
+    with reopen(tmp_path) as chat:
+        with pytest.raises(Refused) as refused:
+            chat.append("bot", "hi")
+        assert refused.value.rule == "kind"
+        with pytest.raises(Refused) as refused:
+            chat.append("user", "bad \ud800")
+        assert refused.value.rule == "utf8"
+        with pytest.raises(Refused):
+            chat.date(0)
+    assert list((tmp_path / "main").iterdir()) == []
