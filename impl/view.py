@@ -4,7 +4,9 @@ mergeable pairs in due order (SPEC 3, 3.1, 3.3, 3.4).
 The merge order lives here and only here. A pair is named by its older line
 `(l, i)`, i even. Its due is `(T - last)/2^l` with `last = (i+2)*2^l - 1`,
 which is `(T + 1 - first)/2^l - 2` with `first = i*2^l`: the same order as
-the key `(T + 1 - first) / 2^l`, compared exactly by cross-multiplying.
+`(T + 1 - first) / 2^l`. Multiplied by 2^top, with top above every level,
+that is the integer `(T + 1 - first) << (top - l)`: exact, no division, and
+one number per pair, so the best of the level heads is a plain maximum.
 Within one level that key falls as `i` grows, so the oldest mergeable pair of
 a level is its most due one: each level keeps its mergeable pairs in a heap
 by `i`, and the most due pair overall is the best of the level heads, the
@@ -21,12 +23,6 @@ from impl.text import size as text_size
 from impl.tree import Node, Tree, first, parent
 
 PLACEHOLDER_SIZE = text_size(PLACEHOLDER)
-
-
-def more_due(count: int, a: Node, b: Node) -> bool:
-    """Whether pair `a` is strictly more due than pair `b` at T = `count` (SPEC 3.1)."""
-    (la, ia), (lb, ib) = a, b
-    return (count + 1 - (ia << la)) << lb > (count + 1 - (ib << lb)) << la
 
 
 class View:
@@ -63,7 +59,8 @@ class View:
 
     def line_size(self, node: Node) -> int:
         """A line's size: its raw text, or the placeholder's 29 bytes (SPEC 3)."""
-        return self.tree.sizes.get(node, PLACEHOLDER_SIZE)
+        found = self.tree.size(node)
+        return PLACEHOLDER_SIZE if found is None else found
 
     def _offer(self, level: int, left: int) -> None:
         """Queue pair `(level, left)` when both lines are present and the parent built."""
@@ -88,23 +85,22 @@ class View:
         """`node` was just built: a line of it drops its placeholder, and a pair
         under it may become mergeable (SPEC 3.1, 3.3)."""
         if self.has_line(node):
-            self.size += self.tree.sizes[node] - PLACEHOLDER_SIZE
+            self.size += self.line_size(node) - PLACEHOLDER_SIZE
         if node[0] > 0:
             self._offer(node[0] - 1, 2 * node[1])
 
     def most_due(self) -> Node | None:
         """The most due mergeable pair at T = `count`, oldest among equals (SPEC 3.1)."""
-        best: Node | None = None
+        top = len(self.pairs)
+        best: tuple[int, int] | None = None
+        pair: Node | None = None
         for level, heap in enumerate(self.pairs):
             if heap:
-                pair = (level, heap[0])
-                if (
-                    best is None
-                    or more_due(self.count, pair, best)
-                    or (not more_due(self.count, best, pair) and first(pair) < first(best))
-                ):
-                    best = pair
-        return best
+                first_message = heap[0] << level
+                key = ((self.count + 1 - first_message) << (top - level), -first_message)
+                if best is None or key > best:
+                    best, pair = key, (level, heap[0])
+        return pair
 
     def merge(self, pair: Node) -> Node:
         """Replace `pair`, which must be `most_due()`, by its parent; returns the
@@ -112,7 +108,7 @@ class View:
         level, left = pair
         heapq.heappop(self.pairs[level])
         up = parent(pair)
-        self.size += self.tree.sizes[up] - self.line_size(pair) - self.line_size((level, left + 1))
+        self.size += self.line_size(up) - self.line_size(pair) - self.line_size((level, left + 1))
         del self.lines[(left + 1) << level]
         self.lines[left << level] = level + 1
         self._offer(level + 1, up[1] & ~1)

@@ -74,8 +74,8 @@ BREAKS = [
         "impl/view.py",
         (
             (
-                "return (count + 1 - (ia << la)) << lb > (count + 1 - (ib << lb)) << la",
-                "return (count - (ia << la)) << lb > (count - (ib << lb)) << la",
+                "key = ((self.count + 1 - first_message) << (top - level), -first_message)",
+                "key = ((self.count - first_message) << (top - level), -first_message)",
             ),
         ),
         "bridge",
