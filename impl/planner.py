@@ -211,7 +211,8 @@ class Planner:
                 got = "none" if pair is None else name((pair[0] + 1, pair[1] >> 1))
                 raise ValueError(f"logged merge {name(want)} is not the most due ({got})")
             made.append(target.merge(pair))
-        target.settle_order()
+        if made:
+            target.settle_order()
         target.merges = made
         target.shrinking = shrinking
 

@@ -42,15 +42,22 @@ def test_a_transcript_round_trips_compressed(tmp_path: Path) -> None:
     assert "render" in transcript[-1]
 
 
-def due_from_first(count: int, a: tuple[int, int], b: tuple[int, int]) -> bool:
-    (la, ia), (lb, ib) = a, b
-    return (count - (ia << la)) << lb > (count - (ib << lb)) << la
+def most_due_from_first(view: impl_view.View) -> tuple[int, int] | None:
+    """The engine's pair choice with the classic bug: due (T - first) / 2^l."""
+    best, chosen = None, None
+    for level, heap in enumerate(view.pairs):
+        if heap:
+            first = heap[0] << level
+            key = ((view.count - first) << (len(view.pairs) - level), -first)
+            if best is None or key > best:
+                best, chosen = key, (level, heap[0])
+    return chosen
 
 
 def test_a_broken_engine_yields_a_shrunk_regression(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(impl_view, "more_due", due_from_first)
+    monkeypatch.setattr(impl_view.View, "most_due", most_due_from_first)
     monkeypatch.setattr(cli, "REGRESSIONS", tmp_path)
     path = tmp_path / "long.jsonl"
     scenario = next(

@@ -1,0 +1,1 @@
+"""Benchmarks (`make bench`): ratios measured in one run, never timed tests."""
