@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export PYTHONPATH := $(CURDIR)
 export PYTHONHASHSEED := 0
 
-.PHONY: test laws laws-deep relock mutants bridge corpus lint venv clean
+.PHONY: test laws laws-deep relock mutants bridge corpus bench lint venv clean
 
 venv: $(VENV)/.stamp
 
@@ -51,6 +51,10 @@ corpus: venv
 	$(PY) -m scenarios.generate
 	$(PY) -m bridge expect
 	git status --short scenarios/
+
+# Every benchmark as ratios measured in one run; see BENCHMARKS.md.
+bench: venv
+	$(PY) -m bench
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
