@@ -178,8 +178,8 @@ class ImplEngine(Engine):
 
 class ProcessEngine(Engine):
     """Any program speaking the line protocol of bridge/PROTOCOL.md: the
-    header then one event per line on its stdin, one observation per line on
-    its stdout. A crash, a hang past `timeout` seconds, or a line that is not
+    header, then events and detail requests, one per line on its stdin; one
+    answer per line on its stdout. A crash, a hang past `timeout` seconds, or a line that is not
     an observation is an EngineFault naming the event."""
 
     def __init__(self, command: str, timeout: float = 10.0) -> None:
@@ -188,6 +188,7 @@ class ProcessEngine(Engine):
         self.timeout = timeout
         self.process: subprocess.Popen[bytes] | None = None
         self.last: dict[str, Any] = {}
+        self.what = "the header"
         self.pending = b""
 
     def start(self, scenario: Scenario) -> None:
@@ -247,20 +248,28 @@ class ProcessEngine(Engine):
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise self._fault(what, f"printed garbage: {raw[:200]!r}") from None
 
-    def apply(self, event: dict[str, Any], position: int) -> str | None:
-        what = f"event {position} ({event['event']})"
-        answer = self._exchange(json.dumps(event, ensure_ascii=False), what)
-        missing = [f for f in BRIEF + DETAIL if not isinstance(answer, dict) or f not in answer]
+    def _ask(self, line: str, what: str, fields: tuple[str, ...]) -> dict[str, Any]:
+        answer = self._exchange(line, what)
+        missing = [f for f in fields if not isinstance(answer, dict) or f not in answer]
         if missing:
             raise self._fault(what, f"answered without {', '.join(missing)}: {str(answer)[:200]}")
+        return answer  # type: ignore[no-any-return]
+
+    def apply(self, event: dict[str, Any], position: int) -> str | None:
+        self.what = f"event {position} ({event['event']})"
+        answer = self._ask(json.dumps(event, ensure_ascii=False), self.what, BRIEF)
         refused = answer.get("refused")
         if refused is not None and not isinstance(refused, str):
-            raise self._fault(what, f"answered a refusal that is not a rule name: {refused!r}")
+            raise self._fault(self.what, f"answered a refusal that is not a rule name: {refused!r}")
         self.last = answer
         return refused
 
     def observe(self, detail: bool) -> dict[str, Any]:
-        return {f: self.last[f] for f in (BRIEF + DETAIL if detail else BRIEF)}
+        brief = {f: self.last[f] for f in BRIEF}
+        if not detail:
+            return brief
+        answer = self._ask(json.dumps({"detail": True}), f"the detail after {self.what}", DETAIL)
+        return {**brief, **{f: answer[f] for f in DETAIL}}
 
     def close(self) -> None:
         if self.process is not None:

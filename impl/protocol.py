@@ -57,7 +57,7 @@ def apply(planner: Planner, event: dict[str, Any], position: int) -> None:
 
 
 def observation(planner: Planner) -> dict[str, Any]:
-    """Every field of the protocol's observation line."""
+    """The protocol's observation line after an event."""
 
     def pairs(nodes: list[Node]) -> list[list[int]]:
         return [list(n) for n in nodes]
@@ -70,27 +70,40 @@ def observation(planner: Planner) -> dict[str, Any]:
         "cview": pairs(planner.compaction_view()),
         "queue": pairs(planner.candidates()),
         "queue_waiting": pairs(planner.candidates_waiting()),
+    }
+
+
+def detail(planner: Planner) -> dict[str, Any]:
+    """The protocol's answer to a detail request: the render and the contexts."""
+    return {
         "render": planner.render(),
         "contexts": [[list(n), planner.render_context(n)] for n in planner.candidates()],
     }
 
 
+def answer(planner: Planner, request: dict[str, Any], position: int) -> dict[str, Any]:
+    """The answer to one line after the header: a detail request, or an event."""
+    if request.get("detail") is True:
+        return detail(planner)
+    try:
+        apply(planner, request, position)
+    except Refused as refused:
+        return {**observation(planner), "refused": refused.rule}
+    return observation(planner)
+
+
 def serve(source: TextIO, sink: TextIO) -> None:
-    """Answer the header with ready, then each event with its observation."""
+    """Answer the header with ready, then each line with its answer."""
     header = json.loads(source.readline())
     planner = Planner(Constants(**header["constants"]))
     sink.write(json.dumps({"ready": True}) + "\n")
     sink.flush()
-    for position, raw in enumerate(source):
-        event = json.loads(raw)
-        answer: dict[str, Any]
-        try:
-            apply(planner, event, position)
-            answer = observation(planner)
-        except Refused as refused:
-            answer = {**observation(planner), "refused": refused.rule}
-        sink.write(json.dumps(answer, ensure_ascii=False) + "\n")
+    position = 0
+    for raw in source:
+        request = json.loads(raw)
+        sink.write(json.dumps(answer(planner, request, position), ensure_ascii=False) + "\n")
         sink.flush()
+        position += "event" in request
 
 
 if __name__ == "__main__":

@@ -7,15 +7,16 @@ import sys
 import time
 
 from impl.constants import Constants
-from impl.errors import Refused
 from impl.planner import Planner
-from impl.protocol import apply, observation
+from impl.protocol import answer
 
 how, at = sys.argv[1], int(sys.argv[2])
 planner = Planner(Constants(**json.loads(sys.stdin.readline())["constants"]))
 print(json.dumps({"ready": True}), flush=True)
-for position, raw in enumerate(sys.stdin):
-    if position == at:
+position = 0
+for raw in sys.stdin:
+    request = json.loads(raw)
+    if position == at and "event" in request:
         if how == "crash":
             print("boom: the engine fell over", file=sys.stderr, flush=True)
             sys.exit(3)
@@ -27,8 +28,5 @@ for position, raw in enumerate(sys.stdin):
         if how == "short":
             print(json.dumps({"view": []}), flush=True)
             continue
-    try:
-        apply(planner, json.loads(raw), position)
-        print(json.dumps(observation(planner)), flush=True)
-    except Refused as refused:
-        print(json.dumps({**observation(planner), "refused": refused.rule}), flush=True)
+    print(json.dumps(answer(planner, request, position)), flush=True)
+    position += "event" in request
