@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export PYTHONPATH := $(CURDIR)
 export PYTHONHASHSEED := 0
 
-.PHONY: test laws laws-deep relock mutants bridge corpus bench lint venv clean
+.PHONY: test laws laws-deep relock mutants mutation bridge corpus bench lint venv clean
 
 venv: $(VENV)/.stamp
 
@@ -39,6 +39,10 @@ relock: venv
 # Each deliberate break of SPEC 9 in a scratch copy: caught by which laws, or MISSED.
 mutants: venv
 	$(PY) -m laws.mutants
+
+# An automatic mutation run over model/ (mutmut): a score and the survivors.
+mutation: venv
+	$(PY) -m laws.mutation
 
 # Model and engine on the whole corpus, the model against its committed
 # transcripts; then the engine again as a separate process, through the protocol.
