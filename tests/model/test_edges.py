@@ -11,6 +11,7 @@ from model import tree as trees
 from model.constants import Constants
 from model.errors import Refused
 from model.events import Message, Retry
+from model.line import Choice, choose_line
 from tests.model.helpers import N, end, names, start
 
 SHORT = Message("user", "a")  # "user: a", 7 bytes: a free leaf
@@ -126,3 +127,36 @@ def test_push_lines_refuse_a_list_that_is_no_tree() -> None:
         push.lines(
             (push.Entry(bits.from_int(2), 0), push.Entry(bits.from_int(0), 0)), bits.from_int(6)
         )
+
+
+def test_a_reply_of_exactly_node_bytes_is_a_first_fit() -> None:
+    assert choose_line("s" * 30, ["x" * 10, "y"], node_bytes=10, tries=5) == Choice("x" * 10, 1)
+
+
+def test_a_new_chat_is_empty_and_not_shrinking() -> None:
+    s = machine.initial()
+    assert machine.view(s) == () and machine.size(s) == 0
+    assert not machine.shrinking(s) and not s.compaction.shrinking
+
+
+def test_a_build_shows_no_merges() -> None:
+    s = run(Constants(node=16), Message("user", "x" * 20), start(0, 0), end(0, 0, "done"))
+    assert machine.merges(s) == () and s.compaction.merges == ()
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"node": 3},
+        {"ceiling": 10, "floor": 11},
+        {"floor": -1},
+        {"cceiling": 10, "cfloor": 11},
+        {"jobs": 0},
+        {"ahead": 0},
+        {"tries": 0},
+        {"failures": 0},
+    ],
+)
+def test_impossible_constants_are_refused(bad: dict[str, int]) -> None:
+    with pytest.raises(ValueError):
+        Constants(**bad)
