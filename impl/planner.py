@@ -30,11 +30,20 @@ class Outcome:
     cview_batch: bool = False
 
 
+def row(node: Node, text: str) -> str:
+    """One rendered line: `{start}+{count}|{text}` with newlines flattened (SPEC 3)."""
+    return f"{name(node)}|{flatten(text)}\n"
+
+
+def render_rows(rows: list[str]) -> str:
+    """`<chat>`, the rows, `</chat>` (SPEC 3)."""
+    return f"<chat>\n{''.join(rows)}</chat>"
+
+
 def render_lines(lines: list[tuple[Node, str]]) -> str:
     """`<chat>`, one `{start}+{count}|{text}` per line with newlines
     flattened, `</chat>` (SPEC 3)."""
-    rows = "".join(f"{name(node)}|{flatten(text)}\n" for node, text in lines)
-    return f"<chat>\n{rows}</chat>"
+    return render_rows([row(node, text) for node, text in lines])
 
 
 def check_message(kind: str, text: str) -> None:
@@ -54,6 +63,7 @@ class Planner:
         self.chat = View(self.tree)
         self.cview = View(self.tree)
         self.queue = Queue()
+        self._rows: dict[Node, str] = {}
 
     @property
     def count(self) -> int:
@@ -298,9 +308,20 @@ class Planner:
         text = self.tree.text(node)
         return PLACEHOLDER if text is None else text
 
+    def _row(self, node: Node) -> str:
+        """A line's rendered row. A built node's text never changes, so its row
+        is made once and kept; an unbuilt line's row is made each time."""
+        kept = self._rows.get(node)
+        if kept is None:
+            text = self.tree.text(node)
+            if text is None:
+                return row(node, PLACEHOLDER)
+            kept = self._rows[node] = row(node, text)
+        return kept
+
     def render(self) -> str:
         """The chat view rendered, byte for byte (SPEC 3)."""
-        return render_lines([(n, self.shown(n)) for n in self.chat.order])
+        return render_rows([self._row(n) for n in self.chat.order])
 
     def render_timed_out(self) -> str:
         """The chat view for a turn that stopped waiting unsettled: unbuilt
@@ -326,4 +347,4 @@ class Planner:
 
     def render_context(self, node: Node) -> str:
         """A node's context rendered like the view (SPEC 3.4)."""
-        return render_lines([(n, self.shown(n)) for n in self.context(node)])
+        return render_rows([self._row(n) for n in self.context(node)])

@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from laws import lock
 from laws.all import all_laws
 from laws.history import check_step_laws
-from laws.registry import PROFILES, Broken, Held, Law
+from laws.registry import PROFILES, Broken, Held
 
 COUNTEREXAMPLES = Path(__file__).resolve().parent.parent / "scenarios" / "regressions"
 
@@ -20,7 +21,9 @@ def progress(text: str) -> None:
     print(f"  ... {text}", file=sys.stderr, flush=True)
 
 
-def check_law(law: Law, profile_name: str) -> tuple[Held | Broken, float]:
+def check_law(name: str, profile_name: str) -> tuple[Held | Broken, float]:
+    """Run one check law by name (in the worker process)."""
+    law = next(law for law in all_laws() if law.name == name)
     began = time.perf_counter()
     progress(f"{law.name}")
     try:
@@ -48,15 +51,19 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Held | Broken] = {}
     seconds: dict[str, float] = {}
     steps = [law for law in chosen if law.kind == "step"]
-    if steps:
-        step_began = time.perf_counter()
-        found, spent, tally = check_step_laws(steps, profile, COUNTEREXAMPLES, progress)
-        results.update(found)
-        seconds.update(spent)
-        shared = time.perf_counter() - step_began - sum(spent.values())
-    for law in chosen:
-        if law.kind == "check":
-            results[law.name], seconds[law.name] = check_law(law, args.profile)
+    checks = [law for law in chosen if law.kind == "check"]
+    # The check laws (proofs, loops) run in a second process while this one
+    # generates histories for the step laws: two cores, two halves of the work.
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        pending = {law.name: pool.submit(check_law, law.name, args.profile) for law in checks}
+        if steps:
+            step_began = time.perf_counter()
+            found, spent, tally = check_step_laws(steps, profile, COUNTEREXAMPLES, progress)
+            results.update(found)
+            seconds.update(spent)
+            shared = time.perf_counter() - step_began - sum(spent.values())
+        for name, future in pending.items():
+            results[name], seconds[name] = future.result()
     width = max(len(law.name) for law in chosen)
     print(f"{'law':<{width}}  {'result':<6}  {'seconds':>7}  strength")
     for law in chosen:

@@ -104,6 +104,10 @@ class Broken(Exception):
     scenario: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def __reduce__(self) -> tuple[type[Broken], tuple[Any, ...]]:
+        # Check laws run in a worker process; their verdicts travel back pickled.
+        return Broken, (self.law, self.statement, self.counterexample, self.scenario, self.extra)
+
     def __str__(self) -> str:
         where = f"\n  replay: {self.scenario}" if self.scenario else ""
         return (

@@ -82,12 +82,20 @@ def test_a_waiting_turn_stops_merge_calls_and_gets_its_leaves(tmp_path: Path) ->
             gate = asyncio.Event()
             stopped: list[bool] = []
             merge_calls_while_waiting = 0
+            claim = chat.claim
+
+            def counting_claim(level: int, index: int) -> None:
+                # Counted when the call is claimed: its coroutine may first run
+                # only after a wait began, and the wait then cancels it.
+                nonlocal merge_calls_while_waiting
+                if level > 0 and chat.planner.queue.waiting:
+                    merge_calls_while_waiting += 1
+                claim(level, index)
+
+            chat.claim = counting_claim  # type: ignore[method-assign]
 
             async def summarize(conversation: list[dict[str, str]]) -> str:
-                nonlocal merge_calls_while_waiting
                 if is_merge(conversation):
-                    if chat.planner.queue.waiting:
-                        merge_calls_while_waiting += 1
                     try:
                         await gate.wait()
                     except asyncio.CancelledError:
