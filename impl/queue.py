@@ -66,18 +66,25 @@ class Queue:
         within AHEAD, then (unless a turn waits) ready merges by (level, index);
         none running or held; as many as JOBS leaves room for. With `waiting`
         the running merges count as stopped (SPEC 4, law need_first)."""
-        running = [n for n in self.running if n[0] == 0] if waiting else list(self.running)
-        room = jobs - len(running)
+        running = self.running
+        busy_count = sum(1 for n in running if n[0] == 0) if waiting else len(running)
+        room = jobs - busy_count
         if room <= 0:
             return []
-        busy = set(running) | self.held
-        work = [(0, i) for i in self.unbuilt[:ahead] if (0, i) not in busy][:room]
+        held = self.held
+        work: list[Node] = []
+        for i in self.unbuilt[:ahead]:
+            leaf = (0, i)
+            if leaf not in running and leaf not in held:
+                work.append(leaf)
+                if len(work) == room:
+                    return work
         if not waiting:
             for merge in self.ready:
-                if len(work) >= room:
-                    break
-                if merge not in busy:
+                if merge not in running and merge not in held:
                     work.append(merge)
+                    if len(work) == room:
+                        break
         return work
 
     def fail(self, node: Node) -> int:
