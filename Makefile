@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export PYTHONPATH := $(CURDIR)
 export PYTHONHASHSEED := 0
 
-.PHONY: test laws laws-deep relock mutants mutation bridge corpus bench lint venv clean
+.PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv clean
 
 venv: $(VENV)/.stamp
 
@@ -23,7 +23,7 @@ lint: venv
 test: venv lint
 	$(PY) -m pytest
 	$(PY) -m laws
-	$(MAKE) --no-print-directory bridge
+	$(MAKE) --no-print-directory bridge bridge-protocol
 	$(PY) -m laws.mutants
 
 laws: venv
@@ -44,10 +44,12 @@ mutants: venv
 mutation: venv
 	$(PY) -m laws.mutation
 
-# Model and engine on the whole corpus, the model against its committed
-# transcripts; then the engine again as a separate process, through the protocol.
+# Model and engine on the whole corpus, the model against its committed transcripts.
 bridge: venv
 	$(PY) -m bridge corpus --engine impl
+
+# The engine again, as a separate process speaking bridge/PROTOCOL.md.
+bridge-protocol: venv
 	$(PY) -m bridge corpus --without-model --engine "$(PY) -m impl.protocol"
 
 # Regenerate the corpus and its expected transcripts; show what changed.
