@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from bridge.engines import ModelEngine
 from laws import lock
 from laws.all import all_laws
 from laws.history import check_step_laws
 from laws.push.counter import stack
 from laws.registry import PROFILES, Broken, Held, Law, Step
-from model import bits, machine, push
+from model import machine, push
 from model.constants import Constants
-from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait
-from model.node import Node
+from model.events import Retry
 from scenarios import format as scenario_format
 
 SMALL = dataclasses.replace(PROFILES["ci"], histories=60, steps=40)
@@ -25,22 +25,6 @@ SMALL = dataclasses.replace(PROFILES["ci"], histories=60, steps=40)
 def three_lines_at_most(step: Step) -> None:
     """A deliberately false law: the view never has more than two lines."""
     assert len(step.after.chat.view) <= 2, "the view has three lines"
-
-
-def to_event(event: dict, position: int) -> Event:
-    node = Node(event["node"][0], bits.from_int(event["node"][1])) if "node" in event else None
-    match event["event"]:
-        case "message":
-            return Message(event["kind"], scenario_format.message_text(event, position))
-        case "start":
-            return Start(node)
-        case "end":
-            return End(node, event["line"])
-        case "fail":
-            return Fail(node)
-    return {"wait": Wait(), "settle": Settle(), "timeout": Timeout(), "retry": Retry()}[
-        event["event"]
-    ]
 
 
 def test_a_broken_law_gives_a_shrunk_history_that_replays(tmp_path: Path) -> None:
@@ -54,7 +38,7 @@ def test_a_broken_law_gives_a_shrunk_history_that_replays(tmp_path: Path) -> Non
     assert [e["event"] for e in scenario.events] == ["message"] * 3
     state = machine.initial(Constants(**scenario.constants))
     for position, event in enumerate(scenario.events):
-        state = machine.step(state, to_event(event, position))
+        state = machine.step(state, ModelEngine.event(event, position))
     with pytest.raises(AssertionError):
         three_lines_at_most(Step(state, Retry(), state))
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from bridge.engines import ModelEngine
 from model import bits, machine
 from model.constants import KINDS, Constants
-from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait
 from model.node import Node
 from scenarios import format as scenario_format
 from scenarios import generate
@@ -42,21 +42,8 @@ def node_of(event: dict) -> Node:
     return Node(event["node"][0], bits.from_int(event["node"][1]))
 
 
-def model_event(event: dict, position: int) -> Event:
-    """A format event as the model's event; sized texts at their position."""
-    node = node_of(event) if "node" in event else None
-    match event["event"]:
-        case "message":
-            return Message(event["kind"], scenario_format.message_text(event, position))
-        case "start":
-            return Start(node)
-        case "end":
-            return End(node, scenario_format.end_line(event, position))
-        case "fail":
-            return Fail(node)
-    return {"wait": Wait(), "settle": Settle(), "timeout": Timeout(), "retry": Retry()}[
-        event["event"]
-    ]
+model_event = ModelEngine.event
+"""A format event as the model's event; sized texts at their position."""
 
 
 @dataclass(frozen=True)
