@@ -28,6 +28,10 @@ from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeou
 from model.node import Node
 from scenarios.format import Scenario, dump, end_line, message_text
 
+STARTUP_SECONDS = 60.0
+"""How long an engine may take to answer the header: starting a process (and
+whatever it loads) is slower than answering an event."""
+
 BRIEF = ("view", "size", "shrinking", "merges", "cview", "queue", "queue_waiting")
 DETAIL = ("render", "contexts")
 
@@ -201,7 +205,7 @@ class ProcessEngine(Engine):
         )
         self.pending = b""
         header = next(iter(dump(scenario)))
-        answer = self._exchange(header, "the header")
+        answer = self._exchange(header, "the header", max(self.timeout, STARTUP_SECONDS))
         if answer != {"ready": True}:
             raise EngineFault(
                 f"engine {self.command!r} answered the header with {answer!r}, "
@@ -221,13 +225,13 @@ class ProcessEngine(Engine):
         more = f"\n  its stderr ends:\n{tail}" if tail.strip() else ""
         return EngineFault(f"engine {self.command!r} {problem} at {what}{state}{more}")
 
-    def _read_line(self, what: str) -> bytes:
+    def _read_line(self, what: str, timeout: float) -> bytes:
         assert self.process is not None and self.process.stdout is not None
         fd = self.process.stdout.fileno()
         while b"\n" not in self.pending:
-            ready, _, _ = select.select([fd], [], [], self.timeout)
+            ready, _, _ = select.select([fd], [], [], timeout)
             if not ready:
-                raise self._fault(what, f"gave no answer within {self.timeout:g} s")
+                raise self._fault(what, f"gave no answer within {timeout:g} s")
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 raise self._fault(what, "closed its output (crashed?)")
@@ -235,14 +239,14 @@ class ProcessEngine(Engine):
         line, _, self.pending = self.pending.partition(b"\n")
         return line
 
-    def _exchange(self, line: str, what: str) -> Any:
+    def _exchange(self, line: str, what: str, timeout: float | None = None) -> Any:
         assert self.process is not None and self.process.stdin is not None
         try:
             self.process.stdin.write(line.encode("utf-8") + b"\n")
             self.process.stdin.flush()
         except BrokenPipeError:
             raise self._fault(what, "stopped reading its input (crashed?)") from None
-        raw = self._read_line(what)
+        raw = self._read_line(what, self.timeout if timeout is None else timeout)
         try:
             return json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
