@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from model import bits
 from model import node as nodes
 from model import text as texts
 from model import tree as trees
@@ -100,13 +99,3 @@ def fit_bytes(view: View, count: Bits, tree: Tree, budget: int, order: Order = m
     return fit(
         view, count, lambda n: trees.is_built(tree, n), lambda n: line_size(tree, n), budget, order
     )
-
-
-def tiles(view: View, count: Bits) -> bool:
-    """Whether the view covers `0 .. count-1` exactly once, oldest first (SPEC 3)."""
-    at = bits.ZERO
-    for line in view:
-        if nodes.first(line) != at:
-            return False
-        at = nodes.end(line)
-    return at == count
