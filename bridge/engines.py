@@ -15,6 +15,7 @@ import select
 import shlex
 import subprocess
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -136,29 +137,21 @@ class ImplEngine(Engine):
     name = "impl"
 
     def start(self, scenario: Scenario) -> None:
-        self.planner = Planner(ImplConstants(**scenario.constants))
+        p = self.planner = Planner(ImplConstants(**scenario.constants))
+        self.handlers: dict[str, Callable[[dict[str, Any], int], object]] = {
+            "message": lambda e, at: p.message(e["kind"], message_text(e, at)),
+            "start": lambda e, at: p.start(tuple(e["node"])),  # type: ignore[arg-type]
+            "end": lambda e, at: p.end(tuple(e["node"]), end_line(e, at)),  # type: ignore[arg-type]
+            "fail": lambda e, at: p.fail(tuple(e["node"])),  # type: ignore[arg-type]
+            "wait": lambda e, at: p.wait(),
+            "settle": lambda e, at: p.settle(),
+            "timeout": lambda e, at: p.timeout(),
+            "retry": lambda e, at: p.retry(),
+        }
 
     def apply(self, event: dict[str, Any], position: int) -> str | None:
-        p = self.planner
-        node = tuple(event["node"]) if "node" in event else None
         try:
-            match event["event"]:
-                case "message":
-                    p.message(event["kind"], message_text(event, position))
-                case "start":
-                    p.start(node)  # type: ignore[arg-type]
-                case "end":
-                    p.end(node, end_line(event, position))  # type: ignore[arg-type]
-                case "fail":
-                    p.fail(node)  # type: ignore[arg-type]
-                case "wait":
-                    p.wait()
-                case "settle":
-                    p.settle()
-                case "timeout":
-                    p.timeout()
-                case "retry":
-                    p.retry()
+            self.handlers[event["event"]](event, position)
         except ImplRefused as refused:
             return refused.rule
         return None

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from impl.constants import Constants
 from impl.errors import Refused
-from impl.planner import Planner, check_message, render_lines
+from impl.planner import Planner, check_message
+from impl.render import render_lines
 from impl.store import Clock, Store, local_now
 from impl.text import message_line
 from impl.tree import Node, end, halves
@@ -133,11 +134,11 @@ class Chat:
         """The chat view rendered (SPEC 3)."""
         return self.planner.render()
 
-    def view(self) -> list[Node]:
+    def view(self) -> tuple[Node, ...]:
         """The chat view's lines, oldest first (SPEC 3)."""
         return self.planner.view()
 
-    def compaction_view(self) -> list[Node]:
+    def compaction_view(self) -> tuple[Node, ...]:
         """The compaction view's lines, oldest first (SPEC 3.4)."""
         return self.planner.compaction_view()
 
@@ -171,7 +172,7 @@ class Chat:
 
     # The compactor's side (SPEC 4).
 
-    def candidates(self) -> list[Node]:
+    def candidates(self) -> tuple[Node, ...]:
         """The calls that may start now, in queue order (SPEC 4)."""
         return self.planner.candidates()
 

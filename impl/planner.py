@@ -9,48 +9,33 @@ The events are `message`, `start`, `end`, `fail`, `wait`, `settle`,
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
+from bisect import bisect_left
+from typing import NamedTuple
 
 from impl.constants import KINDS, PLACEHOLDER, Constants
 from impl.errors import Refused
 from impl.queue import Queue
-from impl.text import check_utf8, cut, flatten, size
-from impl.tree import Node, Tree, end, first, halves, name
+from impl.render import render_lines, render_rows
+from impl.text import check_utf8, cut, message_line, size
+from impl.tree import Node, Tree, end, name
 from impl.view import View
 
 
-@dataclass(slots=True)
-class Outcome:
+class Outcome(NamedTuple):
     """What an event did that storage logs (SPEC 6): the nodes built, in
     order, and which batches ran."""
 
-    built: list[Node] = field(default_factory=list)
+    built: list[Node]
     chat_batch: bool = False
     cview_batch: bool = False
 
 
-def row(node: Node, text: str) -> str:
-    """One rendered line: `{start}+{count}|{text}` with newlines flattened (SPEC 3)."""
-    return f"{name(node)}|{flatten(text)}\n"
-
-
-def render_rows(rows: list[str]) -> str:
-    """`<chat>`, the rows, `</chat>` (SPEC 3)."""
-    return f"<chat>\n{''.join(rows)}</chat>"
-
-
-def render_lines(lines: list[tuple[Node, str]]) -> str:
-    """`<chat>`, one `{start}+{count}|{text}` per line with newlines
-    flattened, `</chat>` (SPEC 3)."""
-    return render_rows([row(node, text) for node, text in lines])
-
-
-def check_message(kind: str, text: str) -> None:
-    """Refuse a message of an unknown kind or with no UTF-8 form (SPEC 1)."""
+def check_message(kind: str, text: str) -> int:
+    """Refuse a message of an unknown kind or with no UTF-8 form (SPEC 1);
+    returns the byte size of its line `kind: text` (the kinds are ASCII)."""
     if kind not in KINDS:
         raise Refused("kind", f"unknown kind {kind!r}; kinds are {', '.join(KINDS)}")
-    check_utf8(text, "the message")
+    return len(kind) + 2 + check_utf8(text, "the message")
 
 
 class Planner:
@@ -62,8 +47,7 @@ class Planner:
         self.tree = Tree(self.constants.node)
         self.chat = View(self.tree)
         self.cview = View(self.tree)
-        self.queue = Queue()
-        self._rows: dict[Node, str] = {}
+        self.queue = Queue(self.constants.jobs, self.constants.ahead)
 
     @property
     def count(self) -> int:
@@ -72,31 +56,33 @@ class Planner:
 
     # Events.
 
-    def _build(self, node: Node, line: str) -> list[Node]:
-        made, ready = self.tree.build(node, line)
+    def _build(self, node: Node, line: str, line_size: int) -> list[Node]:
+        made, ready = self.tree.build(node, line, line_size)
+        chat, cview = self.chat, self.cview
         for done in made:
-            self.chat.built(done)
-            self.cview.built(done)
-        self.queue.after_build(made, ready)
+            chat.built(done)
+            cview.built(done)
+        self.queue.after_build(node, ready)
         return made
 
     def _clear_merges(self) -> None:
-        self.chat.merges = []
-        self.cview.merges = []
+        if self.chat.merges:
+            self.chat.merges = []
+        if self.cview.merges:
+            self.cview.merges = []
 
     def admit(self, kind: str, text: str) -> list[Node]:
         """The first half of a message (SPEC 1, 2, 3.3, 4): log it, let held
         nodes try again, build its leaf when free and append the leaf to both
         views; returns the nodes built."""
-        check_message(kind, text)
+        line_size = check_message(kind, text)
         self._clear_merges()
-        self.queue.held.clear()
+        self.queue.release()
         leaf = (0, self.count)
-        self.tree.messages.append((kind, text))
-        line = self.tree.source(leaf)
+        self.tree.log(kind, text)
         made: list[Node] = []
-        if size(line) <= self.constants.node:
-            made = self._build(leaf, line)
+        if line_size <= self.constants.node:
+            made = self._build(leaf, message_line(kind, text), line_size)
         else:
             self.queue.add_leaf(leaf[1])
         self.chat.append(leaf)
@@ -124,33 +110,40 @@ class Planner:
         chat_ran = self.chat_batch()
         return Outcome(made, chat_ran, self.cview_batch())
 
-    def _check_node(self, node: Node) -> None:
-        if self.count < end(node):
-            raise Refused("node_exists", f"{name(node)} covers messages not logged yet")
+    def _halves_built(self, node: Node) -> bool:
+        """Whether both halves of `node`, a merge inside the log, are built."""
+        texts = self.tree.texts[node[0] - 1]
+        return texts[2 * node[1]] is not None and texts[2 * node[1] + 1] is not None
 
     def start(self, node: Node) -> None:
         """A compaction call for `node` starts (SPEC 4); the checks run in the
         reference model's order, so the first broken rule is named."""
-        c, queue, label = self.constants, self.queue, name(node)
-        self._check_node(node)
-        if self.tree.is_built(node):
-            raise Refused("built_once", f"{label} is already built")
+        c, queue, tree = self.constants, self.queue, self.tree
+        if not tree.inside(node):
+            raise Refused("node_exists", f"{name(node)} is not a node of the logged messages")
+        level, index = node
+        if tree.texts[level][index] is not None:
+            raise Refused("built_once", f"{name(node)} is already built")
         if node in queue.running:
-            raise Refused("one_call_per_node", f"a call for {label} is already running")
+            raise Refused("one_call_per_node", f"a call for {name(node)} is already running")
         if queue.waiting and not self.chat.has_line(node):
-            raise Refused("need_first", f"a turn waits and {label} is not a line of the view")
+            raise Refused("need_first", f"a turn waits and {name(node)} is not a line of the view")
         if len(queue.running) >= c.jobs:
             raise Refused("jobs_bound", f"{c.jobs} calls already run")
         if node in queue.held:
-            raise Refused("retry_waits", f"{label} failed; it waits for the next message or retry")
-        if node[0] == 0 and queue.unbuilt_before(node[1]) >= c.ahead:
-            raise Refused("ahead_bound", f"{c.ahead} or more leaves before {label} are unbuilt")
-        if node[0] > 0 and not all(self.tree.is_built(half) for half in halves(node)):
-            raise Refused("merge_needs_halves", f"a half of {label} is not built")
+            raise Refused(
+                "retry_waits", f"{name(node)} failed; it waits for the next message or retry"
+            )
+        if level == 0 and queue.unbuilt_before(index) >= c.ahead:
+            raise Refused(
+                "ahead_bound", f"{c.ahead} or more leaves before {name(node)} are unbuilt"
+            )
+        if level > 0 and not self._halves_built(node):
+            raise Refused("merge_needs_halves", f"a half of {name(node)} is not built")
         if node not in self.candidates():
-            raise Refused("queue_order", f"{label} is behind the nodes the queue starts first")
+            raise Refused("queue_order", f"{name(node)} is behind the nodes the queue starts first")
         self._clear_merges()
-        queue.running[node] = None
+        queue.start(node)
 
     def _check_running(self, node: Node, rule: str) -> None:
         if node not in self.queue.running:
@@ -159,13 +152,13 @@ class Planner:
     def end(self, node: Node, line: str) -> Outcome:
         """The call for `node` ends with its line of 1 to NODE bytes (SPEC 4, 5)."""
         self._check_running(node, "end_needs_running")
-        check_utf8(line, "the line")
-        if not 1 <= size(line) <= self.constants.node:
+        line_size = check_utf8(line, "the line")
+        if not 1 <= line_size <= self.constants.node:
             raise Refused(
-                "line_fits", f"a line is 1 to {self.constants.node} bytes, not {size(line)}"
+                "line_fits", f"a line is 1 to {self.constants.node} bytes, not {line_size}"
             )
         self._clear_merges()
-        return Outcome(self._build(node, line))
+        return Outcome(self._build(node, line, line_size))
 
     def fail(self, node: Node) -> Outcome:
         """The call for `node` fails; the FAILURES-th failure builds the node
@@ -173,8 +166,8 @@ class Planner:
         self._check_running(node, "fail_needs_running")
         self._clear_merges()
         if self.queue.fail(node) < self.constants.failures:
-            return Outcome()
-        return Outcome(self._build(node, cut(self.tree.source(node), self.constants.node)))
+            return Outcome([])
+        return Outcome(self.build_from_source(node))
 
     def wait(self) -> None:
         """A turn waits for a settled view; running merge calls stop (SPEC 4)."""
@@ -190,19 +183,19 @@ class Planner:
         if not self.settled():
             raise Refused("settle_needs_summaries", "a line of the view is not built yet")
         self._clear_merges()
-        self.queue.waiting = False
+        self.queue.end_wait()
 
     def timeout(self) -> None:
         """The waiting turn goes on after SETTLE_TIMEOUT, settled or not (SPEC 4)."""
         if not self.queue.waiting:
             raise Refused("timeout_needs_wait", "no turn waits")
         self._clear_merges()
-        self.queue.waiting = False
+        self.queue.end_wait()
 
     def retry(self) -> None:
         """RETRY has passed: failed nodes may be tried again (SPEC 4)."""
         self._clear_merges()
-        self.queue.held.clear()
+        self.queue.release()
 
     # Replaying a log (SPEC 6): logged decisions are folded, not recomputed.
 
@@ -221,8 +214,6 @@ class Planner:
                 got = "none" if pair is None else name((pair[0] + 1, pair[1] >> 1))
                 raise ValueError(f"logged merge {name(want)} is not the most due ({got})")
             made.append(target.merge(pair))
-        if made:
-            target.settle_order()
         target.merges = made
         target.shrinking = shrinking
 
@@ -234,15 +225,15 @@ class Planner:
             if built != line:
                 raise ValueError(f"{name(node)} is logged with two different texts")
             return []
-        if self.count < end(node):
+        if not self.tree.inside(node):
             raise ValueError(f"{name(node)} covers messages not logged yet")
-        if node[0] > 0 and not all(self.tree.is_built(half) for half in halves(node)):
+        if node[0] > 0 and not self._halves_built(node):
             raise ValueError(f"a half of {name(node)} is not built")
-        return self._build(node, line)
+        return self._build(node, line, size(line))
 
     def fold_failure(self, node: Node) -> None:
         """Replay a logged failed call: it counts toward FAILURES (SPEC 4, 6)."""
-        if self.tree.is_built(node) or self.count < end(node):
+        if self.tree.is_built(node) or not self.tree.inside(node):
             raise ValueError(f"a failure is logged for {name(node)}, which cannot fail then")
         self.queue.failures[node] = self.queue.failures.get(node, 0) + 1
 
@@ -253,7 +244,8 @@ class Planner:
 
     def build_from_source(self, node: Node) -> list[Node]:
         """Build `node` from its source cut to NODE bytes (SPEC 4, FAILURES)."""
-        return self._build(node, cut(self.tree.source(node), self.constants.node))
+        line = cut(self.tree.source(node), self.constants.node)
+        return self._build(node, line, size(line))
 
     # What the state shows.
 
@@ -261,9 +253,9 @@ class Planner:
         """The calls in flight, in start order (SPEC 4)."""
         return list(self.queue.running)
 
-    def view(self) -> list[Node]:
+    def view(self) -> tuple[Node, ...]:
         """The chat view, oldest first (SPEC 3)."""
-        return list(self.chat.order)
+        return self.chat.snapshot()
 
     def size(self) -> int:
         """The chat view's size in bytes (SPEC 3)."""
@@ -277,18 +269,17 @@ class Planner:
         """The parents the chat view's batch made at the last event (SPEC 3.3)."""
         return list(self.chat.merges)
 
-    def compaction_view(self) -> list[Node]:
+    def compaction_view(self) -> tuple[Node, ...]:
         """The compaction view, oldest first (SPEC 3.4)."""
-        return list(self.cview.order)
+        return self.cview.snapshot()
 
-    def candidates(self) -> list[Node]:
+    def candidates(self) -> tuple[Node, ...]:
         """The calls that may start now, in queue order (SPEC 4)."""
-        c = self.constants
-        return self.queue.candidates(c.jobs, c.ahead, self.queue.waiting)
+        return self.queue.candidates(self.queue.waiting)
 
-    def candidates_waiting(self) -> list[Node]:
+    def candidates_waiting(self) -> tuple[Node, ...]:
         """The calls that could start if a turn began to wait now (SPEC 4, need_first)."""
-        return self.queue.candidates(self.constants.jobs, self.constants.ahead, True)
+        return self.queue.candidates(True)
 
     def settled(self) -> bool:
         """Whether every line of the chat view is built (SPEC 4): the unbuilt
@@ -308,20 +299,9 @@ class Planner:
         text = self.tree.text(node)
         return PLACEHOLDER if text is None else text
 
-    def _row(self, node: Node) -> str:
-        """A line's rendered row. A built node's text never changes, so its row
-        is made once and kept; an unbuilt line's row is made each time."""
-        kept = self._rows.get(node)
-        if kept is None:
-            text = self.tree.text(node)
-            if text is None:
-                return row(node, PLACEHOLDER)
-            kept = self._rows[node] = row(node, text)
-        return kept
-
     def render(self) -> str:
         """The chat view rendered, byte for byte (SPEC 3)."""
-        return render_rows([self._row(n) for n in self.chat.order])
+        return render_rows(self.chat.rows())
 
     def render_timed_out(self) -> str:
         """The chat view for a turn that stopped waiting unsettled: unbuilt
@@ -338,13 +318,21 @@ class Planner:
         oldest first, stopping at the first unbuilt line (SPEC 3.4). Both
         bounds are found by bisection: the lines are sorted by start and end,
         and the first unbuilt line is the oldest unbuilt leaf."""
-        order = self.cview.order
+        return self.cview.order[: self._context_lines(node)]
+
+    def _context_lines(self, node: Node) -> int:
+        """How many lines of the compaction view a node's context has (SPEC 3.4)."""
+        starts = self.cview.starts
         stop = node[1] if node[0] == 0 else end(node)
-        upto = bisect_right(order, stop, key=end)
+        # The lines ending at or before `stop` are those starting before it,
+        # less the one that straddles it, if any.
+        upto = bisect_left(starts, stop)
+        if upto and end(self.cview.order[upto - 1]) > stop:
+            upto -= 1
         if self.queue.unbuilt:
-            upto = min(upto, bisect_left(order, self.queue.unbuilt[0], key=first))
-        return order[:upto]
+            upto = min(upto, bisect_left(starts, self.queue.unbuilt[0]))
+        return upto
 
     def render_context(self, node: Node) -> str:
         """A node's context rendered like the view (SPEC 3.4)."""
-        return render_rows([self._row(n) for n in self.context(node)])
+        return render_rows(self.cview.rows(self._context_lines(node)))

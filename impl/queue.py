@@ -26,66 +26,105 @@ def _discard(items: list[Any], key: Any) -> None:
         del items[at]
 
 
+def _without(nodes: tuple[Node, ...], node: Node) -> tuple[Node, ...]:
+    """`nodes` less `node`, if it is there."""
+    if node not in nodes:
+        return nodes
+    at = nodes.index(node)
+    return nodes[:at] + nodes[at + 1 :]
+
+
 class Queue:
     """The compactor's state (SPEC 4): `unbuilt` leaf ids that need a call,
     `ready` merges that need a call, `running` calls in start order, `held`
     nodes whose last call failed (until the next message or retry tick),
-    `failures` failed calls per unbuilt node, `waiting` for a settled view."""
+    `failures` failed calls per unbuilt node, `waiting` for a settled view.
 
-    def __init__(self) -> None:
+    The candidates are asked for after every event but change only with the
+    queue, so both lists (as the turn stands, and as if a turn waited) are
+    made together and kept until the next change; every change goes through
+    a method here."""
+
+    def __init__(self, jobs: int, ahead: int) -> None:
+        self.jobs = jobs
+        self.ahead = ahead
         self.unbuilt: list[int] = []
         self.ready: list[Node] = []
         self.running: dict[Node, None] = {}
         self.held: set[Node] = set()
         self.failures: dict[Node, int] = {}
         self.waiting = False
+        self._offered: tuple[tuple[Node, ...], tuple[Node, ...]] | None = None
 
     def add_leaf(self, index: int) -> None:
         """A new message whose line needs a call; ids only grow (SPEC 4)."""
         self.unbuilt.append(index)
+        self._offered = None
 
     def unbuilt_before(self, index: int) -> int:
         """How many leaves before leaf `index` are unbuilt (SPEC 4, AHEAD)."""
         return bisect_left(self.unbuilt, index)
 
-    def after_build(self, made: list[Node], ready: Node | None) -> None:
-        """Built nodes leave every queue; a parent that needs a call becomes ready (SPEC 2, 4)."""
-        for node in made:
-            if node[0] == 0:
-                _discard(self.unbuilt, node[1])
-            else:
-                _discard(self.ready, node)
-            self.running.pop(node, None)
+    def after_build(self, node: Node, ready: Node | None) -> None:
+        """`node` was built: it leaves every queue; a parent that needs a call
+        becomes ready (SPEC 2, 4). The free parents built with it need no
+        call, so they were never queued."""
+        if node[0] == 0:
+            _discard(self.unbuilt, node[1])
+        else:
+            _discard(self.ready, node)
+        if node in self.running:
+            del self.running[node]
+        if self.held:
             self.held.discard(node)
+        if self.failures:
             self.failures.pop(node, None)
         if ready is not None:
             insort(self.ready, ready)
+        self._offered = None
 
-    def candidates(self, jobs: int, ahead: int, waiting: bool) -> list[Node]:
+    def candidates(self, waiting: bool) -> tuple[Node, ...]:
         """The calls that may start, in queue order: unbuilt leaves oldest first
         within AHEAD, then (unless a turn waits) ready merges by (level, index);
         none running or held; as many as JOBS leaves room for. With `waiting`
         the running merges count as stopped (SPEC 4, law need_first)."""
-        running = self.running
-        busy_count = sum(1 for n in running if n[0] == 0) if waiting else len(running)
-        room = jobs - busy_count
-        if room <= 0:
-            return []
-        held = self.held
+        if self._offered is None:
+            self._offered = self._work()
+        return self._offered[waiting]
+
+    def _work(self) -> tuple[tuple[Node, ...], tuple[Node, ...]]:
+        """The candidates as the turn stands and as if a turn waited."""
+        running, held, jobs = self.running, self.held, self.jobs
         work: list[Node] = []
-        for i in self.unbuilt[:ahead]:
-            leaf = (0, i)
-            if leaf not in running and leaf not in held:
-                work.append(leaf)
-                if len(work) == room:
-                    return work
-        if not waiting:
-            for merge in self.ready:
-                if merge not in running and merge not in held:
-                    work.append(merge)
-                    if len(work) == room:
-                        break
-        return work
+        if self.unbuilt:
+            for i in self.unbuilt[: self.ahead]:
+                leaf = (0, i)
+                if leaf not in running and leaf not in held:
+                    work.append(leaf)
+        leaves = tuple(work)
+        waiting_room = jobs  # a waiting turn stops the running merges
+        for node in running:
+            if node[0] == 0:
+                waiting_room -= 1
+        room = jobs - len(running)
+        if len(work) < room:
+            if running or held:
+                for merge in self.ready:
+                    if merge not in running and merge not in held:
+                        work.append(merge)
+                        if len(work) == room:
+                            break
+            else:
+                work += self.ready[: room - len(work)]
+        return tuple(work[:room]) if room > 0 else (), leaves[:waiting_room]
+
+    def start(self, node: Node) -> None:
+        """A call for `node`, a candidate, starts (SPEC 4). Both kept lists
+        simply lose it: the node takes a place of the room it was counted in,
+        and nothing else is skipped."""
+        self.running[node] = None
+        if self._offered is not None:
+            self._offered = (_without(self._offered[0], node), _without(self._offered[1], node))
 
     def fail(self, node: Node) -> int:
         """A running call failed: hold the node and count the failure; returns
@@ -93,9 +132,21 @@ class Queue:
         del self.running[node]
         self.held.add(node)
         self.failures[node] = self.failures.get(node, 0) + 1
+        self._offered = None
         return self.failures[node]
+
+    def release(self) -> None:
+        """A message or a RETRY tick: held nodes may be tried again (SPEC 4)."""
+        if self.held:
+            self.held.clear()
+            self._offered = None
 
     def begin_wait(self) -> None:
         """A turn waits: running merge calls stop, without a failure (SPEC 4)."""
         self.waiting = True
         self.running = {n: None for n in self.running if n[0] == 0}
+        self._offered = None
+
+    def end_wait(self) -> None:
+        """The waiting turn goes on (SPEC 4)."""
+        self.waiting = False

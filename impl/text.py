@@ -22,12 +22,15 @@ def cut(text: str, limit: int) -> str:
 
 def flatten(text: str) -> str:
     """`text` with every `\\r\\n`, `\\r` and `\\n` turned into one space (SPEC 3)."""
-    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+    if "\r" in text:
+        text = text.replace("\r\n", " ").replace("\r", " ")
+    return text.replace("\n", " ")
 
 
-def check_utf8(text: str, what: str) -> None:
-    """Refuse text that has no UTF-8 form, e.g. a lone surrogate (rule utf8)."""
+def check_utf8(text: str, what: str) -> int:
+    """The byte size of `text` in UTF-8; refuse text that has no UTF-8 form,
+    e.g. a lone surrogate (rule utf8)."""
     try:
-        text.encode("utf-8")
+        return len(text.encode("utf-8"))
     except UnicodeEncodeError as error:
         raise Refused("utf8", f"{what} is not valid UTF-8 text: {error.reason}") from None

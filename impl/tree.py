@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from array import array
 
-from impl.text import message_line, size
+from impl.text import message_line
 
 Node = tuple[int, int]
 """`(l, i)`: level and index (SPEC 2)."""
+
+LEVELS = 64
+"""Levels 0 to 63: a chat of 2^64 messages is out of reach, so no node is higher."""
 
 
 def first(node: Node) -> int:
@@ -49,25 +52,42 @@ class Tree:
 
     Texts and sizes are kept per level in lists indexed by the node index
     (None and -1 while unbuilt): a node costs a list slot, not a dict entry,
-    which keeps a chat of a million messages well under a gigabyte."""
+    which keeps a chat of a million messages well under a gigabyte. Level l
+    has a slot for every node inside the log, `T >> l` of them, added as
+    messages arrive, so a node inside the log is found without a bounds check."""
 
     def __init__(self, node_bytes: int) -> None:
         self.node_bytes = node_bytes
         self.messages: list[tuple[str, str]] = []
-        self.texts: list[list[str | None]] = []
-        self.sizes: list[array[int]] = []
+        self.texts: list[list[str | None]] = [[] for _ in range(LEVELS)]
+        self.sizes: list[array[int]] = [array("l") for _ in range(LEVELS)]
 
     @property
     def count(self) -> int:
         """T, the number of messages (SPEC 1)."""
         return len(self.messages)
 
+    def log(self, kind: str, text: str) -> None:
+        """Message T is logged; the nodes it completes get their slots (SPEC 1, 2)."""
+        self.messages.append((kind, text))
+        count = len(self.messages)
+        texts, sizes = self.texts, self.sizes
+        level = 0
+        while True:
+            texts[level].append(None)
+            sizes[level].append(-1)
+            if count >> level & 1:
+                return
+            level += 1
+
+    def inside(self, node: Node) -> bool:
+        """Whether the node's messages are all logged (SPEC 2)."""
+        level, index = node
+        return 0 <= level < len(self.texts) and 0 <= index < len(self.texts[level])
+
     def text(self, node: Node) -> str | None:
         """The node's text, or None while unbuilt (SPEC 2)."""
-        level, index = node
-        if level < len(self.texts) and index < len(self.texts[level]):
-            return self.texts[level][index]
-        return None
+        return self.texts[node[0]][node[1]] if self.inside(node) else None
 
     def is_built(self, node: Node) -> bool:
         """Whether the node is built (SPEC 2)."""
@@ -75,47 +95,43 @@ class Tree:
 
     def size(self, node: Node) -> int | None:
         """The byte size of a built node's text, or None while unbuilt (SPEC 3)."""
-        level, index = node
-        if level < len(self.sizes) and index < len(self.sizes[level]):
-            found = self.sizes[level][index]
-            return None if found < 0 else found
-        return None
-
-    def _store(self, node: Node, line: str) -> None:
-        level, index = node
-        while len(self.texts) <= level:
-            self.texts.append([])
-            self.sizes.append(array("l"))
-        texts, sizes = self.texts[level], self.sizes[level]
-        if len(texts) <= index:
-            grow = index + 1 - len(texts)
-            texts.extend([None] * grow)
-            sizes.extend([-1] * grow)
-        texts[index] = line
-        sizes[index] = size(line)
+        found = self.sizes[node[0]][node[1]] if self.inside(node) else -1
+        return None if found < 0 else found
 
     def source(self, node: Node) -> str:
         """A leaf's message line; a merge's left text, a newline, its right
         text (SPEC 2). KeyError for a message not logged or an unbuilt half."""
         if node[0] == 0:
+            if not self.inside(node):
+                raise KeyError(f"message {node[1]} is not logged")
             return message_line(*self.messages[node[1]])
         left, right = (self.text(half) for half in halves(node))
         if left is None or right is None:
             raise KeyError(f"{name(node)} has an unbuilt half")
         return f"{left}\n{right}"
 
-    def build(self, node: Node, line: str) -> tuple[list[Node], Node | None]:
-        """Build `node`, then every parent whose halves are now built and whose
-        source is free (at most NODE bytes); returns the nodes built, in order,
-        and the parent that became ready for a call, if any (SPEC 2)."""
+    def build(self, node: Node, line: str, line_size: int) -> tuple[list[Node], Node | None]:
+        """Build `node` (inside the log) with its line of `line_size` bytes,
+        then every parent whose halves are now built and whose source is free
+        (at most NODE bytes); returns the nodes built, in order, and the
+        parent that became ready for a call, if any (SPEC 2). A parent's
+        source size is its halves' sizes plus the newline, so no source is
+        made to be measured."""
+        level, index = node
+        texts, sizes = self.texts, self.sizes
         made: list[Node] = []
         while True:
-            self._store(node, line)
-            made.append(node)
-            if not self.is_built(sibling(node)):
+            level_texts, level_sizes = texts[level], sizes[level]
+            level_texts[index] = line
+            level_sizes[index] = line_size
+            made.append((level, index))
+            other = index ^ 1
+            if other >= len(level_texts) or level_texts[other] is None:
                 return made, None
-            up = parent(node)
-            up_source = self.source(up)
-            if size(up_source) > self.node_bytes:
-                return made, up
-            node, line = up, up_source
+            left = index & ~1
+            up_size = level_sizes[left] + 1 + level_sizes[left + 1]
+            level, index = level + 1, index >> 1
+            if up_size > self.node_bytes:
+                return made, (level, index)
+            line = f"{level_texts[left]}\n{level_texts[left + 1]}"
+            line_size = up_size

@@ -8,133 +8,177 @@ which is `(T + 1 - first)/2^l - 2` with `first = i*2^l`: the same order as
 that is the integer `(T + 1 - first) << (top - l)`: exact, no division, and
 one number per pair, so the best of the level heads is a plain maximum.
 Within one level that key falls as `i` grows, so the oldest mergeable pair of
-a level is its most due one: each level keeps its mergeable pairs in a heap
-by `i`, and the most due pair overall is the best of the level heads, the
+a level is its most due one: each level with a mergeable pair keeps them in a
+heap by `i`, and the most due pair overall is the best of those heads, the
 oldest among equals. A pair leaves its heap only by being merged, which is
 always at its level's head, so the heaps need no deletion.
+
+The lines are kept three ways, each for the question it answers fast:
+`lines` (first message -> level) says whether a node is a line, `order` lists
+them oldest first, and `starts` (their first messages) finds a line's place
+in `order` by bisection when a merge replaces two lines by one. Beside
+`order`, `made_rows` holds each line's rendered row once it has been asked
+for (None until then, and again when the line changes): the view is rendered
+after every batch, and most of its rows are the same as last time.
 """
 
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left
+from contextlib import suppress
 
 from impl.constants import PLACEHOLDER
+from impl.render import row
 from impl.text import size as text_size
-from impl.tree import Node, Tree, first, parent
+from impl.tree import Node, Tree, first
 
 PLACEHOLDER_SIZE = text_size(PLACEHOLDER)
 
 
 class View:
-    """A view (SPEC 3) on a tree: `lines` maps each line's first message to
-    its level, `order` lists the lines oldest first, `size` is their size,
-    `shrinking` is the sawtooth flag (SPEC 3.3), `merges` the parents its last
-    batch made."""
+    """A view (SPEC 3) on a tree: its lines (see above), `size` in bytes,
+    `pairs` the heaps of mergeable pairs by level, `top` above every level
+    with a pair, `shrinking` the sawtooth flag (SPEC 3.3), and `merges` the
+    parents its last batch made."""
 
     def __init__(self, tree: Tree) -> None:
         self.tree = tree
         self.lines: dict[int, int] = {}
         self.order: list[Node] = []
+        self.starts: list[int] = []
+        self.made_rows: list[str | None] = []
         self.count = 0
         self.size = 0
-        self.pairs: list[list[int]] = []
+        self.pairs: dict[int, list[int]] = {}
+        self.top = 0
         self.shrinking = False
         self.merges: list[Node] = []
+        self._snapshot: tuple[Node, ...] | None = None
 
     def copy(self) -> View:
         """An independent view with the same lines and state (SPEC 3.4)."""
         other = View(self.tree)
-        other.lines = dict(self.lines)
-        other.order = list(self.order)
+        other.lines = self.lines.copy()
+        other.order = self.order.copy()
+        other.starts = self.starts.copy()
+        other.made_rows = self.made_rows.copy()
         other.count = self.count
         other.size = self.size
-        other.pairs = [list(heap) for heap in self.pairs]
+        other.pairs = {level: heap.copy() for level, heap in self.pairs.items()}
+        other.top = self.top
         other.shrinking = self.shrinking
-        other.merges = list(self.merges)
+        other.merges = self.merges.copy()
+        other._snapshot = self._snapshot
         return other
+
+    def snapshot(self) -> tuple[Node, ...]:
+        """The lines oldest first, as a tuple made once per change of `order`
+        (SPEC 3): a turn reads the view far more often than it changes."""
+        if self._snapshot is None:
+            self._snapshot = tuple(self.order)
+        return self._snapshot
+
+    def rows(self, upto: int | None = None) -> list[str]:
+        """The rendered rows of the first `upto` lines (all by default): a
+        line's text, or the placeholder while unbuilt (SPEC 3)."""
+        made = self.made_rows[:upto]
+        texts, at = self.tree.texts, -1
+        with suppress(ValueError):
+            while True:
+                at = made.index(None, at + 1)
+                level, index = line = self.order[at]
+                text = texts[level][index]
+                made[at] = self.made_rows[at] = row(line, PLACEHOLDER if text is None else text)
+        return made  # type: ignore[return-value]
 
     def has_line(self, node: Node) -> bool:
         """Whether `node` is a line of the view (SPEC 3)."""
         return self.lines.get(first(node)) == node[0]
 
-    def line_size(self, node: Node) -> int:
-        """A line's size: its raw text, or the placeholder's 29 bytes (SPEC 3)."""
-        found = self.tree.size(node)
-        return PLACEHOLDER_SIZE if found is None else found
-
     def _offer(self, level: int, left: int) -> None:
-        """Queue pair `(level, left)` when both lines are present and the parent built."""
+        """Queue pair `(level, left)` when both lines are present and the
+        parent built. Both lines present puts the parent inside the log."""
+        lines = self.lines
         if (
-            self.lines.get(left << level) == level
-            and self.lines.get((left + 1) << level) == level
-            and self.tree.is_built((level + 1, left >> 1))
+            lines.get(left << level) == level
+            and lines.get((left + 1) << level) == level
+            and self.tree.texts[level + 1][left >> 1] is not None
         ):
-            while len(self.pairs) <= level:
-                self.pairs.append([])
-            heapq.heappush(self.pairs[level], left)
+            heap = self.pairs.get(level)
+            if heap is None:
+                self.pairs[level] = [left]
+                if level >= self.top:
+                    self.top = level + 1
+            else:
+                heapq.heappush(heap, left)
 
     def append(self, leaf: Node) -> None:
-        """A message's leaf line joins the end (SPEC 3.3)."""
-        self.lines[leaf[1]] = 0
+        """A message's leaf line joins the end (SPEC 3.3); its size is its
+        text's or, while unbuilt, the placeholder's (SPEC 3)."""
+        index = leaf[1]
+        self.lines[index] = 0
         self.order.append(leaf)
+        self.starts.append(index)
+        self.made_rows.append(None)
+        self._snapshot = None
         self.count += 1
-        self.size += self.line_size(leaf)
-        self._offer(0, leaf[1] & ~1)
+        found = self.tree.sizes[0][index]
+        self.size += PLACEHOLDER_SIZE if found < 0 else found
+        if index & 1:
+            self._offer(0, index - 1)
 
     def built(self, node: Node) -> None:
         """`node` was just built: a line of it drops its placeholder, and a pair
         under it may become mergeable (SPEC 3.1, 3.3)."""
-        if self.has_line(node):
-            self.size += self.line_size(node) - PLACEHOLDER_SIZE
-        if node[0] > 0:
-            self._offer(node[0] - 1, 2 * node[1])
+        level, index = node
+        if self.lines.get(index << level) == level:
+            self.size += self.tree.sizes[level][index] - PLACEHOLDER_SIZE
+            self.made_rows[bisect_left(self.starts, index << level)] = None
+        if level > 0:
+            self._offer(level - 1, 2 * index)
 
     def most_due(self) -> Node | None:
         """The most due mergeable pair at T = `count`, oldest among equals (SPEC 3.1)."""
-        top = len(self.pairs)
+        top = self.top
         best: tuple[int, int] | None = None
         pair: Node | None = None
-        for level, heap in enumerate(self.pairs):
-            if heap:
-                first_message = heap[0] << level
-                key = ((self.count + 1 - first_message) << (top - level), -first_message)
-                if best is None or key > best:
-                    best, pair = key, (level, heap[0])
+        for level, heap in self.pairs.items():
+            first_message = heap[0] << level
+            key = ((self.count + 1 - first_message) << (top - level), -first_message)
+            if best is None or key > best:
+                best, pair = key, (level, heap[0])
         return pair
 
     def merge(self, pair: Node) -> Node:
         """Replace `pair`, which must be `most_due()`, by its parent; returns the
-        parent (SPEC 3.1). `order` is stale until `settle_order`."""
+        parent (SPEC 3.1). A mergeable pair's parent is built, and so are its
+        halves: no placeholder is involved."""
         level, left = pair
-        heapq.heappop(self.pairs[level])
-        up = parent(pair)
-        self.size += self.line_size(up) - self.line_size(pair) - self.line_size((level, left + 1))
+        heap = self.pairs[level]
+        heapq.heappop(heap)
+        if not heap:
+            del self.pairs[level]
+        up = (level + 1, left >> 1)
+        sizes = self.tree.sizes
+        self.size += sizes[level + 1][left >> 1] - sizes[level][left] - sizes[level][left + 1]
+        start = left << level
         del self.lines[(left + 1) << level]
-        self.lines[left << level] = level + 1
-        self._offer(level + 1, up[1] & ~1)
+        self.lines[start] = level + 1
+        at = bisect_left(self.starts, start)
+        self.order[at : at + 2] = [up]
+        self.made_rows[at : at + 2] = [None]
+        del self.starts[at + 1]
+        self._snapshot = None
+        self._offer(level + 1, (left >> 1) & ~1)
         return up
-
-    def settle_order(self) -> None:
-        """Rebuild `order` from `lines` after merges, in one walk (SPEC 3)."""
-        order: list[Node] = []
-        at = 0
-        while at < self.count:
-            level = self.lines[at]
-            order.append((level, at >> level))
-            at += 1 << level
-        self.order = order
 
     def fit(self, budget: int) -> list[Node]:
         """One batch: merge the most due mergeable pair while the view is over
         `budget` bytes; returns the parents made, in order (SPEC 3.1, 3.3)."""
         merges: list[Node] = []
-        while self.size > budget:
-            pair = self.most_due()
-            if pair is None:
-                break
-            merges.append(self.merge(pair))
-        if merges:
-            self.settle_order()
+        while self.size > budget and self.pairs:
+            merges.append(self.merge(self.most_due()))  # type: ignore[arg-type]
         return merges
 
     def batch(self, budget: int) -> None:

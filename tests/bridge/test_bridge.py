@@ -45,12 +45,11 @@ def test_a_transcript_round_trips_compressed(tmp_path: Path) -> None:
 def most_due_from_first(view: impl_view.View) -> tuple[int, int] | None:
     """The engine's pair choice with the classic bug: due (T - first) / 2^l."""
     best, chosen = None, None
-    for level, heap in enumerate(view.pairs):
-        if heap:
-            first = heap[0] << level
-            key = ((view.count - first) << (len(view.pairs) - level), -first)
-            if best is None or key > best:
-                best, chosen = key, (level, heap[0])
+    for level, heap in view.pairs.items():
+        first = heap[0] << level
+        key = ((view.count - first) << (view.top - level), -first)
+        if best is None or key > best:
+            best, chosen = key, (level, heap[0])
     return chosen
 
 

@@ -50,5 +50,5 @@ def model_state(path: Path, constants: dict) -> machine.State:
     return state
 
 
-def as_pairs(view: tuple[ModelNode, ...]) -> list[tuple[int, int]]:
-    return [(n.level, bits.to_int(n.index)) for n in view]
+def as_pairs(view: tuple[ModelNode, ...]) -> tuple[tuple[int, int], ...]:
+    return tuple((n.level, bits.to_int(n.index)) for n in view)

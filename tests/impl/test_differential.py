@@ -144,16 +144,16 @@ class Differential(RuleBasedStateMachine):
     @invariant()
     def same_observations(self) -> None:
         m, p = self.model, self.impl
-        view = [to_impl(n) for n in machine.view(m)]
+        view = tuple(to_impl(n) for n in machine.view(m))
         assert p.view() == view
         assert p.size() == machine.size(m)
         assert p.shrinking() == machine.shrinking(m)
         assert p.merges() == [to_impl(n) for n in machine.merges(m)]
-        cview = [to_impl(n) for n in machine.compaction_view(m)]
+        cview = tuple(to_impl(n) for n in machine.compaction_view(m))
         assert p.compaction_view() == cview
-        candidates = [to_impl(n) for n in machine.candidates(m)]
+        candidates = tuple(to_impl(n) for n in machine.candidates(m))
         assert p.candidates() == candidates
-        assert p.candidates_waiting() == [to_impl(n) for n in machine.candidates_waiting(m)]
+        assert p.candidates_waiting() == tuple(to_impl(n) for n in machine.candidates_waiting(m))
         assert p.settled() == machine.settled(m)
         assert p.render() == machine.render(m)
         assert p.render_timed_out() == machine.render_timed_out(m)
