@@ -11,14 +11,10 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
+from bench.corpus import impl_replay, materialized, model_replay, seconds
 from bench.drive import engine_run, naive_run
 from bridge.corpus import files
-from bridge.engines import Engine, ImplEngine, ModelEngine
-from model import machine
-from scenarios.format import Scenario, end_line, message_text, read
 
 
 @dataclass
@@ -36,77 +32,10 @@ def timed(work: Callable[[], object]) -> float:
     return time.perf_counter() - began
 
 
-def materialized(path: Path) -> tuple[Scenario, list[Any]]:
-    """A corpus scenario with every sized text made once, up front, so that
-    both planners are timed on the same ready events."""
-    scenario = read(path)
-    events = []
-    for position, event in enumerate(scenario.events):
-        event = dict(event)
-        if event["event"] == "message":
-            event = {**event, "text": message_text(event, position)}
-            event.pop("size", None)
-        elif event["event"] == "end":
-            event = {**event, "line": end_line(event, position)}
-            event.pop("size", None)
-        events.append(event)
-    return scenario, events
-
-
-def model_observe(engine: ModelEngine, detail: bool) -> bool:
-    """Every observation of the model, in its own values (no conversion)."""
-    s = engine.state
-    observed = (
-        machine.view(s),
-        machine.size(s),
-        machine.shrinking(s),
-        machine.compaction_view(s),
-        machine.candidates(s),
-        machine.candidates_waiting(s),
-    )
-    if detail or machine.merges(s):
-        observed += (machine.render(s), [machine.render_context(s, n) for n in observed[4]])
-    return bool(observed)
-
-
-def impl_observe(engine: ImplEngine, detail: bool) -> bool:
-    """Every observation of the engine, in its own values (no conversion)."""
-    p = engine.planner
-    observed = (
-        p.view(),
-        p.size(),
-        p.shrinking(),
-        p.compaction_view(),
-        p.candidates(),
-        p.candidates_waiting(),
-    )
-    if detail or p.merges():
-        observed += (p.render(), [p.render_context(n) for n in observed[4]])
-    return bool(observed)
-
-
-def replay_all(
-    make: Callable[[], Engine],
-    observe: Callable[[Any, bool], bool],
-    corpus: list[tuple[Scenario, list[Any]]],
-) -> float:
-    """Seconds to apply every event of the corpus and observe everything after each."""
-    total = 0.0
-    for scenario, events in corpus:
-        engine = make()
-        engine.start(scenario)
-        began = time.perf_counter()
-        for position, event in enumerate(events):
-            engine.apply(event, position)
-            observe(engine, position == len(events) - 1)
-        total += time.perf_counter() - began
-    return total
-
-
 def corpus_ratio(quick: bool) -> Row:
     corpus = [materialized(path) for path in (files()[:6] if quick else files())]
-    model = replay_all(ModelEngine, model_observe, corpus)
-    engine = replay_all(ImplEngine, impl_observe, corpus)
+    model = seconds(model_replay, corpus)
+    engine = seconds(impl_replay, corpus)
     ratio = model / engine
     return Row(
         "1. engine vs model on the corpus",

@@ -66,10 +66,7 @@ class Planner:
         return made
 
     def _clear_merges(self) -> None:
-        if self.chat.merges:
-            self.chat.merges = []
-        if self.cview.merges:
-            self.cview.merges = []
+        self.chat.merges = self.cview.merges = ()
 
     def admit(self, kind: str, text: str) -> list[Node]:
         """The first half of a message (SPEC 1, 2, 3.3, 4): log it, let held
@@ -140,7 +137,7 @@ class Planner:
             )
         if level > 0 and not self._halves_built(node):
             raise Refused("merge_needs_halves", f"a half of {name(node)} is not built")
-        if node not in self.candidates():
+        if node not in queue.candidates(queue.waiting):
             raise Refused("queue_order", f"{name(node)} is behind the nodes the queue starts first")
         self._clear_merges()
         queue.start(node)
@@ -214,7 +211,7 @@ class Planner:
                 got = "none" if pair is None else name((pair[0] + 1, pair[1] >> 1))
                 raise ValueError(f"logged merge {name(want)} is not the most due ({got})")
             made.append(target.merge(pair))
-        target.merges = made
+        target.merges = tuple(made)
         target.shrinking = shrinking
 
     def fold_build(self, node: Node, line: str) -> list[Node]:
@@ -265,9 +262,9 @@ class Planner:
         """Whether the chat view is still shrinking (SPEC 3.3)."""
         return self.chat.shrinking
 
-    def merges(self) -> list[Node]:
+    def merges(self) -> tuple[Node, ...]:
         """The parents the chat view's batch made at the last event (SPEC 3.3)."""
-        return list(self.chat.merges)
+        return self.chat.merges
 
     def compaction_view(self) -> tuple[Node, ...]:
         """The compaction view, oldest first (SPEC 3.4)."""

@@ -30,6 +30,8 @@ def flatten(text: str) -> str:
 def check_utf8(text: str, what: str) -> int:
     """The byte size of `text` in UTF-8; refuse text that has no UTF-8 form,
     e.g. a lone surrogate (rule utf8)."""
+    if text.isascii():
+        return len(text)
     try:
         return len(text.encode("utf-8"))
     except UnicodeEncodeError as error:

@@ -17,9 +17,10 @@ The lines are kept three ways, each for the question it answers fast:
 `lines` (first message -> level) says whether a node is a line, `order` lists
 them oldest first, and `starts` (their first messages) finds a line's place
 in `order` by bisection when a merge replaces two lines by one. Beside
-`order`, `made_rows` holds each line's rendered row once it has been asked
-for (None until then, and again when the line changes): the view is rendered
-after every batch, and most of its rows are the same as last time.
+`order`, `made_rows` holds each built line's rendered row once it has been
+asked for (None until then; an unbuilt line's placeholder row is made each
+time): the view is rendered after every batch, and most of its rows are the
+same as last time.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class View:
         self.pairs: dict[int, list[int]] = {}
         self.top = 0
         self.shrinking = False
-        self.merges: list[Node] = []
+        self.merges: tuple[Node, ...] = ()
         self._snapshot: tuple[Node, ...] | None = None
 
     def copy(self) -> View:
@@ -68,7 +69,7 @@ class View:
         other.pairs = {level: heap.copy() for level, heap in self.pairs.items()}
         other.top = self.top
         other.shrinking = self.shrinking
-        other.merges = self.merges.copy()
+        other.merges = self.merges
         other._snapshot = self._snapshot
         return other
 
@@ -89,7 +90,10 @@ class View:
                 at = made.index(None, at + 1)
                 level, index = line = self.order[at]
                 text = texts[level][index]
-                made[at] = self.made_rows[at] = row(line, PLACEHOLDER if text is None else text)
+                if text is None:
+                    made[at] = row(line, PLACEHOLDER)
+                else:
+                    made[at] = self.made_rows[at] = row(line, text)
         return made  # type: ignore[return-value]
 
     def has_line(self, node: Node) -> bool:
@@ -134,20 +138,18 @@ class View:
         level, index = node
         if self.lines.get(index << level) == level:
             self.size += self.tree.sizes[level][index] - PLACEHOLDER_SIZE
-            self.made_rows[bisect_left(self.starts, index << level)] = None
         if level > 0:
             self._offer(level - 1, 2 * index)
 
     def most_due(self) -> Node | None:
         """The most due mergeable pair at T = `count`, oldest among equals (SPEC 3.1)."""
-        top = self.top
-        best: tuple[int, int] | None = None
-        pair: Node | None = None
+        top, pair = self.top, None
+        best_due = best_first = -1  # every due is positive
         for level, heap in self.pairs.items():
             first_message = heap[0] << level
-            key = ((self.count + 1 - first_message) << (top - level), -first_message)
-            if best is None or key > best:
-                best, pair = key, (level, heap[0])
+            due = (self.count + 1 - first_message) << (top - level)
+            if due > best_due or (due == best_due and first_message < best_first):
+                best_due, best_first, pair = due, first_message, (level, heap[0])
         return pair
 
     def merge(self, pair: Node) -> Node:
@@ -173,17 +175,14 @@ class View:
         self._offer(level + 1, (left >> 1) & ~1)
         return up
 
-    def fit(self, budget: int) -> list[Node]:
+    def batch(self, budget: int) -> None:
         """One batch: merge the most due mergeable pair while the view is over
-        `budget` bytes; returns the parents made, in order (SPEC 3.1, 3.3)."""
+        `budget` bytes, keep the parents made, in order, and set the shrinking
+        flag (SPEC 3.1, 3.3)."""
         merges: list[Node] = []
         while self.size > budget and self.pairs:
             merges.append(self.merge(self.most_due()))  # type: ignore[arg-type]
-        return merges
-
-    def batch(self, budget: int) -> None:
-        """Run one batch down to `budget` and set the shrinking flag (SPEC 3.3)."""
-        self.merges = self.fit(budget)
+        self.merges = tuple(merges)
         self.shrinking = self.size > budget
 
     def receive(self, ceiling: int, floor: int) -> bool:
@@ -192,5 +191,5 @@ class View:
         if self.shrinking or self.size > ceiling:
             self.batch(floor)
             return True
-        self.merges = []
+        self.merges = ()
         return False

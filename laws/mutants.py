@@ -74,8 +74,8 @@ BREAKS = [
         "impl/view.py",
         (
             (
-                "key = ((self.count + 1 - first_message) << (top - level), -first_message)",
-                "key = ((self.count - first_message) << (top - level), -first_message)",
+                "due = (self.count + 1 - first_message) << (top - level)",
+                "due = (self.count - first_message) << (top - level)",
             ),
         ),
         "bridge",

@@ -148,7 +148,7 @@ class Differential(RuleBasedStateMachine):
         assert p.view() == view
         assert p.size() == machine.size(m)
         assert p.shrinking() == machine.shrinking(m)
-        assert p.merges() == [to_impl(n) for n in machine.merges(m)]
+        assert p.merges() == tuple(to_impl(n) for n in machine.merges(m))
         cview = tuple(to_impl(n) for n in machine.compaction_view(m))
         assert p.compaction_view() == cview
         candidates = tuple(to_impl(n) for n in machine.candidates(m))

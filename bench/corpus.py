@@ -1,0 +1,132 @@
+"""Measure 1: the engine against the model on the bridge corpus, the same
+events and the same observations.
+
+Both planners are timed on events already in their own form: texts are made
+from their sizes, nodes are tuples for the engine and bit-list nodes for the
+model, before the clock starts, so neither is timed converting scenario
+records. After every event each observes what the bridge compares (view,
+size, shrinking, compaction view, both candidate lists) in its own values,
+and at every chat batch and at the end also the render and every
+candidate's context.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from bridge.engines import ModelEngine
+from impl.constants import Constants as ImplConstants
+from impl.errors import Refused as ImplRefused
+from impl.planner import Planner
+from model import machine
+from model.constants import Constants as ModelConstants
+from model.errors import Refused as ModelRefused
+from model.events import Event
+from scenarios.format import Scenario, end_line, message_text, read
+
+Materialized = tuple[Scenario, list[dict[str, Any]]]
+
+
+def materialized(path: Path) -> Materialized:
+    """A corpus scenario with every sized text made, once, up front."""
+    scenario = read(path)
+    events = []
+    for position, event in enumerate(scenario.events):
+        event = dict(event)
+        if event["event"] == "message":
+            event["text"] = message_text(event, position)
+        elif event["event"] == "end":
+            event["line"] = end_line(event, position)
+        event.pop("size", None)
+        events.append(event)
+    return scenario, events
+
+
+def model_observe(state: machine.State, detail: bool) -> tuple[Any, ...]:
+    """Every observation of the model, in its own values."""
+    observed: tuple[Any, ...] = (
+        machine.view(state),
+        machine.size(state),
+        machine.shrinking(state),
+        machine.compaction_view(state),
+        machine.candidates(state),
+        machine.candidates_waiting(state),
+    )
+    if detail or machine.merges(state):
+        contexts = [machine.render_context(state, n) for n in observed[4]]
+        observed += (machine.render(state), contexts)
+    return observed
+
+
+def impl_observe(planner: Planner, detail: bool) -> tuple[Any, ...]:
+    """Every observation of the engine, in its own values."""
+    observed: tuple[Any, ...] = (
+        planner.view(),
+        planner.size(),
+        planner.shrinking(),
+        planner.compaction_view(),
+        planner.candidates(),
+        planner.candidates_waiting(),
+    )
+    if detail or planner.merges():
+        contexts = [planner.render_context(n) for n in observed[4]]
+        observed += (planner.render(), contexts)
+    return observed
+
+
+def model_replay(scenario: Scenario, events: list[dict[str, Any]]) -> tuple[float, tuple]:
+    """Seconds for the model to step through the events and observe after
+    each; and its last observation."""
+    state = machine.initial(ModelConstants(**scenario.constants))
+    steps: list[Event] = [ModelEngine.event(e, at) for at, e in enumerate(events)]
+    last = len(steps) - 1
+    observed: tuple = ()
+    began = time.perf_counter()
+    for at, event in enumerate(steps):
+        try:
+            state = machine.step(state, event)
+        except ModelRefused:
+            pass
+        observed = model_observe(state, at == last)
+    return time.perf_counter() - began, observed
+
+
+def impl_call(planner: Planner, event: dict[str, Any]) -> Callable[[], object]:
+    """A scenario event as a call on the planner."""
+    kind = event["event"]
+    if kind == "message":
+        return partial(planner.message, event["kind"], event["text"])
+    if kind == "end":
+        return partial(planner.end, tuple(event["node"]), event["line"])
+    if kind in ("start", "fail"):
+        return partial(getattr(planner, kind), tuple(event["node"]))
+    return getattr(planner, kind)  # type: ignore[no-any-return]
+
+
+def impl_replay(scenario: Scenario, events: list[dict[str, Any]]) -> tuple[float, tuple]:
+    """Seconds for the engine to apply the events and observe after each;
+    and its last observation."""
+    planner = Planner(ImplConstants(**scenario.constants))
+    calls = [impl_call(planner, e) for e in events]
+    last = len(calls) - 1
+    observed: tuple = ()
+    began = time.perf_counter()
+    for at, call in enumerate(calls):
+        try:
+            call()
+        except ImplRefused:
+            pass
+        observed = impl_observe(planner, at == last)
+    return time.perf_counter() - began, observed
+
+
+def seconds(
+    replay: Callable[[Scenario, list[dict[str, Any]]], tuple[float, tuple]],
+    corpus: list[Materialized],
+) -> float:
+    """Total seconds of `replay` over the corpus."""
+    return sum(replay(scenario, events)[0] for scenario, events in corpus)
