@@ -117,7 +117,7 @@ class Planner:
         reference model's order, so the first broken rule is named."""
         c, queue, tree = self.constants, self.queue, self.tree
         if not tree.inside(node):
-            raise Refused("node_exists", f"{name(node)} is not a node of the logged messages")
+            raise Refused("node_exists", f"node {node} is not inside the logged messages")
         level, index = node
         if tree.texts[level][index] is not None:
             raise Refused("built_once", f"{name(node)} is already built")
@@ -232,7 +232,7 @@ class Planner:
         """Replay a logged failed call: it counts toward FAILURES (SPEC 4, 6)."""
         if self.tree.is_built(node) or not self.tree.inside(node):
             raise ValueError(f"a failure is logged for {name(node)}, which cannot fail then")
-        self.queue.failures[node] = self.queue.failures.get(node, 0) + 1
+        self.queue.count_failure(node)
 
     def overdue_failures(self) -> list[Node]:
         """Unbuilt nodes with FAILURES or more failed calls (SPEC 4); after a

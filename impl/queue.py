@@ -131,8 +131,13 @@ class Queue:
         the node's failure count (SPEC 4)."""
         del self.running[node]
         self.held.add(node)
-        self.failures[node] = self.failures.get(node, 0) + 1
         self._offered = None
+        return self.count_failure(node)
+
+    def count_failure(self, node: Node) -> int:
+        """One more failed call for `node` (SPEC 4, FAILURES); returns its count.
+        The count does not change the candidates."""
+        self.failures[node] = self.failures.get(node, 0) + 1
         return self.failures[node]
 
     def release(self) -> None:

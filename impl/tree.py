@@ -101,9 +101,9 @@ class Tree:
     def source(self, node: Node) -> str:
         """A leaf's message line; a merge's left text, a newline, its right
         text (SPEC 2). KeyError for a message not logged or an unbuilt half."""
+        if not self.inside(node):
+            raise KeyError(f"node {node} is not inside the log")
         if node[0] == 0:
-            if not self.inside(node):
-                raise KeyError(f"message {node[1]} is not logged")
             return message_line(*self.messages[node[1]])
         left, right = (self.text(half) for half in halves(node))
         if left is None or right is None:

@@ -9,6 +9,7 @@ import pytest
 
 from impl.chat import clip, split
 from impl.errors import Refused
+from impl.planner import Planner
 from tests.impl.helpers import SMALL, reopen
 
 
@@ -71,3 +72,33 @@ def test_unknown_kinds_and_bad_text_are_refused_before_logging(tmp_path: Path) -
         with pytest.raises(Refused):
             chat.date(0)
     assert list((tmp_path / "main").iterdir()) == []
+
+
+def test_nodes_outside_the_log_are_refused_not_wrapped_around() -> None:
+    # A negative index would wrap around a Python list to the newest node.
+    planner = Planner(SMALL)
+    for k in range(4):
+        planner.message("user", f"m{k}")
+    assert planner.text((0, 3)) == "user: m3"
+    for outside in [(0, -1), (-1, 0), (1, -1), (0, 4), (2, 1), (64, 0)]:
+        assert planner.text(outside) is None
+        with pytest.raises(Refused) as refused:
+            planner.start(outside)
+        assert refused.value.rule == "node_exists"
+        with pytest.raises(KeyError):
+            planner.source(outside)
+
+
+def test_message_sizes_count_utf8_bytes_with_or_without_ascii() -> None:
+    # "user: " is 6 bytes; "é" is 2 bytes and "😀" 4: the leaf is free (NODE
+    # bytes or fewer) exactly when the line's UTF-8 size allows it.
+    node = SMALL.node
+    for filler, width in (("a", 1), ("é", 2), ("😀", 4)):
+        fits = filler * ((node - 6) // width)
+        over = fits + filler
+        planner = Planner(SMALL)
+        planner.message("user", fits)
+        planner.message("user", over)
+        assert planner.text((0, 0)) == "user: " + fits
+        assert planner.text((0, 1)) is None
+        assert planner.size() == (6 + len(fits.encode())) + 29
