@@ -15,10 +15,10 @@ import select
 import shlex
 import subprocess
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from impl import protocol
 from impl.constants import Constants as ImplConstants
 from impl.errors import Refused as ImplRefused
 from impl.planner import Planner
@@ -60,10 +60,6 @@ class Engine(ABC):
 
     def close(self) -> None:  # noqa: B027 (most engines hold nothing to release)
         """Release what the replay holds."""
-
-
-def plain_nodes(nodes: Any) -> list[list[int]]:
-    return [[level, index] for level, index in nodes]
 
 
 @cache
@@ -132,44 +128,26 @@ class ModelEngine(Engine):
 
 
 class ImplEngine(Engine):
-    """The production planner of `impl/`, in this process."""
+    """The production planner of `impl/`, in this process, read and observed
+    by the engine's own protocol adapter (`impl.protocol`) without the
+    process and the JSON lines."""
 
     name = "impl"
 
     def start(self, scenario: Scenario) -> None:
-        p = self.planner = Planner(ImplConstants(**scenario.constants))
-        self.handlers: dict[str, Callable[[dict[str, Any], int], object]] = {
-            "message": lambda e, at: p.message(e["kind"], message_text(e, at)),
-            "start": lambda e, at: p.start(tuple(e["node"])),  # type: ignore[arg-type]
-            "end": lambda e, at: p.end(tuple(e["node"]), end_line(e, at)),  # type: ignore[arg-type]
-            "fail": lambda e, at: p.fail(tuple(e["node"])),  # type: ignore[arg-type]
-            "wait": lambda e, at: p.wait(),
-            "settle": lambda e, at: p.settle(),
-            "timeout": lambda e, at: p.timeout(),
-            "retry": lambda e, at: p.retry(),
-        }
+        self.planner = Planner(ImplConstants(**scenario.constants))
 
     def apply(self, event: dict[str, Any], position: int) -> str | None:
         try:
-            self.handlers[event["event"]](event, position)
+            protocol.apply(self.planner, event, position)
         except ImplRefused as refused:
             return refused.rule
         return None
 
     def observe(self, detail: bool) -> dict[str, Any]:
-        p = self.planner
-        out: dict[str, Any] = {
-            "view": plain_nodes(p.view()),
-            "size": p.size(),
-            "shrinking": p.shrinking(),
-            "merges": plain_nodes(p.merges()),
-            "cview": plain_nodes(p.compaction_view()),
-            "queue": plain_nodes(p.candidates()),
-            "queue_waiting": plain_nodes(p.candidates_waiting()),
-        }
+        out = protocol.observation(self.planner)
         if detail:
-            out["render"] = p.render()
-            out["contexts"] = [[list(n), p.render_context(n)] for n in p.candidates()]
+            out.update(protocol.detail(self.planner))
         return out
 
 

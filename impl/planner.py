@@ -137,7 +137,7 @@ class Planner:
             )
         if level > 0 and not self._halves_built(node):
             raise Refused("merge_needs_halves", f"a half of {name(node)} is not built")
-        if node not in queue.candidates(queue.waiting):
+        if node not in self.candidates():
             raise Refused("queue_order", f"{name(node)} is behind the nodes the queue starts first")
         self._clear_merges()
         queue.start(node)

@@ -59,7 +59,7 @@ def apply(planner: Planner, event: dict[str, Any], position: int) -> None:
 def observation(planner: Planner) -> dict[str, Any]:
     """The protocol's observation line after an event."""
 
-    def pairs(nodes: list[Node]) -> list[list[int]]:
+    def pairs(nodes: tuple[Node, ...]) -> list[list[int]]:
         return [list(n) for n in nodes]
 
     return {

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from impl.text import flatten
-from impl.tree import Node
+from impl.tree import Node, name
 
 
 def row(node: Node, text: str) -> str:
     """One rendered line: `{start}+{count}|{text}` with newlines flattened (SPEC 3)."""
-    return f"{node[1] << node[0]}+{1 << node[0]}|{flatten(text)}\n"
+    return f"{name(node)}|{flatten(text)}\n"
 
 
 def render_rows(rows: list[str]) -> str:

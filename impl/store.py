@@ -77,7 +77,12 @@ class Line:
 
 def _append(path: Path, data: bytes) -> None:
     """One write followed by fsync (SPEC 6)."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    _write(path, data, os.O_APPEND)
+
+
+def _write(path: Path, data: bytes, mode: int) -> None:
+    """Write `data` to `path` (opened with `mode`: append or truncate) and fsync it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | mode, 0o644)
     try:
         os.write(fd, data)
         os.fsync(fd)
@@ -237,12 +242,7 @@ class Store:
         target = self.path / "view.json"
         temp = self.path / "view.json.tmp"
         data = json.dumps(_saved(planner)).encode()
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write(temp, data, os.O_TRUNC)
         os.replace(temp, target)
         dirfd = os.open(self.path, os.O_RDONLY)
         try:

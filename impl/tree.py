@@ -26,16 +26,6 @@ def end(node: Node) -> int:
     return (node[1] + 1) << node[0]
 
 
-def parent(node: Node) -> Node:
-    """`(l+1, i/2)` (SPEC 2)."""
-    return node[0] + 1, node[1] >> 1
-
-
-def sibling(node: Node) -> Node:
-    """`(l, i xor 1)` (SPEC 2)."""
-    return node[0], node[1] ^ 1
-
-
 def halves(node: Node) -> tuple[Node, Node]:
     """`(l-1, 2i)` and `(l-1, 2i+1)`, the lines a merge joins (SPEC 2)."""
     level, index = node
@@ -92,11 +82,6 @@ class Tree:
     def is_built(self, node: Node) -> bool:
         """Whether the node is built (SPEC 2)."""
         return self.text(node) is not None
-
-    def size(self, node: Node) -> int | None:
-        """The byte size of a built node's text, or None while unbuilt (SPEC 3)."""
-        found = self.sizes[node[0]][node[1]] if self.inside(node) else -1
-        return None if found < 0 else found
 
     def source(self, node: Node) -> str:
         """A leaf's message line; a merge's left text, a newline, its right
