@@ -5,7 +5,10 @@ PY := $(VENV)/bin/python
 export PYTHONPATH := $(CURDIR)
 export PYTHONHASHSEED := 0
 
-.PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv clean
+.PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean
+
+PLANNER := $(addprefix impl/,__init__.py build.py constants.py errors.py text.py tree.py render.py view.py queue.py planner.py)
+ENGINE := build/engine/impl/SOURCES
 
 venv: $(VENV)/.stamp
 
@@ -14,13 +17,20 @@ $(VENV)/.stamp: requirements.lock pyproject.toml
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.lock
 	touch $@
 
+# The planner compiled to C by mypyc (impl/__init__.py says when it is loaded).
+engine: $(ENGINE)
+
+$(ENGINE): $(VENV)/.stamp $(PLANNER)
+	$(PY) -m impl.build
+
 lint: venv
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
 # The CI gate: lint, unit tests, the laws (CI profile), the bridge on the
-# committed corpus, and every deliberate break of SPEC 9.
-test: venv lint
+# committed corpus (the compiled engine in this process, then the plain-Python
+# one through the line protocol), and every deliberate break of SPEC 9.
+test: venv lint engine
 	$(PY) -m pytest
 	$(PY) -m laws
 	$(MAKE) --no-print-directory bridge bridge-protocol
@@ -45,12 +55,12 @@ mutation: venv
 	$(PY) -m laws.mutation
 
 # Model and engine on the whole corpus, the model against its committed transcripts.
-bridge: venv
+bridge: venv engine
 	$(PY) -m bridge corpus --engine impl
 
-# The engine again, as a separate process speaking bridge/PROTOCOL.md.
+# The engine again, as plain Python in a separate process speaking bridge/PROTOCOL.md.
 bridge-protocol: venv
-	$(PY) -m bridge corpus --without-model --engine "$(PY) -m impl.protocol"
+	OPTCHAT_PURE=1 $(PY) -m bridge corpus --without-model --engine "$(PY) -m impl.protocol"
 
 # Regenerate the corpus and its expected transcripts; show what changed.
 corpus: venv
@@ -59,8 +69,8 @@ corpus: venv
 	git status --short scenarios/
 
 # Every benchmark as ratios measured in one run; see BENCHMARKS.md.
-bench: venv
+bench: venv engine
 	$(PY) -m bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis build

@@ -12,12 +12,17 @@ candidate's context.
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+import impl
+from bridge.corpus import files
 from bridge.engines import ModelEngine
 from impl.constants import Constants as ImplConstants
 from impl.errors import Refused as ImplRefused
@@ -130,3 +135,22 @@ def seconds(
 ) -> float:
     """Total seconds of `replay` over the corpus."""
     return sum(replay(scenario, events)[0] for scenario, events in corpus)
+
+
+def corpus(quick: bool) -> list[Materialized]:
+    """The whole corpus, or its first six scenarios for a smoke run."""
+    return [materialized(path) for path in (files()[:6] if quick else files())]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m bench.corpus [--quick]`: the engine's seconds on the corpus,
+    as JSON, with whether its planner is the C build (impl.COMPILED)."""
+    parser = argparse.ArgumentParser(prog="python -m bench.corpus", description=main.__doc__)
+    parser.add_argument("--quick", action="store_true")
+    quick = parser.parse_args(argv).quick
+    engine = seconds(impl_replay, corpus(quick))
+    print(json.dumps({"engine_seconds": engine, "compiled": impl.COMPILED}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import sys
+import time
+
+import impl
 from bench.naive import NaivePlanner
 from bench.workload import line_for, messages
 from impl.constants import Constants
@@ -29,3 +34,22 @@ def naive_run(count: int, ceiling: int, floor: int) -> NaivePlanner:
     for kind, text in messages(count):
         naive.message(kind, text)
     return naive
+
+
+def main(argv: list[str]) -> None:
+    """`python -m bench.drive CEILING COUNT`: seconds of the engine and of the
+    naive planner on COUNT messages at CEILING (FLOOR half of it), whether
+    they end with the same view, and whether the engine is the C build; JSON."""
+    ceiling, count = int(argv[0]), int(argv[1])
+    began = time.perf_counter()
+    fast_view = engine_run(count, ceiling, ceiling // 2).view()
+    engine = time.perf_counter() - began
+    began = time.perf_counter()
+    slow_view = naive_run(count, ceiling, ceiling // 2).view
+    naive = time.perf_counter() - began
+    same = list(fast_view) == slow_view
+    print(json.dumps({"engine": engine, "naive": naive, "same": same, "compiled": impl.COMPILED}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import impl
 from bench.drive import engine_run
 
 
@@ -38,6 +39,7 @@ def main() -> None:
                 "lines": len(planner.view()),
                 "per_message_us": seconds / count * 1e6,
                 "peak_bytes": peak,
+                "compiled": impl.COMPILED,
             }
         )
     )

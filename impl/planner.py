@@ -10,7 +10,7 @@ The events are `message`, `start`, `end`, `fail`, `wait`, `settle`,
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 from impl.constants import KINDS, PLACEHOLDER, Constants
 from impl.errors import Refused
@@ -113,8 +113,18 @@ class Planner:
         return texts[2 * node[1]] is not None and texts[2 * node[1] + 1] is not None
 
     def start(self, node: Node) -> None:
-        """A compaction call for `node` starts (SPEC 4); the checks run in the
-        reference model's order, so the first broken rule is named."""
+        """A compaction call for `node` starts (SPEC 4). A candidate breaks no
+        rule (the queue offers only nodes every rule allows), so it starts at
+        once; any other node is refused, naming the first broken rule."""
+        if node not in self.candidates():
+            self._refuse_start(node)
+        self.chat.merges = self.cview.merges = ()
+        self.queue.start(node)
+
+    def _refuse_start(self, node: Node) -> NoReturn:
+        """Refuse a start of `node`, which is not a candidate, naming the first
+        rule it breaks in the reference model's order (SPEC 4); a node that
+        breaks no other rule is behind the nodes the queue starts first."""
         c, queue, tree = self.constants, self.queue, self.tree
         if not tree.inside(node):
             raise Refused("node_exists", f"node {node} is not inside the logged messages")
@@ -137,10 +147,7 @@ class Planner:
             )
         if level > 0 and not self._halves_built(node):
             raise Refused("merge_needs_halves", f"a half of {name(node)} is not built")
-        if node not in self.candidates():
-            raise Refused("queue_order", f"{name(node)} is behind the nodes the queue starts first")
-        self._clear_merges()
-        queue.start(node)
+        raise Refused("queue_order", f"{name(node)} is behind the nodes the queue starts first")
 
     def _check_running(self, node: Node, rule: str) -> None:
         if node not in self.queue.running:
@@ -327,7 +334,7 @@ class Planner:
         if upto and end(self.cview.order[upto - 1]) > stop:
             upto -= 1
         if self.queue.unbuilt:
-            upto = min(upto, bisect_left(starts, self.queue.unbuilt[0]))
+            upto = min(upto, bisect_left(starts, self.queue.unbuilt[0][1]))
         return upto
 
     def render_context(self, node: Node) -> str:

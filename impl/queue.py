@@ -1,9 +1,9 @@
 """The work queue: which compaction calls may start (SPEC 4).
 
-Work is kept in two sorted lists filled when messages arrive and nodes are
-built, never found by scanning the tree: the unbuilt leaves by id (a bisect
-counts the unbuilt leaves before a leaf, for AHEAD) and the ready merges by
-(level, index).
+Work is kept in two sorted lists of nodes filled when messages arrive and
+nodes are built, never found by scanning the tree: the unbuilt leaves by id
+(a bisect counts the unbuilt leaves before a leaf, for AHEAD) and the ready
+merges by (level, index).
 
 Every unbuilt leaf is a line of both views (a line is merged away only into a
 built parent, and a parent is built only after its halves), and every
@@ -35,7 +35,7 @@ def _without(nodes: tuple[Node, ...], node: Node) -> tuple[Node, ...]:
 
 
 class Queue:
-    """The compactor's state (SPEC 4): `unbuilt` leaf ids that need a call,
+    """The compactor's state (SPEC 4): `unbuilt` leaves that need a call,
     `ready` merges that need a call, `running` calls in start order, `held`
     nodes whose last call failed (until the next message or retry tick),
     `failures` failed calls per unbuilt node, `waiting` for a settled view.
@@ -48,7 +48,7 @@ class Queue:
     def __init__(self, jobs: int, ahead: int) -> None:
         self.jobs = jobs
         self.ahead = ahead
-        self.unbuilt: list[int] = []
+        self.unbuilt: list[Node] = []
         self.ready: list[Node] = []
         self.running: dict[Node, None] = {}
         self.held: set[Node] = set()
@@ -58,21 +58,18 @@ class Queue:
 
     def add_leaf(self, index: int) -> None:
         """A new message whose line needs a call; ids only grow (SPEC 4)."""
-        self.unbuilt.append(index)
+        self.unbuilt.append((0, index))
         self._offered = None
 
     def unbuilt_before(self, index: int) -> int:
         """How many leaves before leaf `index` are unbuilt (SPEC 4, AHEAD)."""
-        return bisect_left(self.unbuilt, index)
+        return bisect_left(self.unbuilt, (0, index))
 
     def after_build(self, node: Node, ready: Node | None) -> None:
         """`node` was built: it leaves every queue; a parent that needs a call
         becomes ready (SPEC 2, 4). The free parents built with it need no
         call, so they were never queued."""
-        if node[0] == 0:
-            _discard(self.unbuilt, node[1])
-        else:
-            _discard(self.ready, node)
+        _discard(self.ready if node[0] else self.unbuilt, node)
         if node in self.running:
             del self.running[node]
         if self.held:
@@ -95,12 +92,9 @@ class Queue:
     def _work(self) -> tuple[tuple[Node, ...], tuple[Node, ...]]:
         """The candidates as the turn stands and as if a turn waited."""
         running, held, jobs = self.running, self.held, self.jobs
-        work: list[Node] = []
-        if self.unbuilt:
-            for i in self.unbuilt[: self.ahead]:
-                leaf = (0, i)
-                if leaf not in running and leaf not in held:
-                    work.append(leaf)
+        work = self.unbuilt[: self.ahead]
+        if running or held:
+            work = [leaf for leaf in work if leaf not in running and leaf not in held]
         leaves = tuple(work)
         waiting_room = jobs  # a waiting turn stops the running merges
         for node in running:

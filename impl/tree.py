@@ -90,7 +90,7 @@ class Tree:
             raise KeyError(f"node {node} is not inside the log")
         if node[0] == 0:
             return message_line(*self.messages[node[1]])
-        left, right = (self.text(half) for half in halves(node))
+        left, right = [self.text(half) for half in halves(node)]
         if left is None or right is None:
             raise KeyError(f"{name(node)} has an unbuilt half")
         return f"{left}\n{right}"

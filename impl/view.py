@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from contextlib import suppress
 
 from impl.constants import PLACEHOLDER
 from impl.render import row
@@ -85,7 +84,7 @@ class View:
         line's text, or the placeholder while unbuilt (SPEC 3)."""
         made = self.made_rows[:upto]
         texts, at = self.tree.texts, -1
-        with suppress(ValueError):
+        try:
             while True:
                 at = made.index(None, at + 1)
                 level, index = line = self.order[at]
@@ -94,7 +93,8 @@ class View:
                     made[at] = row(line, PLACEHOLDER)
                 else:
                     made[at] = self.made_rows[at] = row(line, text)
-        return made  # type: ignore[return-value]
+        except ValueError:  # no row is missing after `at`
+            return made  # type: ignore[return-value]
 
     def has_line(self, node: Node) -> bool:
         """Whether `node` is a line of the view (SPEC 3)."""

@@ -3,6 +3,8 @@ shrunk regression, engine faults are faults, bad scenarios are named."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import bridge.__main__ as cli
+import impl
 from bridge import compare
 from bridge.engines import EngineFault, ImplEngine, ModelEngine, ProcessEngine
 from bridge.transcript import read as read_transcript
@@ -53,6 +56,7 @@ def most_due_from_first(view: impl_view.View) -> tuple[int, int] | None:
     return chosen
 
 
+@pytest.mark.skipif(impl.COMPILED, reason="a patch never reaches the C build; see below")
 def test_a_broken_engine_yields_a_shrunk_regression(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -75,6 +79,21 @@ def test_a_broken_engine_yields_a_shrunk_regression(
     # One event fewer at the end no longer diverges: the scenario ends at the divergence.
     cut = replace(shrunk, events=shrunk.events[:-1])
     assert compare.diverge(cut, ModelEngine(), ImplEngine()) is None
+
+
+@pytest.mark.skipif(not impl.COMPILED, reason="the test above runs here")
+def test_a_broken_engine_yields_a_shrunk_regression_in_plain_python() -> None:
+    """The test above, in a process where the planner is plain Python: compiled
+    code calls its own methods, not a patched class attribute."""
+    test = f"{__file__}::test_a_broken_engine_yields_a_shrunk_regression"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-o", "addopts=-q", "-p", "no:cacheprovider", test],
+        env={**os.environ, "OPTCHAT_PURE": "1"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
 
 
 @pytest.mark.parametrize(
