@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import impl
-from bench.corpus import corpus, impl_replay, model_replay, seconds
+from bench.corpus import corpus, engine_seconds, model_replay, seconds
 
 
 @dataclass
@@ -40,9 +40,10 @@ def corpus_ratio(quick: bool) -> list[Row]:
     """Row 1 for the engine as `make` builds it, and for comparison with its
     planner as plain Python (OPTCHAT_PURE=1, in a process of its own)."""
     flags = ["--quick"] if quick else []
-    engine = seconds(impl_replay, corpus(quick))  # first, on a fresh heap: it is the short one
+    replays = corpus(quick)
+    engine = engine_seconds(replays)  # first, on a fresh heap: it is the short one
     plain = run_json("-m", "bench.corpus", *flags, env={"OPTCHAT_PURE": "1"})
-    model = seconds(model_replay, corpus(quick))
+    model = seconds(model_replay, replays)
     ratio = model / engine
     plain_ratio = model / plain["engine_seconds"]
     return [

@@ -1,7 +1,9 @@
 """`python -m laws.mutants`: the deliberate breaks of SPEC 9, each applied in a
 scratch copy of the project (never in the working tree), then its gate run
 there: the laws for a model break, the bridge on the committed corpus for an
-engine break. A break its gate does not catch is MISSED and fails the run."""
+engine break. A break its gate does not catch is MISSED and fails the run.
+The copy holds the sources only, not the engine's C build (build/ is not
+part of the project), so an engine break runs as plain Python there."""
 
 from __future__ import annotations
 
