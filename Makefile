@@ -7,7 +7,6 @@ export PYTHONHASHSEED := 0
 
 .PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean
 
-PLANNER := $(addprefix impl/,__init__.py build.py constants.py errors.py text.py tree.py render.py view.py queue.py planner.py)
 ENGINE := build/engine/impl/SOURCES
 
 venv: $(VENV)/.stamp
@@ -20,7 +19,8 @@ $(VENV)/.stamp: requirements.lock pyproject.toml
 # The planner compiled to C by mypyc (impl/__init__.py says when it is loaded).
 engine: $(ENGINE)
 
-$(ENGINE): $(VENV)/.stamp $(PLANNER)
+# Rebuilt when any engine source changes (impl.PLANNER names the compiled ones).
+$(ENGINE): $(VENV)/.stamp $(wildcard impl/*.py)
 	$(PY) -m impl.build
 
 lint: venv
