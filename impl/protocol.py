@@ -19,18 +19,23 @@ from impl.planner import Planner
 from impl.tree import Node
 
 FILLER = "chat é€ 😀 line\r\nnext\rmore\nend. "
+TURN_BYTES = len(FILLER.encode("utf-8"))
 
 
 def sized_text(size: int, position: int) -> str:
     """`size` bytes of FILLER, repeated from character `position mod len`,
-    whole characters only, padded with dots (scenarios/README.md)."""
-    chars: list[str] = []
-    room = size
-    k = position % len(FILLER)
-    while len(FILLER[k].encode("utf-8")) <= room:
-        chars.append(FILLER[k])
-        room -= len(FILLER[k].encode("utf-8"))
-        k = (k + 1) % len(FILLER)
+    whole characters only, padded with dots (scenarios/README.md): as many
+    whole turns of FILLER as fit, then its characters one by one while they fit."""
+    at = position % len(FILLER)
+    turn = FILLER[at:] + FILLER[:at]
+    turns, room = divmod(size, TURN_BYTES)
+    chars = [turn * turns]
+    for char in turn:
+        width = len(char.encode("utf-8"))
+        if width > room:
+            break
+        chars.append(char)
+        room -= width
     return "".join(chars) + "." * room
 
 
