@@ -30,9 +30,10 @@ def build() -> None:
     # setuptools reads pyproject.toml and calls its [tool.setuptools] table beta.
     warnings.filterwarnings("ignore", module="setuptools")
     shutil.rmtree(impl.BUILD, ignore_errors=True)
-    paths = [f"impl/{module}.py" for module in impl.PLANNER]
+    paths = [str(impl.HERE / f"{module}.py") for module in impl.PLANNER]
+    cache = f"--cache-dir={impl.BUILD.parent / 'mypy-cache'}"
     with tempfile.TemporaryDirectory() as scratch:
-        extensions = mypycify(paths, group_name="impl.engine", target_dir=f"{scratch}/c")
+        extensions = mypycify([cache, *paths], group_name="impl.engine", target_dir=f"{scratch}/c")
         setup(
             name="optchat-engine",
             ext_modules=extensions,
