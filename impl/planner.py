@@ -118,7 +118,7 @@ class Planner:
         once; any other node is refused, naming the first broken rule."""
         if node not in self.candidates():
             self._refuse_start(node)
-        self.chat.merges = self.cview.merges = ()
+        self._clear_merges()
         self.queue.start(node)
 
     def _refuse_start(self, node: Node) -> NoReturn:

@@ -75,11 +75,17 @@ def test_the_queue_offers_only_the_room_jobs_leaves() -> None:
     assert machine.candidates(s) == (N(0, 1),)
 
 
-def test_ready_merges_queue_by_level_then_index() -> None:
+def six_leaves_running() -> machine.State:
+    """Six messages of 26 bytes at NODE 16 (none free), each leaf's call started."""
     long = Message("user", "x" * 20)
     s = run(Constants(node=16, jobs=8, ahead=8), *[long] * 6)
     for i in range(6):
         s = machine.step(s, start(0, i))
+    return s
+
+
+def test_ready_merges_queue_by_level_then_index() -> None:
+    s = six_leaves_running()
     for i in range(4):
         s = machine.step(s, end(0, i, "ab" * 5))  # two 10-byte halves: a 21-byte source
     s = machine.step(s, start(1, 0))
@@ -92,10 +98,7 @@ def test_ready_merges_queue_by_level_then_index() -> None:
 
 
 def test_ready_merges_of_one_level_keep_their_index_order() -> None:
-    long = Message("user", "x" * 20)
-    s = run(Constants(node=16, jobs=8, ahead=8), *[long] * 6)
-    for i in range(6):
-        s = machine.step(s, start(0, i))
+    s = six_leaves_running()
     for i in range(6):
         s = machine.step(s, end(0, i, "ab" * 5))
     assert machine.candidates(s) == (N(1, 0), N(1, 1), N(1, 2))
