@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 import time
 
 import impl
@@ -36,11 +36,26 @@ def naive_run(count: int, ceiling: int, floor: int) -> NaivePlanner:
     return naive
 
 
-def main(argv: list[str]) -> None:
+def positive(text: str) -> int:
+    """A command-line count: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"need a whole number of at least 1, not {text!r}")
+    return value
+
+
+def main(argv: list[str] | None = None) -> None:
     """`python -m bench.drive CEILING COUNT`: seconds of the engine and of the
     naive planner on COUNT messages at CEILING (FLOOR half of it), whether
     they end with the same view, and whether the engine is the C build; JSON."""
-    ceiling, count = int(argv[0]), int(argv[1])
+    parser = argparse.ArgumentParser(prog="python -m bench.drive", description=main.__doc__)
+    parser.add_argument("ceiling", type=positive, metavar="CEILING", help="bytes")
+    parser.add_argument("count", type=positive, metavar="COUNT", help="messages")
+    args = parser.parse_args(argv)
+    ceiling, count = args.ceiling, args.count
     began = time.perf_counter()
     fast_view = engine_run(count, ceiling, ceiling // 2).view()
     engine = time.perf_counter() - began
@@ -52,4 +67,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

@@ -3,14 +3,14 @@ late), printed as JSON: seconds, microseconds per message, peak memory."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import resource
-import sys
 import time
 from pathlib import Path
 
 import impl
-from bench.drive import engine_run
+from bench.drive import engine_run, positive
 
 
 def peak_bytes() -> int:
@@ -25,8 +25,11 @@ def peak_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def main() -> None:
-    count = int(sys.argv[1])
+def main(argv: list[str] | None = None) -> None:
+    """Run the engine through COUNT messages and print the measures."""
+    parser = argparse.ArgumentParser(prog="python -m bench.scale", description=__doc__)
+    parser.add_argument("count", type=positive, metavar="COUNT", help="messages")
+    count = parser.parse_args(argv).count
     began = time.perf_counter()
     planner = engine_run(count, 128_000, 64_000)
     seconds = time.perf_counter() - began

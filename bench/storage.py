@@ -8,13 +8,14 @@ a hundred thousand flushes); the appends and the load are measured as they run."
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench.drive import positive
 from bench.workload import line_for, messages
 from impl.chat import Chat
 
@@ -51,8 +52,13 @@ def load_seconds(folder: Path, count: int) -> float:
         return time.perf_counter() - began
 
 
-def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+def main(argv: list[str] | None = None) -> None:
+    """Measure appends per second and the load of COUNT messages; print them."""
+    parser = argparse.ArgumentParser(prog="python -m bench.storage", description=__doc__)
+    parser.add_argument(
+        "count", type=positive, nargs="?", default=100_000, metavar="COUNT", help="(100000)"
+    )
+    count = parser.parse_args(argv).count
     with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as two:
         rate = appends_per_second(Path(one), 1_000)
         load = load_seconds(Path(two), count)

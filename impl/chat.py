@@ -2,9 +2,16 @@
 
 `Chat` joins the planner and the store: every event is applied to the
 planner and logged before the call returns, so a message is acknowledged
-only once it is on disk. One thread (or one asyncio loop) uses a Chat; an
-OSError from the disk leaves it to be closed and opened again, which folds
-the state back from the logs.
+only once it is on disk. One thread (or one asyncio loop) uses a Chat.
+
+A closed Chat refuses every call (Closed), and so does one whose write
+failed (WriteFailed, then Closed): its memory may hold what the disk does
+not, so it must be closed and its directory opened again, which folds the
+last acknowledged state back from the logs. A Chat opened with
+`read_only=True` answers what a turn reads and refuses every call that would
+change it (ReadOnly). `close` and `unsubscribe` are always allowed, so that
+cleaning up after a closed chat never fails. See `impl/store.py` for what is
+stored and how a directory is opened.
 """
 
 from __future__ import annotations
@@ -65,24 +72,43 @@ class Chat:
 
     @classmethod
     def open(
-        cls, path: Path | str, constants: Constants | None = None, clock: Clock = local_now
+        cls,
+        path: Path | str,
+        constants: Constants | None = None,
+        clock: Clock = local_now,
+        *,
+        read_only: bool = False,
     ) -> Chat:
         """Open (or create) the chat directory at `path`, taking its lock and
-        folding its logs (SPEC 6). Raises Locked when another live process
-        owns it and StoreError naming file and line when it cannot load."""
-        store = Store(path, clock)
+        folding its logs (SPEC 6). Without `constants`, those the chat was
+        made with. Raises Locked when another live process owns it and
+        StoreError naming file, line and problem when it cannot be opened
+        (impl/store.py says which constants must match, and what
+        `read_only` does)."""
+        store = Store(path, clock, read_only)
         try:
-            planner, dates = store.load(constants or Constants())
+            planner, dates = store.load(constants)
         except BaseException:
             store.close()
             raise
         return cls(store, planner, dates)
 
     def close(self) -> None:
-        """Release the chat directory (SPEC 6)."""
+        """Release the chat directory; every later call is refused (SPEC 6)."""
         self.store.close()
 
+    def _reading(self) -> Planner:
+        """The planner, unless the chat is closed or a write failed."""
+        self.store.check(write=False)
+        return self.planner
+
+    def _writing(self) -> Planner:
+        """The planner, unless `_reading` refuses or the chat is read only."""
+        self.store.check(write=True)
+        return self.planner
+
     def __enter__(self) -> Chat:
+        self._reading()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -90,6 +116,7 @@ class Chat:
 
     def subscribe(self, listener: Callable[[], None]) -> None:
         """Call `listener` after every change of the chat (for the compactor)."""
+        self._reading()
         self._listeners.append(listener)
 
     def unsubscribe(self, listener: Callable[[], None]) -> None:
@@ -107,6 +134,7 @@ class Chat:
         (SPEC 1). Tool output is clipped to `tool_cap` characters, head and
         tail kept (SPEC 7); any other text longer than `split` characters
         goes whole into consecutive messages."""
+        self._writing()
         check_message(kind, text)
         c = self.constants
         pieces = [clip(text, c.tool_cap)] if kind == "tool" else split(text, c.split)
@@ -132,40 +160,42 @@ class Chat:
 
     def render(self) -> str:
         """The chat view rendered (SPEC 3)."""
-        return self.planner.render()
+        return self._reading().render()
 
     def view(self) -> tuple[Node, ...]:
         """The chat view's lines, oldest first (SPEC 3)."""
-        return self.planner.view()
+        return self._reading().view()
 
     def compaction_view(self) -> tuple[Node, ...]:
         """The compaction view's lines, oldest first (SPEC 3.4)."""
-        return self.planner.compaction_view()
+        return self._reading().compaction_view()
 
     def context(self, level: int, index: int) -> str:
         """The rendered context a call for node `(level, index)` reads (SPEC 3.4)."""
-        return self.planner.render_context((level, index))
+        return self._reading().render_context((level, index))
 
     def source(self, level: int, index: int) -> str:
         """What a call for node `(level, index)` summarizes (SPEC 2)."""
-        return self.planner.source((level, index))
+        return self._reading().source((level, index))
 
     def zoom(self, id: int, n: int) -> str:
         """Open a part of the chat: `zoom(id, 1)` is message `id`'s line whole;
         for a larger power of two `n`, node `id+n`'s two halves rendered like
         the view (SPEC 2, 3). `id` must be a multiple of `n`; Refused (rule
         `zoom`) otherwise, or when the messages are not logged yet."""
+        p = self._reading()
         if n < 1 or n & (n - 1) or id < 0 or id % n:
             raise Refused("zoom", f"need n a power of 2 and id a multiple of n, not {id}, {n}")
         node = (n.bit_length() - 1, id // n)
-        if end(node) > self.planner.count:
+        if end(node) > p.count:
             raise Refused("zoom", f"messages {id}..{id + n - 1} are not all logged yet")
         if n == 1:
-            return message_line(*self.planner.tree.messages[id])
-        return render_lines([(half, self.planner.shown(half)) for half in halves(node)])
+            return message_line(*p.tree.messages[id])
+        return render_lines([(half, p.shown(half)) for half in halves(node)])
 
     def date(self, id: int) -> str:
         """When message `id` was logged, ISO 8601 with its timezone (SPEC 6)."""
+        self._reading()
         if not 0 <= id < len(self._dates):
             raise Refused("date", f"no message {id}")
         return self._dates[id]
@@ -174,43 +204,46 @@ class Chat:
 
     def candidates(self) -> tuple[Node, ...]:
         """The calls that may start now, in queue order (SPEC 4)."""
-        return self.planner.candidates()
+        return self._reading().candidates()
 
     def running(self) -> list[Node]:
         """The calls in flight (SPEC 4); a waiting turn drops the merges."""
-        return self.planner.running()
+        return self._reading().running()
 
     def claim(self, level: int, index: int) -> None:
         """Start a call for node `(level, index)` (SPEC 4); Refused names the
         rule it breaks. Not logged: a restart forgets running calls."""
-        self.planner.start((level, index))
+        self._writing().start((level, index))
 
     def put(self, level: int, index: int, line: str) -> None:
         """A call ends with its line of 1 to NODE bytes: the node is built and
         logged, with the free parents it completes (SPEC 2, 4, 5, 6)."""
-        outcome = self.planner.end((level, index), line)
-        self.store.log_nodes(self.planner, outcome.built)
+        p = self._writing()
+        outcome = p.end((level, index), line)
+        self.store.log_nodes(p, outcome.built)
         self._changed()
 
     def fail(self, level: int, index: int) -> None:
         """A call failed: logged; the FAILURES-th failure builds the node from
         its source cut to NODE bytes (SPEC 4, 6)."""
-        outcome = self.planner.fail((level, index))
-        self.store.log_failure(self.planner, (level, index))
-        self.store.log_nodes(self.planner, outcome.built)
+        p = self._writing()
+        outcome = p.fail((level, index))
+        self.store.log_failure(p, (level, index))
+        self.store.log_nodes(p, outcome.built)
         self._changed()
 
     def retry(self) -> None:
         """RETRY has passed: failed nodes may start again (SPEC 4)."""
-        self.planner.retry()
+        self._writing().retry()
         self._changed()
 
     async def wait_settled(self, timeout: float | None = None) -> str:
         """A turn waits until every view line is built, at most `timeout`
         seconds (SETTLE_TIMEOUT by default), and returns the view it reads:
         settled, or with unbuilt lines showing their message cut to NODE
-        bytes (SPEC 4). Running merge calls stop while it waits."""
-        p = self.planner
+        bytes (SPEC 4). Running merge calls stop while it waits. Closed
+        when the chat was closed, or a write failed, before it settled."""
+        p = self._writing()
         p.wait()
         changed = asyncio.Event()
         self.subscribe(changed.set)
@@ -221,7 +254,9 @@ class Chat:
                 while not p.settled():
                     changed.clear()
                     await changed.wait()
+                    self._reading()
         except TimeoutError:
+            self._reading()
             view = p.render_timed_out()
             p.timeout()
         except BaseException:

@@ -14,9 +14,24 @@ class Refused(Exception):
 
 
 class StoreError(Exception):
-    """A chat directory that cannot be loaded as it is (SPEC 6): the message
-    names the file, the line and the problem. Nothing is changed on disk."""
+    """A chat directory that cannot be opened or written as it is (SPEC 6):
+    the message names the file, the line where there is one, and the
+    problem. One raised while opening leaves the directory as it was."""
 
 
 class Locked(StoreError):
     """Another live process owns the chat directory (SPEC 6)."""
+
+
+class WriteFailed(StoreError):
+    """A write to the chat directory failed (a full disk, an I/O error): the
+    record may be half on disk, so the chat refuses every later call until
+    it is closed and its directory opened again (SPEC 6)."""
+
+
+class Closed(StoreError):
+    """A call on a chat that is closed, or whose write failed (SPEC 6)."""
+
+
+class ReadOnly(StoreError):
+    """A call that would change a chat opened for reading only (SPEC 6)."""

@@ -1,8 +1,9 @@
 """`python -m impl.example`: a few hundred messages through the fake
-summarizer, then the view (SPEC 3, 4, 5)."""
+summarizer in a temporary chat directory, then the view (SPEC 3, 4, 5)."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import tempfile
 
@@ -15,7 +16,8 @@ CONSTANTS = Constants(ceiling=12_000, floor=6_000, cceiling=4_000, cfloor=2_000)
 """SPEC 7 sizes scaled down so that a few hundred messages show the sawtooth."""
 
 
-async def main() -> None:
+async def run() -> None:
+    """The example itself."""
     with tempfile.TemporaryDirectory() as path, Chat.open(path, CONSTANTS) as chat:
         compactor = asyncio.create_task(Compactor(chat, FakeSummarizer(CONSTANTS.node)).run())
         for t in range(300):
@@ -31,5 +33,11 @@ async def main() -> None:
         print(f"T={chat.planner.count} lines={len(chat.view())} size={chat.planner.size()}")
 
 
+def main(argv: list[str] | None = None) -> None:
+    """Run the example; it takes no arguments (`--help` says so)."""
+    argparse.ArgumentParser(prog="python -m impl.example", description=__doc__).parse_args(argv)
+    asyncio.run(run())
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

@@ -1,5 +1,5 @@
-"""A chat directory on disk (SPEC 6): the logs, the saved view, the lock,
-and loading a planner back from them.
+"""A chat directory on disk (SPEC 6): the logs, the saved view, the
+constants, the lock, and loading a planner back from them.
 
 Layout of a chat directory:
 
@@ -10,15 +10,41 @@ Layout of a chat directory:
   (`batch: "compaction"`), logged whenever one runs, also when it merges
   nothing; `{fail: [l, i], t}` a failed call. `t` is T when it was written.
 - `view.json`: `{t, view, shrinking, compaction, compaction_shrinking}`,
-  written to a temporary file and renamed after every message.
+  written to `view.json.tmp`, fsynced, and only then renamed over
+  `view.json`, after every message.
+- `constants.json`: the constants the chat was made with (SPEC 7), written
+  once, when the chat is made, the same way as `view.json`.
 - `lock`: the owner's pid, held with `flock` while the chat is open and
   emptied at close. The kernel drops the `flock` of a dead process, so a
   lock left by a crash is taken over (with a warning naming the old pid).
 
-Each record is one `write` followed by `fsync`; nothing is edited or
-deleted. A torn last line (a crash in the middle of a write) is skipped with
-a warning and terminated by a newline and a `{"torn": n}` record naming it,
-so later loads skip it too.
+Writing. Each record is one write, continued until the whole record is on
+disk, followed by `fsync`; nothing is edited or deleted. Any failed write
+(a full disk, an I/O error) raises WriteFailed naming the file; the record
+may then be half on disk, so the store refuses every later call (Closed)
+until the directory is opened again. A record cut short is a torn line,
+skipped at the next load, so once the disk has room again the directory
+opens to its last acknowledged state: every message whose `append`
+returned, and perhaps the one that was being written.
+
+Torn lines. A crash or a full disk in the middle of a write leaves bad bytes
+only at the end of a file, so the lines that end a file without being JSON
+objects (and a last line without its newline, whatever it holds) are torn:
+each is skipped with a warning and named by a `{"torn": n}` record written
+after the file's last newline, so that later loads skip it wherever it ends
+up. A marker that is itself cut short is one more torn line at the next
+load. Any other line that is not a JSON object is a StoreError naming file
+and line.
+
+Constants. Those that shape the saved state (NODE, CEILING, FLOOR,
+CCEILING, CFLOOR) must be the ones the chat was made with; another value is
+a StoreError naming each ("this chat was made with ceiling=128000, opened
+with ceiling=16000"). The others (JOBS, AHEAD, TRIES, FAILURES, RETRY,
+SETTLE_TIMEOUT, the tool cap and split) govern one run: the caller's are
+used, or the stored ones when the caller gives none. A chat made before
+constants were stored (no `constants.json`) opens with the constants given
+(the defaults when none), checked only by the fold, and they are stored
+once the load succeeded: from then on a mismatch is named.
 
 Persisted: every message, every built node (with the free ones), every
 batch, every failed call. Not persisted: running calls (lost at a restart:
@@ -31,31 +57,49 @@ order, and each logged batch's merges are replayed one by one, each checked
 to be the pair the due order picks at that point; the view is never
 recomputed by another rule. Only the last message can lack the records that
 follow it (a crash inside `Chat.append`); its free nodes and batches are
-then completed by the same rules and logged. The fold is then checked
-against `view.json`, which may lag one message behind (a crash before the
-rename) and is otherwise an exact match or an error.
+then completed by the same rules. The fold is then checked against
+`view.json`, which may lag one message behind (a crash before the rename)
+and is otherwise an exact match or an error. Nothing is written before all
+of that has been checked: a StoreError at load leaves the directory as it
+was (its lock aside). Only then are the repairs written: torn-line markers,
+the records completing the last message, over-failed nodes, the constants
+of a new or older chat, and `view.json` when it lags.
+
+Reading only. `read_only=True` opens a chat without writing anything, not
+even the repairs (the loaded state has them in memory only): the lock is
+shared with other readers and refused while a writer owns it (a directory
+without a lock file, never opened for writing, is read without one), and
+every call that would change the chat is refused (ReadOnly). A directory
+that cannot be written (a read-only mount, no permission) must be opened
+this way; opening it for writing is a StoreError that says so.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import fcntl
 import json
 import os
+import stat
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from impl.constants import Constants
-from impl.errors import Locked, Refused, StoreError
+from impl.errors import Closed, Locked, ReadOnly, Refused, StoreError, WriteFailed
 from impl.planner import Planner, check_message
 from impl.text import size
 from impl.tree import Node
 
 Clock = Callable[[], datetime]
 """The time now, timezone-aware; injected so tests choose the dates."""
+
+SHAPE = ("node", "ceiling", "floor", "cceiling", "cfloor")
+"""The constants a chat keeps for life: its logged decisions depend on them."""
 
 
 def local_now() -> datetime:
@@ -75,16 +119,17 @@ class Line:
         return f"{self.path}:{self.number}"
 
 
-def _append(path: Path, data: bytes) -> None:
-    """One write followed by fsync (SPEC 6)."""
-    _write(path, data, os.O_APPEND)
-
-
-def _write(path: Path, data: bytes, mode: int) -> None:
-    """Write `data` to `path` (opened with `mode`: append or truncate) and fsync it."""
+def _write_whole(path: Path, data: bytes, mode: int) -> None:
+    """Write all of `data` to `path` (opened with `mode`: append or
+    truncate), however many calls it takes, then fsync it (SPEC 6)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | mode, 0o644)
     try:
-        os.write(fd, data)
+        rest = memoryview(data)
+        while rest:
+            written = os.write(fd, rest)
+            if not written:  # no error but no progress: retrying would spin
+                raise OSError(errno.EIO, "the write made no progress")
+            rest = rest[written:]
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -94,40 +139,83 @@ def _encode(record: dict[str, Any]) -> bytes:
     return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def read_log(folder: Path) -> Iterator[Line]:
-    """The records of a day-split log, oldest file first. A torn last line is
-    terminated and marked (see the module doc); any other line that is not
-    a JSON object is a StoreError naming file and line."""
-    for path in sorted(folder.glob("*.jsonl")):
-        data = path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            torn = data.count(b"\n") + 1
-            warnings.warn(f"{path}:{torn}: torn last line skipped and terminated", stacklevel=2)
-            _append(path, b"\n" + _encode({"torn": torn}))
-            data = path.read_bytes()
-        rows = data.split(b"\n")[:-1]
-        marked = {_torn_mark(row) for row in rows if row.startswith(b'{"torn"')}
-        for number, raw in enumerate(rows, start=1):
-            if number in marked or (raw.startswith(b'{"torn"') and _torn_mark(raw)):
-                continue
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                record = None
-            if not isinstance(record, dict):
-                raise StoreError(f"{path}:{number}: not a JSON object: {raw[:80]!r}")
-            yield Line(path, number, record)
-
-
-def _torn_mark(raw: bytes) -> int | None:
-    """The line number a `{"torn": n}` record marks, or None."""
+def _loads(raw: bytes) -> Any:
+    """Parsed JSON; ValueError for anything that is not JSON, nesting too
+    deep for the parser included."""
     try:
-        record = json.loads(raw)
+        return json.loads(raw)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise StoreError(f"{path}: cannot be read: {error.strerror or error}") from None
+
+
+def _object(raw: bytes) -> dict[str, Any] | None:
+    """The line's JSON object, or None when it holds none."""
+    try:
+        record = _loads(raw)
     except ValueError:
         return None
-    if isinstance(record, dict) and set(record) == {"torn"} and isinstance(record["torn"], int):
-        return record["torn"]
-    return None
+    return record if isinstance(record, dict) else None
+
+
+def _is_marker(record: dict[str, Any] | None) -> bool:
+    """Whether a record is a `{"torn": n}` marker (module doc)."""
+    return (
+        record is not None
+        and set(record) == {"torn"}
+        and isinstance(record["torn"], int)
+        and not isinstance(record["torn"], bool)
+    )
+
+
+@dataclass
+class Log:
+    """A day-split log read and checked (module doc): its records, oldest
+    file first, and per file the marker bytes its unmarked torn lines need."""
+
+    lines: list[Line]
+    marks: list[tuple[Path, bytes]]
+
+
+def read_log(folder: Path) -> Log:
+    """Read the log in `folder` without writing; each torn line is skipped
+    with a warning, any other line that is not a JSON object is a
+    StoreError naming file and line (module doc)."""
+    lines: list[Line] = []
+    marks: list[tuple[Path, bytes]] = []
+    for path in sorted(folder.glob("*.jsonl")):
+        rows = _read(path).split(b"\n")
+        terminated = rows[-1] == b""
+        if terminated:
+            rows.pop()
+        records = [_object(raw) for raw in rows]
+        if not terminated:
+            records[-1] = None
+        marked = {record["torn"] for record in records if _is_marker(record)}
+        tail = len(records)
+        while tail and (records[tail - 1] is None or _is_marker(records[tail - 1])):
+            tail -= 1
+        torn = []
+        for number, (raw, record) in enumerate(zip(rows, records, strict=True), start=1):
+            if number in marked or _is_marker(record):
+                continue
+            if record is not None:
+                lines.append(Line(path, number, record))
+            elif number > tail:
+                warnings.warn(f"{path}:{number}: torn line skipped", stacklevel=3)
+                torn.append(number)
+            else:
+                raise StoreError(f"{path}:{number}: not a JSON object: {raw[:80]!r}")
+        if torn:
+            markers = b"".join(_encode({"torn": number}) for number in torn)
+            marks.append((path, (b"" if terminated else b"\n") + markers))
+    return Log(lines, marks)
 
 
 def _field(line: Line, key: str, kind: type) -> Any:
@@ -149,14 +237,59 @@ def _node(line: Line, value: Any) -> Node:
     return value[0], value[1]
 
 
-class Store:
-    """An open chat directory, owned by this process (SPEC 6)."""
+def node_records(planner: Planner, nodes: list[Node]) -> list[dict[str, Any]]:
+    """The tree records of built nodes, with their texts (SPEC 6)."""
+    records = []
+    for level, index in nodes:
+        text = planner.text((level, index))
+        assert text is not None
+        records.append(
+            {"l": level, "i": index, "text": text, "size": size(text), "t": planner.count}
+        )
+    return records
 
-    def __init__(self, path: Path | str, clock: Clock = local_now) -> None:
+
+def batch_record(planner: Planner, compaction: bool) -> dict[str, Any]:
+    """The tree record of the batch that just ran on a view (SPEC 6)."""
+    view = planner.cview if compaction else planner.chat
+    return {
+        "batch": "compaction" if compaction else "chat",
+        "merges": [list(node) for node in view.merges],
+        "shrinking": view.shrinking,
+        "t": planner.count,
+    }
+
+
+def _constants_for(path: Path, stored: Constants | None, given: Constants | None) -> Constants:
+    """The constants to open with: the caller's, checked against the
+    stored ones, or the stored ones (module doc, SPEC 7)."""
+    if stored is None or given is None:
+        return stored or given or Constants()
+    differ = [name for name in SHAPE if getattr(stored, name) != getattr(given, name)]
+    if differ:
+        made = ", ".join(f"{name}={getattr(stored, name)}" for name in differ)
+        opened = ", ".join(f"{name}={getattr(given, name)}" for name in differ)
+        raise StoreError(f"{path}: this chat was made with {made}, opened with {opened}")
+    return given
+
+
+class Store:
+    """An open chat directory, owned by this process, or shared with other
+    readers when `read_only` (SPEC 6, module doc)."""
+
+    def __init__(self, path: Path | str, clock: Clock = local_now, read_only: bool = False) -> None:
         self.path = Path(path)
         self.clock = clock
-        (self.path / "main").mkdir(parents=True, exist_ok=True)
-        (self.path / "tree").mkdir(exist_ok=True)
+        self.read_only = read_only
+        self._closed = False
+        self._failure: str | None = None
+        if not read_only:
+            try:
+                self.path.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise StoreError(f"{self.path}: cannot be made: {_why(error)}") from None
+        elif not (self.path / "main").is_dir():
+            raise StoreError(f"{self.path}: not a chat directory (no main/)")
         self._lock = self._take_lock()
         self._newest = {
             folder: max((p.name for p in (self.path / folder).glob("*.jsonl")), default="")
@@ -164,34 +297,107 @@ class Store:
         }
 
     def _take_lock(self) -> int:
-        """Own the directory: `flock` on `lock` holding our pid. A live owner
-        refuses us; a lock left by a dead process is taken over."""
+        """Own the directory: `flock` on `lock`, exclusive and holding our
+        pid, or shared when reading only. A live writer refuses us; a lock
+        left by a dead process is taken over."""
         lock = self.path / "lock"
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            owner = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            fd = os.open(lock, os.O_RDONLY if self.read_only else os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as error:
+            if self.read_only and error.errno == errno.ENOENT:
+                return -1
+            raise StoreError(f"{lock}: cannot be opened: {_why(error, self.read_only)}") from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise StoreError(f"{lock}: not a regular file; the lock must be one")
+            mode = fcntl.LOCK_SH if self.read_only else fcntl.LOCK_EX
+            try:
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            except BlockingIOError:
+                owner = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+                raise Locked(
+                    f"{lock}: the chat is open in another live process (pid {owner})"
+                ) from None
+            if not self.read_only:
+                self._own(fd, lock)
+        except BaseException:
             os.close(fd)
-            raise Locked(
-                f"{lock}: the chat is open in another live process (pid {owner})"
-            ) from None
-        old = os.pread(fd, 64, 0).decode(errors="replace").strip()
-        if old and old != str(os.getpid()):
-            warnings.warn(
-                f"{lock}: took over the lock of process {old}, which is gone", stacklevel=3
-            )
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        os.fsync(fd)
+            raise
         return fd
 
+    def _own(self, fd: int, lock: Path) -> None:
+        """Write our pid into the lock we hold, warning about a dead owner's."""
+        try:
+            old = os.pread(fd, 64, 0).decode(errors="replace").strip()
+            if old and old != str(os.getpid()):
+                warnings.warn(
+                    f"{lock}: took over the lock of process {old}, which is gone", stacklevel=5
+                )
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            os.fsync(fd)
+        except OSError as error:
+            raise StoreError(f"{lock}: cannot be written: {_why(error)}") from None
+
     def close(self) -> None:
-        """Release the lock, emptying it: a pid left in it names an owner that died."""
+        """Release the lock, emptying it (a pid left in it names an owner
+        that died); the store then refuses every call (SPEC 6)."""
+        if self._closed:
+            return
+        self._closed = True
         if self._lock >= 0:
-            os.ftruncate(self._lock, 0)
+            if not self.read_only:
+                # An owner's pid left behind only costs the next owner a warning.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._lock, 0)
             os.close(self._lock)
             self._lock = -1
+
+    def check(self, write: bool) -> None:
+        """Refuse any call once closed or after a failed write, and a call
+        that writes when reading only (module doc)."""
+        if self._closed:
+            raise Closed(f"{self.path}: this chat is closed; open its directory again")
+        if self._failure is not None:
+            raise Closed(
+                f"{self.path}: a write failed ({self._failure}); this chat refuses every "
+                "call until it is closed and its directory opened again"
+            )
+        if write and self.read_only:
+            raise ReadOnly(f"{self.path}: opened with read_only=True; this call would change it")
+
+    @contextlib.contextmanager
+    def _writing(self, path: Path) -> Iterator[None]:
+        """Around every write: refused when `check` refuses writing; an
+        OSError fails the store (module doc)."""
+        self.check(write=True)
+        try:
+            yield
+        except OSError as error:
+            self._failure = f"{path}: {_why(error)}"
+            raise WriteFailed(
+                f"{self._failure}; nothing more is written until the chat is closed and its "
+                "directory opened again"
+            ) from error
+
+    def _append(self, path: Path, data: bytes) -> None:
+        """One record appended whole and fsynced (SPEC 6)."""
+        with self._writing(path):
+            _write_whole(path, data, os.O_APPEND)
+
+    def _replace(self, name: str, data: bytes) -> None:
+        """A file written whole to a temporary, fsynced, then renamed into
+        place (SPEC 6)."""
+        target = self.path / name
+        temp = self.path / f"{name}.tmp"
+        with self._writing(target):
+            _write_whole(temp, data, os.O_TRUNC)
+            os.replace(temp, target)
+            dirfd = os.open(self.path, os.O_RDONLY)
+            try:
+                os.fsync(dirfd)
+            finally:
+                os.close(dirfd)
 
     def _day(self, folder: str) -> Path:
         """Today's file, or the newest file if the clock went back (a
@@ -205,88 +411,124 @@ class Store:
         """Log message i; returns its date (SPEC 6)."""
         date = self.clock().isoformat(timespec="seconds")
         record = {"i": i, "kind": kind, "text": text, "size": size(text), "date": date}
-        _append(self._day("main"), _encode(record))
+        self._append(self._day("main"), _encode(record))
         return date
 
     def log_tree(self, record: dict[str, Any]) -> None:
         """Log one tree record (SPEC 6)."""
-        _append(self._day("tree"), _encode(record))
+        self._append(self._day("tree"), _encode(record))
 
     def log_nodes(self, planner: Planner, nodes: list[Node]) -> None:
         """Log built nodes with their texts (SPEC 6)."""
-        for level, index in nodes:
-            text = planner.text((level, index))
-            assert text is not None
-            self.log_tree(
-                {"l": level, "i": index, "text": text, "size": size(text), "t": planner.count}
-            )
+        for record in node_records(planner, nodes):
+            self.log_tree(record)
 
     def log_batch(self, planner: Planner, compaction: bool) -> None:
         """Log the batch that just ran on the chat or compaction view (SPEC 6)."""
-        view = planner.cview if compaction else planner.chat
-        self.log_tree(
-            {
-                "batch": "compaction" if compaction else "chat",
-                "merges": [list(node) for node in view.merges],
-                "shrinking": view.shrinking,
-                "t": planner.count,
-            }
-        )
+        self.log_tree(batch_record(planner, compaction))
 
     def log_failure(self, planner: Planner, node: Node) -> None:
         """Log a failed call, so FAILURES counts across restarts (SPEC 4, 6)."""
         self.log_tree({"fail": list(node), "t": planner.count})
 
     def save_view(self, planner: Planner) -> None:
-        """Write view.json through a temporary file and a rename (SPEC 6)."""
-        target = self.path / "view.json"
-        temp = self.path / "view.json.tmp"
-        data = json.dumps(_saved(planner)).encode()
-        _write(temp, data, os.O_TRUNC)
-        os.replace(temp, target)
-        dirfd = os.open(self.path, os.O_RDONLY)
-        try:
-            os.fsync(dirfd)
-        finally:
-            os.close(dirfd)
+        """Write view.json whole, then rename it into place (SPEC 6)."""
+        self._replace("view.json", json.dumps(_saved(planner)).encode())
 
-    def load(self, constants: Constants) -> tuple[Planner, list[str]]:
-        """Fold the logs into a planner and the messages' dates, complete an
-        interrupted last message, and check view.json (module doc, SPEC 6)."""
-        dates: list[str] = []
-        messages: list[tuple[str, str]] = []
-        for line in read_log(self.path / "main"):
-            i = _field(line, "i", int)
-            if i != len(dates):
-                problem = f"message {len(dates)} is missing" if i > len(dates) else "out of order"
-                raise StoreError(f"{line.where()}: message id {i}: {problem}")
-            kind, text = _field(line, "kind", str), _field(line, "text", str)
-            try:
-                check_message(kind, text)
-            except Refused as refused:
-                raise StoreError(f"{line.where()}: message {i}: {refused}") from None
-            if _field(line, "size", int) != size(text):
-                raise StoreError(f"{line.where()}: message {i}: size does not match the text")
-            dates.append(_field(line, "date", str))
-            messages.append((kind, text))
-        planner = Planner(constants)
+    def load(self, constants: Constants | None) -> tuple[Planner, list[str]]:
+        """Fold the logs into a planner (with the constants chosen as the
+        module doc says) and the messages' dates, complete an interrupted
+        last message and check view.json, then write the repairs unless
+        reading only (module doc, SPEC 6)."""
+        new = self._check_layout()
+        stored = self._stored_constants()
+        planner = Planner(_constants_for(self.path / "constants.json", stored, constants))
+        main, tree = read_log(self.path / "main"), read_log(self.path / "tree")
+        dates, messages = _messages(main)
         fold = _Fold(planner, messages, self._saved_view())
-        for line in read_log(self.path / "tree"):
+        for line in tree.lines:
             fold.record(line)
-        fold.finish(self)
+        repairs = fold.finish()
+        if self.read_only:
+            return planner, dates
+        if new:
+            for folder in ("main", "tree"):
+                with self._writing(self.path / folder):
+                    (self.path / folder).mkdir(exist_ok=True)
+        for path, marks in main.marks + tree.marks:
+            self._append(path, marks)
+        for record in repairs:
+            self.log_tree(record)
+        if stored is None:
+            self._replace("constants.json", json.dumps(asdict(planner.constants)).encode())
+        if fold.saved != _saved(planner):
+            self.save_view(planner)
         return planner, dates
+
+    def _check_layout(self) -> bool:
+        """Whether the chat is new (no log and no saved view yet); an older
+        chat must have both logs' folders (SPEC 6)."""
+        folders = [self.path / "main", self.path / "tree"]
+        logged = any(any(folder.glob("*.jsonl")) for folder in folders)
+        if not logged and not (self.path / "view.json").exists():
+            return True
+        for folder in folders:
+            if not folder.is_dir():
+                raise StoreError(f"{folder}: missing, but the chat has logs or a saved view")
+        return False
+
+    def _stored_constants(self) -> Constants | None:
+        path = self.path / "constants.json"
+        if not path.exists():
+            return None
+        try:
+            stored = _loads(_read(path))
+            if not isinstance(stored, dict):
+                raise ValueError("not a JSON object")
+            return Constants(**stored)
+        except (ValueError, TypeError) as error:
+            raise StoreError(f"{path}:1: not the constants of a chat: {error}") from None
 
     def _saved_view(self) -> dict[str, Any] | None:
         path = self.path / "view.json"
-        try:
-            saved = json.loads(path.read_bytes())
-        except FileNotFoundError:
+        if not path.exists():
             return None
+        try:
+            saved = _loads(_read(path))
         except ValueError as error:
             raise StoreError(f"{path}:1: not JSON: {error}") from None
         if not isinstance(saved, dict) or not isinstance(saved.get("t"), int):
             raise StoreError(f"{path}:1: not a saved view")
         return saved
+
+
+def _why(error: OSError, read_only: bool = False) -> str:
+    """An OSError's problem in words, with a hint where one helps."""
+    why = error.strerror or str(error)
+    if not read_only and error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        why += " (a directory that cannot be written can be opened with read_only=True)"
+    return why
+
+
+def _messages(main: Log) -> tuple[list[str], list[tuple[str, str]]]:
+    """The logged messages' dates and `(kind, text)`, checked (SPEC 1, 6)."""
+    dates: list[str] = []
+    messages: list[tuple[str, str]] = []
+    for line in main.lines:
+        i = _field(line, "i", int)
+        if i != len(dates):
+            problem = f"message {len(dates)} is missing" if i > len(dates) else "out of order"
+            raise StoreError(f"{line.where()}: message id {i}: {problem}")
+        kind, text = _field(line, "kind", str), _field(line, "text", str)
+        try:
+            check_message(kind, text)
+        except Refused as refused:
+            raise StoreError(f"{line.where()}: message {i}: {refused}") from None
+        if _field(line, "size", int) != size(text):
+            raise StoreError(f"{line.where()}: message {i}: size does not match the text")
+        dates.append(_field(line, "date", str))
+        messages.append((kind, text))
+    return dates, messages
 
 
 def _saved(planner: Planner) -> dict[str, Any]:
@@ -382,25 +624,25 @@ class _Fold:
             self.other = True
             self.unlogged += self.planner.fold_build(node, text)[1:]
 
-    def finish(self, store: Store) -> None:
+    def finish(self) -> list[dict[str, Any]]:
         """Admit the messages no tree record follows, complete an interrupted
-        last message, build over-failed nodes, and check view.json."""
+        last message, build over-failed nodes, and check view.json; returns
+        the tree records that the completion and the builds need."""
         p = self.planner
         while p.count < len(self.messages):
             self._admit()
-        if self.unlogged:
-            store.log_nodes(p, self.unlogged)
+        repairs = node_records(p, self.unlogged)
         if not self.other and p.count:
             if "chat" not in self.batches and p.chat_batch():
-                store.log_batch(p, compaction=False)
+                repairs.append(batch_record(p, compaction=False))
             if "compaction" not in self.batches and p.cview_batch():
-                store.log_batch(p, compaction=True)
+                repairs.append(batch_record(p, compaction=True))
         for node in p.overdue_failures():
-            store.log_nodes(p, p.build_from_source(node))
+            repairs += node_records(p, p.build_from_source(node))
         self._compare_saved()
         if not self.checked:
             raise StoreError(
                 f"view.json:1: saved at T={self.saved['t'] if self.saved else '?'}, "
                 f"but the logs hold {p.count} messages"
             )
-        store.save_view(p)
+        return repairs

@@ -15,15 +15,24 @@ from model.node import Node as ModelNode
 
 
 def records(folder: Path) -> list[dict]:
+    """The records the engine reads: torn lines (not JSON, unterminated, or
+    named by a `{"torn": n}` marker) and the markers left out."""
     out = []
     for path in sorted(folder.glob("*.jsonl")):
-        for raw in path.read_bytes().split(b"\n"):
+        rows = path.read_bytes().split(b"\n")[:-1]  # an unterminated last line is torn
+        parsed: list[dict | None] = []
+        for raw in rows:
             try:
                 record = json.loads(raw)
             except ValueError:
-                continue  # a torn line: the engine skips it too
-            if isinstance(record, dict) and "torn" not in record:
-                out.append(record)
+                record = None
+            parsed.append(record if isinstance(record, dict) else None)
+        torn = {r["torn"] for r in parsed if r is not None and "torn" in r}
+        out += [
+            r
+            for number, r in enumerate(parsed, start=1)
+            if r is not None and "torn" not in r and number not in torn
+        ]
     return out
 
 

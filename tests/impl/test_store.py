@@ -5,17 +5,21 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
-from dataclasses import replace
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, replace
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from impl.chat import Chat
+from impl.constants import Constants
 from impl.errors import Locked, StoreError
-from tests.impl.helpers import SMALL, Clock, drive, reopen
+from tests.impl.helpers import SMALL, SMALL_MODEL, Clock, drive, files, reopen
 from tests.impl.replay import as_pairs, model_state
 
 
@@ -58,14 +62,8 @@ def test_a_restart_keeps_a_shrinking_view_shrinking(tmp_path: Path) -> None:
                     c.put(*node, "merged")
             c.append("user", "next")
         assert chat.view() == live.view()
-        model = model_state(tmp_path / "a", SMALL_DICT)
+        model = model_state(tmp_path / "a", SMALL_MODEL)
         assert chat.view() == as_pairs(model.chat.view)
-
-
-SMALL_DICT = {
-    k: getattr(SMALL, k)
-    for k in ("node", "ceiling", "floor", "cceiling", "cfloor", "jobs", "ahead", "failures")
-}
 
 
 def test_failure_counts_survive_a_restart(tmp_path: Path) -> None:
@@ -90,7 +88,7 @@ def test_a_torn_last_line_is_skipped_terminated_and_stays_skipped(tmp_path: Path
     with open(day, "ab") as file:
         file.write(b'{"i": 1, "kind": "user", "te')
     for first_load in (True, False):
-        expect = pytest.warns(UserWarning, match=f"{day}:2: torn last line")
+        expect = pytest.warns(UserWarning, match=f"{day}:2: torn line skipped")
         with expect if first_load else contextlib.nullcontext():
             chat = reopen(tmp_path)
         assert chat.planner.count == 1
@@ -240,3 +238,99 @@ def test_dates_come_from_the_clock(tmp_path: Path) -> None:
     ]
     with reopen(tmp_path) as chat:
         assert chat.date(1) == "2026-10-09T00:00:00+00:00"
+
+
+@pytest.mark.filterwarnings("ignore:.*torn line skipped")
+def test_a_torn_line_marker_cut_short_is_one_more_torn_line(tmp_path: Path) -> None:
+    made = tmp_path / "made"
+    with reopen(made) as chat:
+        chat.append("user", "kept")
+    day = next((made / "main").glob("*.jsonl")).name
+    marker = b'\n{"torn": 2}\n'
+    for cut in range(len(marker)):  # a power cut after `cut` bytes of the marker
+        path = tmp_path / f"cut{cut}"
+        shutil.copytree(made, path)
+        with open(path / "main" / day, "ab") as log:
+            log.write(b'{"i": 1, "kind": "user", "te' + marker[:cut])
+        with reopen(path) as chat:
+            assert chat.planner.count == 1
+            chat.append("user", "after")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # every torn line is marked now
+            with reopen(path) as chat:
+                assert [chat.zoom(i, 1) for i in range(2)] == ["user: kept", "user: after"]
+
+
+def _torn_main_and_garbled_tree(path: Path) -> str:
+    main, tree = _chat_with_history(path)
+    with open(main, "ab") as log:
+        log.write(b'{"i": 30, "ki')
+    lines = _lines(tree)
+    lines[3] = b"garbage"
+    _rewrite(tree, lines)
+    return f"{tree}:4: not a JSON object"
+
+
+def _tree_deleted(path: Path) -> str:
+    _chat_with_history(path)
+    shutil.rmtree(path / "tree")
+    return f"{path / 'tree'}: missing, but the chat has logs"
+
+
+@pytest.mark.parametrize("damage", [_torn_main_and_garbled_tree, _tree_deleted])
+def test_a_load_that_fails_leaves_the_directory_as_it_was(
+    tmp_path: Path, damage: Callable[[Path], str]
+) -> None:
+    error = damage(tmp_path)
+    before = files(tmp_path), sorted(tmp_path.iterdir())
+    with pytest.raises(StoreError, match=error), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reopen(tmp_path)
+    assert (files(tmp_path), sorted(tmp_path.iterdir())) == before
+
+
+def test_a_deeply_nested_line_is_an_error_naming_file_and_line(tmp_path: Path) -> None:
+    main, _ = _chat_with_history(tmp_path)
+    deep = b"[" * 200_000 + b"]" * 200_000
+    lines = _lines(main)
+    _rewrite(main, [*lines[:4], deep, *lines[5:]])
+    with pytest.raises(StoreError, match=f"{main}:5: not a JSON object"):
+        reopen(tmp_path)
+    _rewrite(main, lines)
+    (tmp_path / "view.json").write_bytes(b'{"t": ' + deep + b"}")
+    with pytest.raises(StoreError, match="view.json:1: not JSON: nested too deeply"):
+        reopen(tmp_path)
+
+
+def test_a_lock_that_is_a_directory_is_an_error_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "lock").mkdir()
+    with pytest.raises(StoreError, match=f"{tmp_path / 'lock'}: cannot be opened: Is a directory"):
+        reopen(tmp_path)
+
+
+def test_the_constants_are_stored_and_a_mismatch_is_named(tmp_path: Path) -> None:
+    with reopen(tmp_path) as chat:
+        drive(chat, 20, seed=7)
+    assert json.loads((tmp_path / "constants.json").read_bytes()) == asdict(SMALL)
+    with pytest.raises(
+        StoreError,
+        match=f"{tmp_path / 'constants.json'}: this chat was made with ceiling=600, floor=250, "
+        "opened with ceiling=1600, floor=800",
+    ):
+        reopen(tmp_path, replace(SMALL, ceiling=1600, floor=800))
+    with Chat.open(tmp_path) as chat:  # no constants given: the chat's own
+        assert chat.constants == SMALL
+    with reopen(tmp_path, replace(SMALL, jobs=5)) as chat:  # JOBS governs one run only
+        assert chat.constants.jobs == 5
+
+
+def test_a_chat_made_before_constants_were_stored_opens_and_stores_them(tmp_path: Path) -> None:
+    with reopen(tmp_path) as chat:
+        drive(chat, 20, seed=8)
+        live = snapshot(chat)
+    (tmp_path / "constants.json").unlink()
+    with reopen(tmp_path) as chat:
+        assert snapshot(chat) == live
+    assert json.loads((tmp_path / "constants.json").read_bytes()) == asdict(SMALL)
+    with pytest.raises(StoreError, match="this chat was made with node=64, ceiling=600"):
+        reopen(tmp_path, Constants())

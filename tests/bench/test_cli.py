@@ -1,0 +1,37 @@
+"""The benchmarks on the command line: help, and bad arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from bench import drive, scale, storage
+
+CASES = [
+    (scale.main, "bench.scale", ["ten"], "argument COUNT: need a whole number of at least 1"),
+    (scale.main, "bench.scale", [], "the following arguments are required: COUNT"),
+    (storage.main, "bench.storage", ["0"], "argument COUNT: need a whole number of at least 1"),
+    (drive.main, "bench.drive", ["128000"], "the following arguments are required: COUNT"),
+    (drive.main, "bench.drive", ["-5", "10"], "argument CEILING: need a whole number"),
+]
+
+
+@pytest.mark.parametrize(("main", "module", "bad", "error"), CASES)
+def test_help_exits_0_and_a_bad_argument_exits_2_with_one_error_line(
+    main: Callable[[list[str]], None],
+    module: str,
+    bad: list[str],
+    error: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: python -m {module}")
+    with pytest.raises(SystemExit) as done:
+        main(bad)
+    assert done.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines()[-1].startswith(f"python -m {module}: error: {error}")
