@@ -149,6 +149,7 @@ class Child:
 class Figures:
     kills: int = 0
     full: int = 0
+    freed: int = 0
     restarts: int = 0
     checked: int = 0
     model: int = 0
@@ -200,8 +201,9 @@ def check(path: Path, acked: int, scratch: Path, with_model: bool, figures: Figu
 
 def round_(
     path: Path, disk: Path | None, rng: random.Random, full: bool, log: Path, figures: Figures
-) -> int:
-    """One child run and its kill; returns the messages it acknowledged."""
+) -> tuple[int, str]:
+    """One child run and its kill; returns the messages it acknowledged and
+    what happened to the disk."""
     ballast = None
     budget = None
     if full and disk is not None:
@@ -209,13 +211,17 @@ def round_(
     elif full:
         budget = rng.randrange(500, 20_000)
     child = Child(path, rng.randrange(1 << 30), budget, log)
+    disk_note = ""
     try:
         if full:
             child.until({"failed", "refused"})
             figures.full += 1
+            disk_note = ", disk full, killed while full"
             if ballast is not None and rng.random() < 0.5:
                 ballast.unlink()
                 child.until({"ack"}, rng.randrange(1, 30))
+                figures.freed += 1
+                disk_note = ", disk full, freed while the child ran (it opened the chat again)"
         else:
             child.until({"ack"}, rng.randrange(1, 60))
         time.sleep(rng.random() * 0.02)
@@ -225,7 +231,7 @@ def round_(
             ballast.unlink(missing_ok=True)
     figures.failed_writes += child.failed
     figures.kills += 1
-    return child.acked
+    return child.acked, disk_note
 
 
 def run(
@@ -245,12 +251,13 @@ def run(
         acked = 0
         for kill in range(1, kills + 1):
             full = kill % full_every == 0
-            acked = max(acked, round_(path, disk, rng, full, work / "child.log", figures))
+            done, disk_note = round_(path, disk, rng, full, work / "child.log", figures)
+            acked = max(acked, done)
             with_model = kill % model_every == 0 or kill == kills
             count = check(path, acked, work / "scratch", with_model, figures)
             print(
-                f"kill {kill}/{kills}: {acked} acknowledged, T={count}"
-                f"{', full disk' if full else ''}{', model agrees' if with_model else ''}, "
+                f"kill {kill}/{kills}: {acked} acknowledged, T={count}{disk_note}"
+                f"{', model agrees' if with_model else ''}, "
                 f"{figures.checked:,} message checks so far",
                 flush=True,
             )
@@ -308,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.monotonic() - figures.began
     print(
         f"CRASH TEST PASSED: {figures.kills} kills ({figures.full} on a full disk, "
-        f"{figures.failed_writes} failed writes seen by the child), {figures.restarts} "
+        f"{figures.freed} of them freed while the child ran; {figures.failed_writes} failed "
+        f"writes seen by the child), {figures.restarts} "
         f"restarts, {figures.checked:,} message checks, {figures.model} model comparisons, "
         f"{seconds:.0f} s"
     )
