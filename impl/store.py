@@ -152,7 +152,7 @@ def _read(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as error:
-        raise StoreError(f"{path}: cannot be read: {error.strerror or error}") from None
+        raise StoreError(f"{path}: cannot be read: {_why(error, writing=False)}") from None
 
 
 def _object(raw: bytes) -> dict[str, Any] | None:
@@ -306,7 +306,8 @@ class Store:
         except OSError as error:
             if self.read_only and error.errno == errno.ENOENT:
                 return -1
-            raise StoreError(f"{lock}: cannot be opened: {_why(error, self.read_only)}") from None
+            why = _why(error, writing=not self.read_only)
+            raise StoreError(f"{lock}: cannot be opened: {why}") from None
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise StoreError(f"{lock}: not a regular file; the lock must be one")
@@ -374,10 +375,9 @@ class Store:
         try:
             yield
         except OSError as error:
-            self._failure = f"{path}: {_why(error)}"
+            self._failure = f"{path}: cannot be written: {_why(error)}"
             raise WriteFailed(
-                f"{self._failure}; nothing more is written until the chat is closed and its "
-                "directory opened again"
+                f"{self._failure}; the chat refuses every call until its directory is opened again"
             ) from error
 
     def _append(self, path: Path, data: bytes) -> None:
@@ -502,10 +502,10 @@ class Store:
         return saved
 
 
-def _why(error: OSError, read_only: bool = False) -> str:
+def _why(error: OSError, writing: bool = True) -> str:
     """An OSError's problem in words, with a hint where one helps."""
     why = error.strerror or str(error)
-    if not read_only and error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+    if writing and error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         why += " (a directory that cannot be written can be opened with read_only=True)"
     return why
 

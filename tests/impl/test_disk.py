@@ -126,7 +126,9 @@ def test_a_simulated_full_disk_loses_no_acknowledged_message(
     assert reopens_with(tmp_path, acked) >= len(acked) > 25
     assert refused > 10
     disk.room = 0
-    with pytest.raises(WriteFailed, match="constants.json: No space left on device"):
+    with pytest.raises(
+        WriteFailed, match="constants.json: cannot be written: No space left on device"
+    ):
         Chat.open(tmp_path / "new", SMALL)
 
 
@@ -135,7 +137,9 @@ def test_a_write_that_makes_no_progress_fails_instead_of_spinning(
 ) -> None:
     with reopen(tmp_path) as chat:
         monkeypatch.setattr(os, "write", lambda fd, data: 0)
-        with pytest.raises(WriteFailed, match="main/.*: the write made no progress"):
+        with pytest.raises(
+            WriteFailed, match="main/.*: cannot be written: the write made no progress"
+        ):
             chat.append("user", "hello")
 
 
