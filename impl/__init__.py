@@ -19,7 +19,19 @@ import sys
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
-PLANNER = ("constants", "errors", "text", "tree", "render", "view", "queue", "planner")
+PLANNER = (
+    "constants",
+    "errors",
+    "text",
+    "profile",
+    "digest",
+    "tree",
+    "render",
+    "line",
+    "view",
+    "queue",
+    "planner",
+)
 """The modules of the planner proper, the ones the C build compiles."""
 
 HERE = Path(__file__).resolve().parent

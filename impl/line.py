@@ -22,7 +22,7 @@ class LineChooser:
         self.best: str | None = None
         self.read = 0
 
-    def _end(self) -> str:
+    def finish(self) -> str:
         """The shortest reply, or with none the source, cut to NODE bytes."""
         return cut(self.source if self.best is None else self.best, self.node_bytes)
 
@@ -33,10 +33,10 @@ class LineChooser:
         self.read += 1
         reply = raw.strip()
         if not reply:
-            return self._end()
+            return self.finish()
         if size(reply) <= self.node_bytes:
             return reply
         if self.best is not None and size(reply) >= size(self.best):
-            return self._end()
+            return self.finish()
         self.best = reply
-        return self._end() if self.read >= self.tries else None
+        return self.finish() if self.read >= self.tries else None

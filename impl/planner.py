@@ -14,10 +14,12 @@ from typing import NamedTuple, NoReturn
 
 from impl.constants import KINDS, PLACEHOLDER, Constants
 from impl.errors import Refused
+from impl.line import LineChooser
+from impl.profile import Profile
 from impl.queue import Queue
 from impl.render import render_lines, render_rows
-from impl.text import check_utf8, cut, message_line, size
-from impl.tree import Node, Tree, end, name
+from impl.text import check_utf8, cut, size
+from impl.tree import Node, Tree, end, halves, name
 from impl.view import View
 
 
@@ -32,22 +34,29 @@ class Outcome(NamedTuple):
 
 def check_message(kind: str, text: str) -> int:
     """Refuse a message of an unknown kind or with no UTF-8 form (SPEC 1);
-    returns the byte size of its line `kind: text` (the kinds are ASCII)."""
+    returns the byte size of its text."""
     if kind not in KINDS:
         raise Refused("kind", f"unknown kind {kind!r}; kinds are {', '.join(KINDS)}")
-    return len(kind) + 2 + check_utf8(text, "the message")
+    return check_utf8(text, "the message")
 
 
 class Planner:
-    """A chat's planner state: constants, tree, chat view, compaction view and
-    work queue (SPEC 1-4)."""
+    """A chat's planner state: constants, profile, tree, chat view,
+    compaction view and work queue (SPEC 1-4, 10)."""
 
-    def __init__(self, constants: Constants | None = None) -> None:
+    def __init__(self, constants: Constants | None = None, profile: Profile | None = None) -> None:
         self.constants = constants or Constants()
-        self.tree = Tree(self.constants.node)
+        self.profile = profile or Profile()
+        self.tree = Tree(self.constants.node, self.profile.kind_words)
         self.chat = View(self.tree)
         self.cview = View(self.tree)
-        self.queue = Queue(self.constants.jobs, self.constants.ahead)
+        self.queue = Queue(
+            self.constants.jobs,
+            self.constants.ahead,
+            self.profile.need_first,
+            self.profile.ahead_in_wait,
+        )
+        self._word_sizes = {kind: size(self.profile.word(kind)) for kind in KINDS}
 
     @property
     def count(self) -> int:
@@ -65,21 +74,24 @@ class Planner:
         self.queue.after_build(node, ready)
         return made
 
-    def _clear_merges(self) -> None:
+    def forget_batch(self) -> None:
+        """A new event begins: the record of the last batch no longer
+        describes it (SPEC 3.3, 4.1). Every event calls this first, refused
+        or not; so does a driver that refuses an event itself."""
         self.chat.merges = self.cview.merges = ()
 
     def admit(self, kind: str, text: str) -> list[Node]:
         """The first half of a message (SPEC 1, 2, 3.3, 4): log it, let held
         nodes try again, build its leaf when free and append the leaf to both
         views; returns the nodes built."""
-        line_size = check_message(kind, text)
-        self._clear_merges()
+        self.forget_batch()
+        line_size = self._word_sizes.get(kind, 0) + 2 + check_message(kind, text)
         self.queue.release()
         leaf = (0, self.count)
         self.tree.log(kind, text)
         made: list[Node] = []
         if line_size <= self.constants.node:
-            made = self._build(leaf, message_line(kind, text), line_size)
+            made = self._build(leaf, self.tree.line(leaf[1]), line_size)
         else:
             self.queue.add_leaf(leaf[1])
         self.chat.append(leaf)
@@ -116,10 +128,20 @@ class Planner:
         """A compaction call for `node` starts (SPEC 4). A candidate breaks no
         rule (the queue offers only nodes every rule allows), so it starts at
         once; any other node is refused, naming the first broken rule."""
+        self.forget_batch()
         if node not in self.candidates():
             self._refuse_start(node)
-        self._clear_merges()
         self.queue.start(node)
+
+    def start_all(self) -> list[Node]:
+        """Start every candidate, one after another in queue order, until none
+        is left; returns them (SPEC 10, `calls: self`). It belongs to the event
+        that made them candidates, so that event's batch record stays."""
+        started: list[Node] = []
+        while candidates := self.candidates():
+            self.queue.start(candidates[0])
+            started.append(candidates[0])
+        return started
 
     def _refuse_start(self, node: Node) -> NoReturn:
         """Refuse a start of `node`, which is not a candidate, naming the first
@@ -133,7 +155,7 @@ class Planner:
             raise Refused("built_once", f"{name(node)} is already built")
         if node in queue.running:
             raise Refused("one_call_per_node", f"a call for {name(node)} is already running")
-        if queue.waiting and not self.chat.has_line(node):
+        if queue.waiting and self.profile.need_first and not self.chat.has_line(node):
             raise Refused("need_first", f"a turn waits and {name(node)} is not a line of the view")
         if len(queue.running) >= c.jobs:
             raise Refused("jobs_bound", f"{c.jobs} calls already run")
@@ -141,7 +163,8 @@ class Planner:
             raise Refused(
                 "retry_waits", f"{name(node)} failed; it waits for the next message or retry"
             )
-        if level == 0 and queue.unbuilt_before(index) >= c.ahead:
+        lifted = queue.waiting and not self.profile.ahead_in_wait
+        if level == 0 and not lifted and queue.unbuilt_before(index) >= c.ahead:
             raise Refused(
                 "ahead_bound", f"{c.ahead} or more leaves before {name(node)} are unbuilt"
             )
@@ -154,51 +177,82 @@ class Planner:
             raise Refused(rule, f"no call for {name(node)} is running")
 
     def end(self, node: Node, line: str) -> Outcome:
-        """The call for `node` ends with its line of 1 to NODE bytes (SPEC 4, 5)."""
+        """The call for `node` ends with its line (SPEC 4, 5, 10)."""
+        self.forget_batch()
         self._check_running(node, "end_needs_running")
-        line_size = check_utf8(line, "the line")
+        check_utf8(line, "the line")
+        return self._install(node, line)
+
+    def end_replies(self, node: Node, replies: list[str]) -> Outcome:
+        """The call for `node` ends with the replies it got; the line is
+        chosen from them (SPEC 4, 5, 10)."""
+        self.forget_batch()
+        self._check_running(node, "end_needs_running")
+        for reply in replies:
+            check_utf8(reply, "a reply")
+        chooser = LineChooser(self.tree.source(node), self.constants.node, self.constants.tries)
+        for reply in replies:
+            line = chooser.offer(reply)
+            if line is not None:
+                return self._install(node, line)
+        return self._install(node, chooser.finish())
+
+    def _install(self, node: Node, line: str) -> Outcome:
+        """Build `node` with a call's line: stripped under `trim_lines`, where
+        a line stripped to nothing fails the call; refused unless 1 to NODE
+        bytes (SPEC 5, 10)."""
+        if self.profile.trim_lines:
+            line = line.strip()
+            if not line:
+                return self._failed(node)
+        line_size = size(line)
         if not 1 <= line_size <= self.constants.node:
             raise Refused(
                 "line_fits", f"a line is 1 to {self.constants.node} bytes, not {line_size}"
             )
-        self._clear_merges()
         return Outcome(self._build(node, line, line_size))
 
     def fail(self, node: Node) -> Outcome:
-        """The call for `node` fails; the FAILURES-th failure builds the node
-        from its source cut to NODE bytes (SPEC 4)."""
+        """The call for `node` fails (SPEC 4)."""
+        self.forget_batch()
         self._check_running(node, "fail_needs_running")
-        self._clear_merges()
-        if self.queue.fail(node) < self.constants.failures:
+        return self._failed(node)
+
+    def _failed(self, node: Node) -> Outcome:
+        """A failed call is counted and its node held; under a failure cap the
+        FAILURES-th failure builds the node from its source cut to NODE bytes
+        (SPEC 4, 10)."""
+        if self.queue.fail(node) < self.constants.failures or not self.profile.capped:
             return Outcome([])
         return Outcome(self.build_from_source(node))
 
     def wait(self) -> None:
-        """A turn waits for a settled view; running merge calls stop (SPEC 4)."""
+        """A turn waits for a settled view; under `need_first` running merge
+        calls stop (SPEC 4, 10)."""
+        self.forget_batch()
         if self.queue.waiting:
             raise Refused("one_wait", "a turn already waits")
-        self._clear_merges()
         self.queue.begin_wait()
 
     def settle(self) -> None:
         """The waiting turn goes on with every view line built (SPEC 4)."""
+        self.forget_batch()
         if not self.queue.waiting:
             raise Refused("settle_needs_wait", "no turn waits")
         if not self.settled():
             raise Refused("settle_needs_summaries", "a line of the view is not built yet")
-        self._clear_merges()
         self.queue.end_wait()
 
     def timeout(self) -> None:
         """The waiting turn goes on after SETTLE_TIMEOUT, settled or not (SPEC 4)."""
+        self.forget_batch()
         if not self.queue.waiting:
             raise Refused("timeout_needs_wait", "no turn waits")
-        self._clear_merges()
         self.queue.end_wait()
 
     def retry(self) -> None:
         """RETRY has passed: failed nodes may be tried again (SPEC 4)."""
-        self._clear_merges()
+        self.forget_batch()
         self.queue.release()
 
     # Replaying a log (SPEC 6): logged decisions are folded, not recomputed.
@@ -265,6 +319,11 @@ class Planner:
         """The chat view's size in bytes (SPEC 3)."""
         return self.chat.size
 
+    def digests(self) -> tuple[int, int]:
+        """The protocol's digests of the chat view and the compaction view
+        (impl/digest.py)."""
+        return self.chat.digest, self.cview.digest
+
     def shrinking(self) -> bool:
         """Whether the chat view is still shrinking (SPEC 3.3)."""
         return self.chat.shrinking
@@ -276,6 +335,10 @@ class Planner:
     def compaction_view(self) -> tuple[Node, ...]:
         """The compaction view, oldest first (SPEC 3.4)."""
         return self.cview.snapshot()
+
+    def compaction_merges(self) -> tuple[Node, ...]:
+        """The parents the compaction view's batch made at the last event (SPEC 3.4)."""
+        return self.cview.merges
 
     def candidates(self) -> tuple[Node, ...]:
         """The calls that may start now, in queue order (SPEC 4)."""
@@ -340,3 +403,19 @@ class Planner:
     def render_context(self, node: Node) -> str:
         """A node's context rendered like the view (SPEC 3.4)."""
         return render_rows(self.cview.rows(self._context_lines(node)))
+
+    def zoom(self, id: int, n: int) -> str:
+        """`zoom(id, 1)`: message `id`'s line whole; for a larger power of two
+        `n`, node `id+n`'s two halves rendered like the view. Refused (rule
+        `zoom`) unless `n` is a power of two, `id` a multiple of it, and the
+        messages all logged (SPEC 3.5). Zooming changes nothing, so no batch
+        ran at it."""
+        self.forget_batch()
+        if n < 1 or n & (n - 1) or id < 0 or id % n:
+            raise Refused("zoom", f"need n a power of 2 and id a multiple of n, not {id}, {n}")
+        node = (n.bit_length() - 1, id // n)
+        if end(node) > self.count:
+            raise Refused("zoom", f"messages {id}..{id + n - 1} are not all logged yet")
+        if n == 1:
+            return self.tree.line(id)
+        return render_lines([(half, self.shown(half)) for half in halves(node)])

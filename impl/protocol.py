@@ -1,21 +1,31 @@
-"""`python -m impl.protocol`: the engine behind the bridge's line protocol
-(bridge/PROTOCOL.md), so that the bridge can drive it as a separate process
-exactly as it drives engines written in other languages.
+"""`python -m impl.protocol [--profile FILE] [--protocol 1|2]`: the engine
+behind the bridge's line protocol (bridge/PROTOCOL.md), so that the bridge
+drives it as a separate process exactly as it drives engines written in
+other languages.
 
 The protocol and the scenario format's sized texts are restated here from
 their documents (bridge/PROTOCOL.md, scenarios/README.md): an engine brings
-its own reading of them.
+its own reading of them. It speaks protocol 2 (lean answers, positions in
+the events, sessions) unless told `--protocol 1`, and runs with the engine
+profile of `--profile` (SPEC 10), which it declares in its answer to the
+header; under `calls: self` it starts its own calls after every event.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import sys
-from typing import Any, TextIO
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
 
 from impl.constants import Constants
 from impl.errors import Refused
 from impl.planner import Planner
+from impl.profile import Profile
 from impl.tree import Node
 
 FILLER = "chat é€ 😀 line\r\nnext\rmore\nend. "
@@ -40,76 +50,217 @@ def sized_text(size: int, position: int) -> str:
 
 
 def text_of(event: dict[str, Any], field: str, position: int) -> str:
+    """The event's text in `field`, or the sized text its `size` stands for."""
     return event[field] if field in event else sized_text(event["size"], position)
 
 
-def apply(planner: Planner, event: dict[str, Any], position: int) -> None:
-    """Apply one scenario event to the planner; Refused when it breaks a rule."""
-    node: Node = tuple(event.get("node", (0, 0)))  # type: ignore[assignment]
-    name = event["event"]
-    if name == "message":
-        planner.message(event["kind"], text_of(event, "text", position))
-    elif name == "start":
-        planner.start(node)
-    elif name == "end":
-        planner.end(node, text_of(event, "line", position))
-    elif name == "fail":
-        planner.fail(node)
-    elif name in ("wait", "settle", "timeout", "retry"):
-        getattr(planner, name)()
-    else:
-        raise ValueError(f"unknown event {name!r}")
+def replies_of(event: dict[str, Any], position: int) -> list[str]:
+    """An end's replies: reply k is its `text`, or `sized_text(size, position + k)`."""
+    return [text_of(reply, "text", position + k) for k, reply in enumerate(event["replies"])]
 
 
-def observation(planner: Planner) -> dict[str, Any]:
-    """The protocol's observation line after an event."""
+def pairs(nodes: tuple[Node, ...] | list[Node]) -> list[list[int]]:
+    return [list(n) for n in nodes]
 
-    def pairs(nodes: tuple[Node, ...]) -> list[list[int]]:
-        return [list(n) for n in nodes]
 
+def crc(text: str) -> int:
+    """The CRC-32 of a text's UTF-8 bytes, as bridge/PROTOCOL.md asks for
+    renders and contexts after a batch."""
+    return zlib.crc32(text.encode("utf-8"))
+
+
+class Session:
+    """One chat replayed through the protocol: a planner with the header's
+    constants and this engine's profile."""
+
+    def __init__(self, header: dict[str, Any], profile: Profile, protocol: int) -> None:
+        self.planner = Planner(Constants(**header["constants"]), profile)
+        self.profile = profile
+        self.protocol = protocol
+        self.position = 0
+        self.started: list[Node] = []
+
+    def apply(self, event: dict[str, Any], at: int) -> dict[str, Any]:
+        """Apply one event; the answer fields only it makes (`line`, `zoom`,
+        `render_timed_out_crc`). Refused when it breaks a rule."""
+        planner = self.planner
+        name = event["event"]
+        node: Node = tuple(event.get("node", (0, 0)))  # type: ignore[assignment]
+        if name == "message":
+            planner.message(event["kind"], text_of(event, "text", at))
+        elif name == "start":
+            if self.profile.self_calls:
+                planner.forget_batch()
+                raise Refused("self_starts", "under calls: self this engine starts its own calls")
+            planner.start(node)
+        elif name in ("end", "fail"):
+            if name == "fail":
+                outcome = planner.fail(node)
+            elif "replies" in event:
+                outcome = planner.end_replies(node, replies_of(event, at))
+            else:
+                outcome = planner.end(node, text_of(event, "line", at))
+            if outcome.built and outcome.built[0] == node:
+                return {"line": planner.text(node)}
+        elif name == "timeout":
+            planner.timeout()
+            return {"render_timed_out_crc": crc(planner.render_timed_out())}
+        elif name == "zoom":
+            return {"zoom": planner.zoom(event["id"], event["n"])}
+        elif name in ("wait", "settle", "retry"):
+            getattr(planner, name)()
+        else:
+            raise ValueError(f"unknown event {name!r}")
+        return {}
+
+    def brief(self) -> dict[str, Any]:
+        """What every answer to an event holds (protocol 2)."""
+        p = self.planner
+        view_digest, cview_digest = p.digests()
+        return {
+            "size": p.size(),
+            "shrinking": p.shrinking(),
+            "merges": pairs(p.merges()),
+            "cmerges": pairs(p.compaction_merges()),
+            "view_digest": view_digest,
+            "cview_digest": cview_digest,
+            "queue": pairs(p.candidates()),
+            "queue_waiting": pairs(p.candidates_waiting()),
+        }
+
+    def shown(self) -> list[Node]:
+        """The nodes whose contexts are shown: the queue's, then the calls the
+        last event started."""
+        return [*self.planner.candidates(), *self.started]
+
+    def batch(self) -> dict[str, Any]:
+        """After a batch that merged: the whole views, the render's and each
+        context's CRC (protocol 2)."""
+        p = self.planner
+        return {
+            "view": pairs(p.view()),
+            "cview": pairs(p.compaction_view()),
+            "render_crc": crc(p.render()),
+            "contexts_crc": [[list(n), crc(p.render_context(n))] for n in self.shown()],
+        }
+
+    def detail(self) -> dict[str, Any]:
+        """The answer to a detail request: the whole state, texts in full
+        (protocol 1: the render and the contexts only)."""
+        p = self.planner
+        contexts = [[list(n), p.render_context(n)] for n in self.shown()]
+        if self.protocol == 1:
+            return {"render": p.render(), "contexts": contexts}
+        return {
+            "view": pairs(p.view()),
+            "cview": pairs(p.compaction_view()),
+            "render": p.render(),
+            "render_timed_out": p.render_timed_out(),
+            "contexts": contexts,
+        }
+
+    def event(self, event: dict[str, Any]) -> dict[str, Any]:
+        """The answer to one event."""
+        at = event.get("at", self.position) if self.protocol == 2 else self.position
+        self.position += 1
+        self.started = []
+        try:
+            extra = self.apply(event, at)
+        except Refused as refused:
+            extra = {"refused": refused.rule}
+        else:
+            if self.profile.self_calls:
+                self.started = self.planner.start_all()
+        if self.protocol == 1:
+            return {**self.brief_1(), **extra}
+        answer = {**self.brief(), **extra}
+        if self.started:
+            answer["started"] = pairs(self.started)
+        if answer["merges"]:
+            answer.update(self.batch())
+        return answer
+
+    def brief_1(self) -> dict[str, Any]:
+        """What protocol 1 answers to every event: whole views, no digests."""
+        p = self.planner
+        return {
+            "view": pairs(p.view()),
+            "size": p.size(),
+            "shrinking": p.shrinking(),
+            "merges": pairs(p.merges()),
+            "cview": pairs(p.compaction_view()),
+            "queue": pairs(p.candidates()),
+            "queue_waiting": pairs(p.candidates_waiting()),
+        }
+
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The answer to one line after the header: a detail request, or an event."""
+        if request.get("detail") is True and "event" not in request:
+            return self.detail()
+        return self.event(request)
+
+
+def ready(profile: Profile, protocol: int) -> dict[str, Any]:
+    """The answer to a header: protocol 1's plain ready, or protocol 2's with
+    the profile this engine runs with."""
+    if protocol == 1:
+        return {"ready": True}
     return {
-        "view": pairs(planner.view()),
-        "size": planner.size(),
-        "shrinking": planner.shrinking(),
-        "merges": pairs(planner.merges()),
-        "cview": pairs(planner.compaction_view()),
-        "queue": pairs(planner.candidates()),
-        "queue_waiting": pairs(planner.candidates_waiting()),
+        "ready": True,
+        "protocol": 2,
+        "engine": "optchat-spec impl",
+        "profile": profile.to_json(),
+        "sessions": True,
     }
 
 
-def detail(planner: Planner) -> dict[str, Any]:
-    """The protocol's answer to a detail request: the render and the contexts."""
-    return {
-        "render": planner.render(),
-        "contexts": [[list(n), planner.render_context(n)] for n in planner.candidates()],
-    }
+def lines(source: BinaryIO) -> Iterator[list[bytes]]:
+    """The complete lines the input holds each time it is read: the bridge
+    writes ahead, so answers are flushed once per read, not once per line."""
+    pending = b""
+    fd = source.fileno()
+    while chunk := os.read(fd, 1 << 16):
+        *done, pending = (pending + chunk).split(b"\n")
+        if done:
+            yield done
 
 
-def answer(planner: Planner, request: dict[str, Any], position: int) -> dict[str, Any]:
-    """The answer to one line after the header: a detail request, or an event."""
-    if request.get("detail") is True:
-        return detail(planner)
-    try:
-        apply(planner, request, position)
-    except Refused as refused:
-        return {**observation(planner), "refused": refused.rule}
-    return observation(planner)
-
-
-def serve(source: TextIO, sink: TextIO) -> None:
-    """Answer the header with ready, then each line with its answer."""
-    header = json.loads(source.readline())
-    planner = Planner(Constants(**header["constants"]))
-    sink.write(json.dumps({"ready": True}) + "\n")
-    sink.flush()
-    position = 0
-    for raw in source:
-        request = json.loads(raw)
-        sink.write(json.dumps(answer(planner, request, position), ensure_ascii=False) + "\n")
+def serve(source: BinaryIO, sink: BinaryIO, profile: Profile, protocol: int) -> None:
+    """Answer each header with ready and each later line with its answer; a
+    new header (protocol 2 sessions) starts a new chat."""
+    session: Session | None = None
+    for batch in lines(source):
+        out: list[bytes] = []
+        for raw in batch:
+            request = json.loads(raw)
+            if "format" in request:
+                session = Session(request, profile, protocol)
+                answer = ready(profile, protocol)
+            elif session is None:
+                raise SystemExit("impl.protocol: the first line must be a scenario header")
+            else:
+                answer = session.answer(request)
+            out.append(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
+        sink.write(b"".join(out))
         sink.flush()
-        position += "event" in request
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m impl.protocol", description=__doc__)
+    parser.add_argument("--profile", type=Path, help="a JSON file of SPEC 10 options")
+    parser.add_argument("--protocol", type=int, choices=(1, 2), default=2)
+    args = parser.parse_args(argv)
+    profile = Profile()
+    if args.profile is not None:
+        try:
+            profile = Profile.from_json(json.loads(args.profile.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as error:
+            parser.error(f"{args.profile}: {error}")
+    if args.protocol == 1 and profile != Profile():
+        parser.error("protocol 1 cannot declare a profile")
+    serve(sys.stdin.buffer, sys.stdout.buffer, profile, args.protocol)
+    return 0
 
 
 if __name__ == "__main__":
-    serve(sys.stdin, sys.stdout)
+    sys.exit(main())

@@ -45,9 +45,13 @@ class Queue:
     made together and kept until the next change; every change goes through
     a method here."""
 
-    def __init__(self, jobs: int, ahead: int) -> None:
+    def __init__(
+        self, jobs: int, ahead: int, need_first: bool = True, ahead_in_wait: bool = True
+    ) -> None:
         self.jobs = jobs
         self.ahead = ahead
+        self.need_first = need_first
+        self.ahead_in_wait = ahead_in_wait
         self.unbuilt: list[Node] = []
         self.ready: list[Node] = []
         self.running: dict[Node, None] = {}
@@ -82,26 +86,37 @@ class Queue:
 
     def candidates(self, waiting: bool) -> tuple[Node, ...]:
         """The calls that may start, in queue order: unbuilt leaves oldest first
-        within AHEAD, then (unless a turn waits) ready merges by (level, index);
-        none running or held; as many as JOBS leaves room for. With `waiting`
-        the running merges count as stopped (SPEC 4, law need_first)."""
+        within AHEAD, then (unless a turn waits under `need_first`) ready merges
+        by (level, index); none running or held; as many as JOBS leaves room
+        for. With `waiting` the calls a wait stops count as stopped, and with
+        `ahead_in_wait` off AHEAD does not apply (SPEC 4, 10)."""
         if self._offered is None:
             self._offered = self._work()
         return self._offered[waiting]
 
     def _work(self) -> tuple[tuple[Node, ...], tuple[Node, ...]]:
-        """The candidates as the turn stands and as if a turn waited."""
-        running, held, jobs = self.running, self.held, self.jobs
-        work = self.unbuilt[: self.ahead]
+        """The candidates as they are while no turn waits, and as they are
+        (or would be) while one waits."""
+        room = self.jobs - len(self.running)
+        calm = self._offer(self.unbuilt[: self.ahead], room, merges=True)
+        leaves = self.unbuilt if not self.ahead_in_wait else self.unbuilt[: self.ahead]
+        if not self.need_first:
+            return calm, self._offer(leaves, room, merges=True)
+        # A waiting turn stops the running merges, so only running leaves use room.
+        waiting_room = self.jobs - sum(1 for node in self.running if node[0] == 0)
+        return calm, self._offer(leaves, waiting_room, merges=False)
+
+    def _offer(self, leaves: list[Node], room: int, merges: bool = True) -> tuple[Node, ...]:
+        """`leaves`, then (with `merges`) the ready merges, leaving out running
+        and held nodes, cut to `room` (SPEC 4)."""
+        if room <= 0:
+            return ()
+        running, held = self.running, self.held
         if running or held:
-            work = [leaf for leaf in work if leaf not in running and leaf not in held]
-        leaves = tuple(work)
-        waiting_room = jobs  # a waiting turn stops the running merges
-        for node in running:
-            if node[0] == 0:
-                waiting_room -= 1
-        room = jobs - len(running)
-        if len(work) < room:
+            work = [n for n in leaves if n not in running and n not in held]
+        else:
+            work = list(leaves)
+        if merges and len(work) < room:
             if running or held:
                 for merge in self.ready:
                     if merge not in running and merge not in held:
@@ -110,15 +125,22 @@ class Queue:
                             break
             else:
                 work += self.ready[: room - len(work)]
-        return tuple(work[:room]) if room > 0 else (), leaves[:waiting_room]
+        return tuple(work[:room])
 
     def start(self, node: Node) -> None:
-        """A call for `node`, a candidate, starts (SPEC 4). Both kept lists
-        simply lose it: the node takes a place of the room it was counted in,
-        and nothing else is skipped."""
+        """A call for `node`, a candidate, starts (SPEC 4). A kept list that
+        holds the node simply loses it: the node takes a place of the room it
+        was counted in, and nothing else is skipped. So does the waiting list
+        for a merge under `need_first` (a wait would stop it: it takes no room
+        there). Otherwise the lists are made again."""
         self.running[node] = None
         if self._offered is not None:
-            self._offered = (_without(self._offered[0], node), _without(self._offered[1], node))
+            calm, waiting = self._offered
+            stopped_by_wait = self.need_first and node[0] > 0
+            if node in calm and (node in waiting or stopped_by_wait):
+                self._offered = (_without(calm, node), _without(waiting, node))
+            else:
+                self._offered = None
 
     def fail(self, node: Node) -> int:
         """A running call failed: hold the node and count the failure; returns
@@ -141,9 +163,11 @@ class Queue:
             self._offered = None
 
     def begin_wait(self) -> None:
-        """A turn waits: running merge calls stop, without a failure (SPEC 4)."""
+        """A turn waits: under `need_first`, running merge calls stop, without
+        a failure (SPEC 4, 10)."""
         self.waiting = True
-        self.running = {n: None for n in self.running if n[0] == 0}
+        if self.need_first:
+            self.running = {n: None for n in self.running if n[0] == 0}
         self._offered = None
 
     def end_wait(self) -> None:

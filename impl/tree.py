@@ -38,7 +38,9 @@ def name(node: Node) -> str:
 
 
 class Tree:
-    """The logged messages and the built nodes' texts and sizes (SPEC 1, 2).
+    """The logged messages (as `(kind, text)`; `words` maps a kind to the
+    word its line starts with, when it is not the kind itself, SPEC 10) and
+    the built nodes' texts and sizes (SPEC 1, 2).
 
     Texts and sizes are kept per level in lists indexed by the node index
     (None and -1 while unbuilt): a node costs a list slot, not a dict entry,
@@ -46,8 +48,9 @@ class Tree:
     has a slot for every node inside the log, `T >> l` of them, added as
     messages arrive, so a node inside the log is found without a bounds check."""
 
-    def __init__(self, node_bytes: int) -> None:
+    def __init__(self, node_bytes: int, words: dict[str, str] | None = None) -> None:
         self.node_bytes = node_bytes
+        self.words = words or {}
         self.messages: list[tuple[str, str]] = []
         self.texts: list[list[str | None]] = [[] for _ in range(LEVELS)]
         self.sizes: list[array[int]] = [array("l") for _ in range(LEVELS)]
@@ -83,13 +86,19 @@ class Tree:
         """Whether the node is built (SPEC 2)."""
         return self.text(node) is not None
 
+    def line(self, i: int) -> str:
+        """Message i's line, `word: text` with the engine's word for its kind
+        (SPEC 1, 10)."""
+        kind, text = self.messages[i]
+        return message_line(self.words.get(kind, kind), text)
+
     def source(self, node: Node) -> str:
         """A leaf's message line; a merge's left text, a newline, its right
         text (SPEC 2). KeyError for a message not logged or an unbuilt half."""
         if not self.inside(node):
             raise KeyError(f"node {node} is not inside the log")
         if node[0] == 0:
-            return message_line(*self.messages[node[1]])
+            return self.line(node[1])
         left, right = [self.text(half) for half in halves(node)]
         if left is None or right is None:
             raise KeyError(f"{name(node)} has an unbuilt half")

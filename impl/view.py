@@ -29,6 +29,7 @@ import heapq
 from bisect import bisect_left
 
 from impl.constants import PLACEHOLDER
+from impl.digest import MASK, line_hash
 from impl.render import row
 from impl.text import size as text_size
 from impl.tree import Node, Tree, first
@@ -38,9 +39,10 @@ PLACEHOLDER_SIZE = text_size(PLACEHOLDER)
 
 class View:
     """A view (SPEC 3) on a tree: its lines (see above), `size` in bytes,
-    `pairs` the heaps of mergeable pairs by level, `top` above every level
-    with a pair, `shrinking` the sawtooth flag (SPEC 3.3), and `merges` the
-    parents its last batch made."""
+    `digest` the protocol's digest of its lines (impl/digest.py), `pairs` the
+    heaps of mergeable pairs by level, `top` above every level with a pair,
+    `shrinking` the sawtooth flag (SPEC 3.3), and `merges` the parents its
+    last batch made."""
 
     def __init__(self, tree: Tree) -> None:
         self.tree = tree
@@ -50,6 +52,7 @@ class View:
         self.made_rows: list[str | None] = []
         self.count = 0
         self.size = 0
+        self.digest = 0
         self.pairs: dict[int, list[int]] = {}
         self.top = 0
         self.shrinking = False
@@ -65,6 +68,7 @@ class View:
         other.made_rows = self.made_rows.copy()
         other.count = self.count
         other.size = self.size
+        other.digest = self.digest
         other.pairs = {level: heap.copy() for level, heap in self.pairs.items()}
         other.top = self.top
         other.shrinking = self.shrinking
@@ -127,6 +131,7 @@ class View:
         self.made_rows.append(None)
         self._snapshot = None
         self.count += 1
+        self.digest = (self.digest + line_hash(0, index)) & MASK
         found = self.tree.sizes[0][index]
         self.size += PLACEHOLDER_SIZE if found < 0 else found
         if index & 1:
@@ -162,6 +167,8 @@ class View:
         if not heap:
             del self.pairs[level]
         up = (level + 1, left >> 1)
+        gone = line_hash(level, left) + line_hash(level, left + 1)
+        self.digest = (self.digest - gone + line_hash(level + 1, left >> 1)) & MASK
         sizes = self.tree.sizes
         self.size += sizes[level + 1][left >> 1] - sizes[level][left] - sizes[level][left + 1]
         start = left << level

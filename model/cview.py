@@ -26,7 +26,7 @@ def follow(
     batch merged, the chat view merged further down to CFLOOR; otherwise the
     leaf appended, merged down to CFLOOR when over CCEILING or still shrinking."""
     if chat.merges:
-        batch = views.fit_bytes(chat.view, count, tree, cfloor)
+        batch = views.fit_bytes(chat.view, count, tree, cfloor, chat.size)
         return Sawtooth(batch.view, batch.weight > cfloor, batch.merges, batch.weight)
     return receive(csaw, leaf, count, tree, cceiling, cfloor)
 

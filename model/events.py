@@ -1,9 +1,10 @@
-"""The events that move a chat from state to state (SPEC 3.3, 4)."""
+"""The events that move a chat from state to state (SPEC 3.3, 3.5, 4)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model.bits import Bits
 from model.node import Node
 
 
@@ -24,10 +25,16 @@ class Start:
 
 @dataclass(frozen=True, slots=True)
 class End:
-    """The call for `node` ends with its chosen line (SPEC 4, 5)."""
+    """The call for `node` ends (SPEC 4, 5): with its chosen `line`, or with
+    the `replies` it got, from which the line is chosen (exactly one is given)."""
 
     node: Node
-    line: str
+    line: str | None = None
+    replies: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.line is None) == (self.replies is None):
+            raise ValueError("an end has either a line or replies")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,4 +64,12 @@ class Retry:
     """RETRY has passed: failed nodes may be tried again (SPEC 4)."""
 
 
-Event = Message | Start | End | Fail | Wait | Settle | Timeout | Retry
+@dataclass(frozen=True, slots=True)
+class Zoom:
+    """A turn opens `n` messages from `id` (SPEC 3.5); nothing changes."""
+
+    id: Bits
+    n: Bits
+
+
+Event = Message | Start | End | Fail | Wait | Settle | Timeout | Retry | Zoom

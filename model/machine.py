@@ -1,5 +1,5 @@
 """The chat as one state machine: `initial`, `step`, and what a state shows
-(SPEC 3.3, 3.4, 4).
+(SPEC 3.3, 3.4, 3.5, 4, 10).
 
 `step(state, event)` returns the next state, or raises `Refused` naming the
 rule the event breaks; the state it was given is unchanged either way.
@@ -16,11 +16,14 @@ from model import queue as queues
 from model import render as renders
 from model import text as texts
 from model import tree as trees
+from model import zoom as zooms
 from model.bits import Bits
 from model.constants import KINDS, Constants
 from model.errors import Refused
-from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait
+from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait, Zoom
+from model.line import choose_line
 from model.node import Node
+from model.profile import Profile
 from model.queue import Queue
 from model.sawtooth import Sawtooth, receive, resized
 from model.tree import Tree
@@ -29,22 +32,26 @@ from model.view import View
 
 @dataclass(frozen=True, slots=True)
 class State:
-    """A chat: its constants, message count T, log and built nodes, chat view
-    and compaction view (each with its shrinking flag and last batch), and
-    the work queue (SPEC 1-4)."""
+    """A chat: its constants and engine profile, message count T, log and
+    built nodes, chat view and compaction view (each with its shrinking flag
+    and last batch), the work queue, and the calls the last event started
+    (SPEC 1-4, 10)."""
 
     constants: Constants
+    profile: Profile
     count: Bits
     tree: Tree
     chat: Sawtooth
     compaction: Sawtooth
     queue: Queue
+    started: tuple[Node, ...] = ()
 
 
-def initial(constants: Constants | None = None) -> State:
+def initial(constants: Constants | None = None, profile: Profile | None = None) -> State:
     """An empty chat (SPEC 1): no message, empty views, nothing to do."""
     return State(
         constants or Constants(),
+        profile or Profile(),
         bits.ZERO,
         Tree(),
         Sawtooth((), False),
@@ -72,21 +79,21 @@ def _build(state: State, node: Node, line: str) -> State:
 
 
 def _message(state: State, event: Message) -> State:
-    """SPEC 1, 2, 3.3, 3.4, 4: log the message, build its leaf if free, run
-    the sawtooth on both views, and let failed nodes try again."""
+    """SPEC 1, 2, 3.3, 3.4, 4: log the message's line, build its leaf if
+    free, run the sawtooth on both views, and let failed nodes try again."""
     if event.kind not in KINDS:
         raise Refused("kind", f"unknown kind {event.kind!r}; kinds are {', '.join(KINDS)}")
     _check_utf8(event.text, "the message")
     c = state.constants
     leaf = nodes.leaf(state.count)
     count = bits.increment(state.count)
+    line = texts.message_line(state.profile.word(event.kind), event.text)
     state = replace(
         state,
         count=count,
-        tree=trees.log_message(state.tree, leaf.index, event.kind, event.text),
+        tree=trees.log_message(state.tree, leaf.index, line),
         queue=queues.retry(state.queue),
     )
-    line = trees.source(state.tree, leaf)
     if trees.is_free(line, c.node):
         state = _build(state, leaf, line)
     else:
@@ -98,39 +105,57 @@ def _message(state: State, event: Message) -> State:
     return replace(state, chat=chat, compaction=compaction)
 
 
-def _start(state: State, event: Start) -> State:
+def _start(state: State, node: Node) -> State:
     queues.check_start(
-        state.queue, state.chat.view, state.tree, state.count, event.node, state.constants
+        state.queue, state.chat.view, state.tree, state.count, node, state.constants, state.profile
     )
-    return replace(state, queue=queues.start(state.queue, event.node))
+    return replace(state, queue=queues.start(state.queue, node), started=state.started + (node,))
 
 
 def _end(state: State, event: End) -> State:
+    """SPEC 4, 5, 10: the call's line, given or chosen from its replies, is
+    installed (stripped under `trim_lines`, and a line stripped to nothing
+    fails the call)."""
     queues.check_running(state.queue, event.node, "end_needs_running")
-    _check_utf8(event.line, "the line")
-    if not 1 <= texts.size(event.line) <= state.constants.node:
-        raise Refused(
-            "line_fits",
-            f"a line is 1 to {state.constants.node} bytes, not {texts.size(event.line)}",
-        )
-    return _build(state, event.node, event.line)
+    c = state.constants
+    if event.replies is None:
+        line = str(event.line)
+        _check_utf8(line, "the line")
+    else:
+        for reply in event.replies:
+            _check_utf8(reply, "a reply")
+        source = trees.source(state.tree, event.node)
+        line = choose_line(source, event.replies, c.node, c.tries).line
+    if state.profile.trim_lines:
+        line = line.strip()
+        if not line:
+            return _failed(state, event.node)
+    if not 1 <= texts.size(line) <= c.node:
+        raise Refused("line_fits", f"a line is 1 to {c.node} bytes, not {texts.size(line)}")
+    return _build(state, event.node, line)
+
+
+def _failed(state: State, node: Node) -> State:
+    """SPEC 4, 10: a failed call is counted and its node held; under a
+    failure cap the FAILURES-th failure builds it from its source cut to NODE
+    bytes."""
+    queue, failed = queues.fail(state.queue, node)
+    state = replace(state, queue=queue)
+    if not state.profile.capped or failed < state.constants.failures:
+        return state
+    cut = texts.cut(trees.source(state.tree, node), state.constants.node)
+    return _build(state, node, cut)
 
 
 def _fail(state: State, event: Fail) -> State:
-    """SPEC 4: the FAILURES-th failure builds the node from its source cut to NODE bytes."""
     queues.check_running(state.queue, event.node, "fail_needs_running")
-    queue, failed = queues.fail(state.queue, event.node)
-    state = replace(state, queue=queue)
-    if failed < state.constants.failures:
-        return state
-    cut = texts.cut(trees.source(state.tree, event.node), state.constants.node)
-    return _build(state, event.node, cut)
+    return _failed(state, event.node)
 
 
 def _wait(state: State) -> State:
     if state.queue.waiting:
         raise Refused("one_wait", "a turn already waits")
-    return replace(state, queue=queues.begin_wait(state.queue))
+    return replace(state, queue=queues.begin_wait(state.queue, state.profile.need_first))
 
 
 def _settle(state: State) -> State:
@@ -147,20 +172,14 @@ def _timeout(state: State) -> State:
     return replace(state, queue=queues.end_wait(state.queue))
 
 
-def step(state: State, event: Event) -> State:
-    """The state after `event`, or `Refused` naming the rule it breaks (SPEC 3.3, 4).
-    Only a message runs a batch; after any other event no batch has merged."""
-    if not isinstance(event, Message):
-        state = replace(
-            state,
-            chat=replace(state.chat, merges=()),
-            compaction=replace(state.compaction, merges=()),
-        )
+def _apply(state: State, event: Event) -> State:
     match event:
         case Message():
             return _message(state, event)
         case Start():
-            return _start(state, event)
+            if state.profile.self_calls:
+                raise Refused("self_starts", "under calls: self the engine starts its own calls")
+            return _start(state, event.node)
         case End():
             return _end(state, event)
         case Fail():
@@ -173,7 +192,33 @@ def step(state: State, event: Event) -> State:
             return _timeout(state)
         case Retry():
             return replace(state, queue=queues.retry(state.queue))
+        case Zoom():
+            zooms.zoomed_node(state.count, event.id, event.n)
+            return state
     raise Refused("event", f"unknown event {event!r}")
+
+
+def refuse(state: State) -> State:
+    """The chat after a refused event: unchanged, except that the record of
+    the last event says no batch ran and no call started at it (SPEC 4.1)."""
+    return replace(
+        state,
+        chat=replace(state.chat, merges=()),
+        compaction=replace(state.compaction, merges=()),
+        started=(),
+    )
+
+
+def step(state: State, event: Event) -> State:
+    """The state after `event`, or `Refused` naming the first rule it breaks
+    (SPEC 4.1); the state it was given is unchanged either way. Only a
+    message runs a batch; under `calls: self` the engine then starts every
+    candidate, in queue order (SPEC 3.3, 4, 10)."""
+    state = _apply(refuse(state), event)
+    if state.profile.self_calls:
+        while pending := candidates(state):
+            state = _start(state, pending[0])
+    return state
 
 
 # What a state shows.
@@ -204,15 +249,29 @@ def compaction_view(state: State) -> View:
     return state.compaction.view
 
 
+def compaction_merges(state: State) -> tuple[Node, ...]:
+    """The parents the compaction view's batch made at the last event (SPEC 3.4)."""
+    return state.compaction.merges
+
+
 def candidates(state: State) -> tuple[Node, ...]:
     """The calls that may start now, in queue order (SPEC 4)."""
-    return queues.candidates(state.queue, state.chat.view, state.tree, state.constants)
+    return queues.candidates(
+        state.queue, state.chat.view, state.tree, state.constants, state.profile
+    )
 
 
 def candidates_waiting(state: State) -> tuple[Node, ...]:
     """The calls that could start if a turn began to wait now (SPEC 4, law need_first)."""
-    queue = state.queue if state.queue.waiting else queues.begin_wait(state.queue)
-    return queues.candidates(queue, state.chat.view, state.tree, state.constants)
+    queue = state.queue
+    if not queue.waiting:
+        queue = queues.begin_wait(queue, state.profile.need_first)
+    return queues.candidates(queue, state.chat.view, state.tree, state.constants, state.profile)
+
+
+def started(state: State) -> tuple[Node, ...]:
+    """The calls the last event started, in start order (SPEC 4, 10)."""
+    return state.started
 
 
 def settled(state: State) -> bool:
@@ -248,3 +307,8 @@ def text(state: State, node: Node) -> str | None:
 def source(state: State, node: Node) -> str:
     """What a node's call summarizes (SPEC 2)."""
     return trees.source(state.tree, node)
+
+
+def zoom(state: State, id: Bits, n: Bits) -> str:
+    """What `zoom(id, n)` shows, or Refused (rule `zoom`) (SPEC 3.5)."""
+    return zooms.zoom(state.tree, state.count, id, n)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from model import bits
 from model.bits import Bits
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
-    """Node `(l, i)`: the 2^l messages `i*2^l .. (i+1)*2^l - 1` (SPEC 2)."""
+class Node(NamedTuple):
+    """Node `(l, i)`: the 2^l messages `i*2^l .. (i+1)*2^l - 1` (SPEC 2). A
+    named tuple: views, queues and tries compare and hash nodes all the time."""
 
     level: int
     index: Bits

@@ -15,6 +15,7 @@ from model import tree as trees
 from model.constants import Constants
 from model.errors import Refused
 from model.node import Node
+from model.profile import Profile
 from model.tree import Built, Tree
 from model.view import View
 
@@ -74,17 +75,22 @@ def leaf_may_start(queue: Queue, leaf: Node, ahead: int) -> bool:
     return queue.unbuilt.index(leaf) < ahead
 
 
-def candidates(queue: Queue, view: View, tree: Tree, constants: Constants) -> tuple[Node, ...]:
+def candidates(
+    queue: Queue, view: View, tree: Tree, constants: Constants, profile: Profile
+) -> tuple[Node, ...]:
     """The calls that may start now, in queue order: unbuilt leaves oldest
     first (within AHEAD), then ready merges by (level, index); none running or
-    held after a failure; while a turn waits only the view's unbuilt lines;
-    as many as JOBS leaves room for (SPEC 4)."""
+    held after a failure; while a turn waits only the view's unbuilt lines
+    (under `need_first`), and every one of them (with `ahead_in_wait` off);
+    as many as JOBS leaves room for (SPEC 4, 10)."""
     room = constants.jobs - len(queue.running)
     if room <= 0:
         return ()
     busy = set(queue.running) | set(queue.held)
-    work = [leaf for leaf in queue.unbuilt[: constants.ahead] if leaf not in busy]
-    if queue.waiting:
+    lifted = queue.waiting and not profile.ahead_in_wait
+    leaves = queue.unbuilt if lifted else queue.unbuilt[: constants.ahead]
+    work = [leaf for leaf in leaves if leaf not in busy]
+    if queue.waiting and profile.need_first:
         lines = set(view)
         work = [leaf for leaf in work if leaf in lines and not trees.is_built(tree, leaf)]
     else:
@@ -93,9 +99,16 @@ def candidates(queue: Queue, view: View, tree: Tree, constants: Constants) -> tu
 
 
 def check_start(
-    queue: Queue, view: View, tree: Tree, count: bits.Bits, node: Node, constants: Constants
+    queue: Queue,
+    view: View,
+    tree: Tree,
+    count: bits.Bits,
+    node: Node,
+    constants: Constants,
+    profile: Profile,
 ) -> None:
-    """Refuse a call start that breaks a rule of SPEC 4, naming the rule."""
+    """Refuse a call start that breaks a rule of SPEC 4, naming the first
+    rule it breaks in the order of SPEC 4.1."""
     name = nodes.name(node)
     if bits.less(count, nodes.end(node)):
         raise Refused("node_exists", f"{name} covers messages not logged yet")
@@ -103,17 +116,18 @@ def check_start(
         raise Refused("built_once", f"{name} is already built")
     if node in queue.running:
         raise Refused("one_call_per_node", f"a call for {name} is already running")
-    if queue.waiting and node not in view:
+    if queue.waiting and profile.need_first and node not in view:
         raise Refused("need_first", f"a turn waits and {name} is not a line of the view")
     if len(queue.running) >= constants.jobs:
         raise Refused("jobs_bound", f"{constants.jobs} calls already run")
     if node in queue.held:
         raise Refused("retry_waits", f"{name} failed; it waits for the next message or retry")
-    if node.level == 0 and not leaf_may_start(queue, node, constants.ahead):
+    lifted = queue.waiting and not profile.ahead_in_wait
+    if node.level == 0 and not lifted and not leaf_may_start(queue, node, constants.ahead):
         raise Refused("ahead_bound", f"{constants.ahead} or more leaves before {name} are unbuilt")
     if node.level > 0 and not all(trees.is_built(tree, half) for half in nodes.halves(node)):
         raise Refused("merge_needs_halves", f"a half of {name} is not built")
-    if node not in candidates(queue, view, tree, constants):
+    if node not in candidates(queue, view, tree, constants, profile):
         raise Refused("queue_order", f"{name} is behind the nodes the queue starts first")
 
 
@@ -149,9 +163,11 @@ def retry(queue: Queue) -> Queue:
     return replace(queue, held=())
 
 
-def begin_wait(queue: Queue) -> Queue:
-    """A turn waits: running merge calls stop, without counting as failures
-    (SPEC 4, law need_first_running)."""
+def begin_wait(queue: Queue, need_first: bool) -> Queue:
+    """A turn waits: under `need_first`, running merge calls stop, without
+    counting as failures (SPEC 4, 10, law need_first_running)."""
+    if not need_first:
+        return replace(queue, waiting=True)
     return replace(queue, waiting=True, running=tuple(n for n in queue.running if n.level == 0))
 
 

@@ -35,7 +35,7 @@ def receive(
     size = saw.size + views.line_size(tree, leaf)
     if not (saw.shrinking or size > ceiling):
         return Sawtooth(grown, False, (), size)
-    batch = views.fit_bytes(grown, count, tree, floor)
+    batch = views.fit_bytes(grown, count, tree, floor, size)
     return Sawtooth(batch.view, batch.weight > floor, batch.merges, batch.weight)
 
 

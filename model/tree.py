@@ -1,6 +1,6 @@
 """The chat log and the built nodes of the tree (SPEC 1, 2).
 
-The log maps message ids to `(kind, text)`; the built nodes are one trie per
+The log maps message ids to their lines (`word: text`, SPEC 1, 10); the built nodes are one trie per
 level keyed by the node index, holding the node's text. Both are persistent:
 a new state shares everything but the changed path with the old one.
 """
@@ -22,7 +22,7 @@ Levels = tuple["trie.Trie[str] | None", ...]
 class Tree:
     """The logged messages and the built nodes (SPEC 1, 2)."""
 
-    messages: trie.Trie[tuple[str, str]] | None = None
+    messages: trie.Trie[str] | None = None
     built: Levels = ()
 
 
@@ -36,8 +36,8 @@ class Built:
     ready: Node | None
 
 
-def message(tree: Tree, i: Bits) -> tuple[str, str]:
-    """Message i as `(kind, text)` (SPEC 1)."""
+def message(tree: Tree, i: Bits) -> str:
+    """Message i's line (SPEC 1)."""
     found = trie.lookup(tree.messages, i)
     if found is None:
         raise KeyError(f"no message {i}")
@@ -60,8 +60,7 @@ def source(tree: Tree, node: Node) -> str:
     """What a node summarizes: a leaf's message line; a merge's left text, a
     newline, its right text (SPEC 2). A merge's halves must be built."""
     if node.level == 0:
-        kind, body = message(tree, node.index)
-        return texts.message_line(kind, body)
+        return message(tree, node.index)
     left, right = nodes.halves(node)
     left_text, right_text = text(tree, left), text(tree, right)
     if left_text is None or right_text is None:
@@ -74,9 +73,9 @@ def is_free(source_text: str, node_bytes: int) -> bool:
     return texts.size(source_text) <= node_bytes
 
 
-def log_message(tree: Tree, i: Bits, kind: str, body: str) -> Tree:
-    """The tree with message i logged; no node is built by this (SPEC 1)."""
-    return Tree(trie.insert(tree.messages, i, (kind, body)), tree.built)
+def log_message(tree: Tree, i: Bits, line: str) -> Tree:
+    """The tree with message i logged as its line; no node is built by this (SPEC 1)."""
+    return Tree(trie.insert(tree.messages, i, line), tree.built)
 
 
 def _store(tree: Tree, node: Node, line: str) -> Tree:

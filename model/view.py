@@ -78,10 +78,13 @@ def fit(
     weight: Callable[[Node], int],
     budget: int,
     order: Order = more_due,
+    total: int | None = None,
 ) -> Fit:
     """Merge the most due mergeable pair while the view weighs more than
-    `budget` (the sum of its lines' weights) and a pair is mergeable (SPEC 3.1)."""
-    total = sum(weight(line) for line in view)
+    `budget` (the sum of its lines' weights, `total` when the caller knows
+    it) and a pair is mergeable (SPEC 3.1)."""
+    if total is None:
+        total = sum(weight(line) for line in view)
     merges: list[Node] = []
     while total > budget:
         k = most_due(view, count, built, order)
@@ -94,8 +97,17 @@ def fit(
     return Fit(view, tuple(merges), total)
 
 
-def fit_bytes(view: View, count: Bits, tree: Tree, budget: int, order: Order = more_due) -> Fit:
-    """`fit` to a byte budget: merge until the size is at most `budget` (SPEC 3.3)."""
+def fit_bytes(
+    view: View, count: Bits, tree: Tree, budget: int, size: int, order: Order = more_due
+) -> Fit:
+    """`fit` to a byte budget: merge a view of `size` bytes until it is at
+    most `budget` (SPEC 3.3)."""
     return fit(
-        view, count, lambda n: trees.is_built(tree, n), lambda n: line_size(tree, n), budget, order
+        view,
+        count,
+        lambda n: trees.is_built(tree, n),
+        lambda n: line_size(tree, n),
+        budget,
+        order,
+        size,
     )

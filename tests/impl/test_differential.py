@@ -1,5 +1,6 @@
-"""The engine's planner against the reference model (SPEC 1-4): the same
-events, the same observations after every step, the same refusals."""
+"""The engine's planner against the reference model (SPEC 1-5, 10): the same
+events, under the same engine profile, the same observations after every
+step, the same refusals."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from impl.constants import KINDS, Constants
 from impl.errors import Refused
 from impl.planner import Planner
+from impl.profile import Profile
 from model import bits, machine
 from model import events as ev
 from model.constants import Constants as ModelConstants
 from model.errors import Refused as ModelRefused
 from model.node import Node as ModelNode
+from model.profile import Profile as ModelProfile
 
 UNITS = ["a", "word ", "é", "中文", "😀", "\r\n", "\r", "\n", "x\ny", "ab\r\ncd"]
 
@@ -31,8 +34,27 @@ SMALL = st.fixed_dictionaries(
     }
 )
 CONSTANTS = st.one_of(SMALL, SMALL, SMALL, st.just({}))
+WORDS = st.dictionaries(st.sampled_from(KINDS), st.sampled_from(["you", "talk", "é€", "x"]))
+PROFILES = st.one_of(
+    st.just({}),
+    st.fixed_dictionaries(
+        {
+            "trim_lines": st.booleans(),
+            "kind_words": WORDS,
+            "need_first": st.booleans(),
+            "failure_cap": st.sampled_from(["failures", "none"]),
+            "ahead_in_wait": st.booleans(),
+        }
+    ),
+)
+"""Every option of SPEC 10 but `calls`: who starts calls is the driver's
+business, not the planner's (impl/profile.py)."""
 ACTIONS = (
-    ["message"] * 6 + ["start"] * 5 + ["end"] * 4 + ["fail", "wait", "settle", "timeout", "retry"]
+    ["message"] * 6
+    + ["start"] * 5
+    + ["end"] * 4
+    + ["replies"] * 2
+    + ["fail", "wait", "settle", "timeout", "retry", "zoom"]
 )
 
 
@@ -57,11 +79,19 @@ def texts(draw: st.DrawFn, most: int) -> str:
 
 
 class Differential(RuleBasedStateMachine):
-    @initialize(values=CONSTANTS)
-    def setup(self, values: dict[str, int]) -> None:
+    @initialize(values=CONSTANTS, options=PROFILES)
+    def setup(self, values: dict[str, int], options: dict[str, object]) -> None:
         self.node = values.get("node", 512)
-        self.model = machine.initial(ModelConstants(**values))
-        self.impl = Planner(Constants(**values))
+        profile = Profile.from_json(options)
+        model_profile = ModelProfile(
+            trim_lines=profile.trim_lines,
+            kind_words=tuple(sorted(profile.kind_words.items())),
+            need_first=profile.need_first,
+            failure_cap="failures" if profile.capped else "none",
+            ahead_in_wait=profile.ahead_in_wait,
+        )
+        self.model = machine.initial(ModelConstants(**values), model_profile)
+        self.impl = Planner(Constants(**values), profile)
 
     def both(self, model_event: ev.Event, impl_call) -> None:  # type: ignore[no-untyped-def]
         try:
@@ -71,6 +101,7 @@ class Differential(RuleBasedStateMachine):
                 impl_call()
             except Refused as mine:
                 assert mine.rule == refused.rule, (model_event, mine, refused)
+                self.model = machine.refuse(self.model)
                 return
             raise AssertionError(
                 f"model refused {model_event} ({refused}), engine took it"
@@ -113,6 +144,35 @@ class Differential(RuleBasedStateMachine):
             line = line.encode()[: self.node].decode(errors="ignore") or "x"
         self.both(ev.End(to_model(node), line), lambda: self.impl.end(node, line))
 
+    def replies(self, data: st.DataObject) -> None:
+        node = self.some_node(data, list(self.model.queue.running))
+        replies = data.draw(
+            st.lists(st.one_of(st.sampled_from(["", " ", " \n"]), texts(3 * self.node)), max_size=6)
+        )
+        self.both(
+            ev.End(to_model(node), replies=tuple(replies)),
+            lambda: self.impl.end_replies(node, replies),
+        )
+
+    def zoom(self, data: st.DataObject) -> None:
+        t = bits.to_int(self.model.count)
+        n = data.draw(st.sampled_from([1, 1, 2, 4, 8, 3, 0]))
+        id = data.draw(st.integers(0, t + 2)) // max(n, 1) * max(n, 1) + data.draw(
+            st.sampled_from([0, 0, 0, 1])
+        )
+        try:
+            shown = machine.zoom(self.model, bits.from_int(id), bits.from_int(n))
+        except ModelRefused as refused:
+            try:
+                self.impl.zoom(id, n)
+            except Refused as mine:
+                assert mine.rule == refused.rule == "zoom"
+                self.model = machine.refuse(self.model)
+                return
+            raise AssertionError(f"model refused zoom({id}, {n}), engine took it") from None
+        assert self.impl.zoom(id, n) == shown
+        self.model = machine.step(self.model, ev.Zoom(bits.from_int(id), bits.from_int(n)))
+
     def fail(self, data: st.DataObject) -> None:
         node = self.some_node(data, list(self.model.queue.running))
         self.both(ev.Fail(to_model(node)), lambda: self.impl.fail(node))
@@ -120,7 +180,7 @@ class Differential(RuleBasedStateMachine):
     @rule(data=st.data())
     def act(self, data: st.DataObject) -> None:
         action = data.draw(st.sampled_from(ACTIONS))
-        if action in ("end", "fail") and not self.model.queue.running:
+        if action in ("end", "replies", "fail") and not self.model.queue.running:
             action = "start" if data.draw(st.integers(0, 9)) != 7 else action
         match action:
             case "message":
@@ -129,6 +189,10 @@ class Differential(RuleBasedStateMachine):
                 self.start(data)
             case "end":
                 self.end(data)
+            case "replies":
+                self.replies(data)
+            case "zoom":
+                self.zoom(data)
             case "fail":
                 self.fail(data)
             case "wait":
@@ -149,6 +213,7 @@ class Differential(RuleBasedStateMachine):
         assert p.size() == machine.size(m)
         assert p.shrinking() == machine.shrinking(m)
         assert p.merges() == tuple(to_impl(n) for n in machine.merges(m))
+        assert p.compaction_merges() == tuple(to_impl(n) for n in machine.compaction_merges(m))
         cview = tuple(to_impl(n) for n in machine.compaction_view(m))
         assert p.compaction_view() == cview
         candidates = tuple(to_impl(n) for n in machine.candidates(m))

@@ -1,0 +1,130 @@
+"""Engine profiles: the documented deviations an engine may declare (SPEC 10).
+
+A profile is a pure parameter like the constants: every rule an option
+touches reads it, and `Profile()` is SPEC itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from model.constants import KINDS
+
+CALLS = ("driven", "self")
+"""Who starts compaction calls (SPEC 10, option `calls`)."""
+
+FAILURE_CAPS = ("failures", "none")
+"""Whether FAILURES failed calls build a node from its cut source (SPEC 10)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """SPEC 10. `kind_words` holds `(kind, word)` pairs, sorted by kind, for
+    the kinds an engine writes with its own word."""
+
+    trim_lines: bool = False
+    kind_words: tuple[tuple[str, str], ...] = ()
+    need_first: bool = True
+    failure_cap: str = "failures"
+    calls: str = "driven"
+    ahead_in_wait: bool = True
+
+    def __post_init__(self) -> None:
+        for kind, word in self.kind_words:
+            if kind not in KINDS:
+                raise ValueError(f"kind_words maps {kind!r}, which is no kind ({', '.join(KINDS)})")
+            if not word or ": " in word or any(c in word for c in "\r\n"):
+                raise ValueError(
+                    f"the word for {kind!r} must be one non-empty line without ': ', not {word!r}"
+                )
+        if list(self.kind_words) != sorted(dict(self.kind_words).items()):
+            raise ValueError("kind_words must be (kind, word) pairs sorted by kind, once each")
+        if self.failure_cap not in FAILURE_CAPS:
+            raise ValueError(f"failure_cap is one of {FAILURE_CAPS}, not {self.failure_cap!r}")
+        if self.calls not in CALLS:
+            raise ValueError(f"calls is one of {CALLS}, not {self.calls!r}")
+
+    def word(self, kind: str) -> str:
+        """The word written before `: ` in a message's line (SPEC 1, 10)."""
+        return dict(self.kind_words).get(kind, kind)
+
+    @property
+    def capped(self) -> bool:
+        """Whether the FAILURES-th failure builds a node from its cut source (SPEC 4, 10)."""
+        return self.failure_cap == "failures"
+
+    @property
+    def self_calls(self) -> bool:
+        """Whether the engine starts its own calls (SPEC 10, `calls: self`)."""
+        return self.calls == "self"
+
+
+def deviations(profile: Profile) -> list[str]:
+    """The options of `profile` that differ from SPEC, in words (SPEC 10)."""
+    out: list[str] = []
+    if profile.trim_lines:
+        out.append("trim_lines")
+    if profile.kind_words:
+        words = ", ".join(f"{kind} -> {word}" for kind, word in profile.kind_words)
+        out.append(f"kind_words ({words})")
+    if not profile.need_first:
+        out.append("need_first off")
+    if not profile.capped:
+        out.append("failure_cap none")
+    if profile.self_calls:
+        out.append("calls self")
+    if not profile.ahead_in_wait:
+        out.append("ahead_in_wait off")
+    return out
+
+
+def options(profile: Profile) -> dict[str, Any]:
+    """The profile as the protocol writes it, every option spelled out (SPEC 10)."""
+    return {
+        "trim_lines": profile.trim_lines,
+        "kind_words": dict(profile.kind_words),
+        "need_first": profile.need_first,
+        "failure_cap": profile.failure_cap,
+        "calls": profile.calls,
+        "ahead_in_wait": profile.ahead_in_wait,
+    }
+
+
+TYPES: dict[str, Any] = {
+    "trim_lines": bool,
+    "kind_words": dict,
+    "need_first": bool,
+    "failure_cap": FAILURE_CAPS,
+    "calls": CALLS,
+    "ahead_in_wait": bool,
+}
+"""Each option of SPEC 10 as the protocol writes it: a JSON type, or the
+strings it may be."""
+
+
+def from_options(given: Any) -> Profile:
+    """The profile a JSON object of options declares; options left out keep
+    SPEC's rule. ValueError names an unknown option or a bad value."""
+    if not isinstance(given, dict):
+        raise ValueError(f"a profile is a JSON object of options, not {given!r}")
+    for name, value in given.items():
+        kind = TYPES.get(name)
+        if kind is None:
+            raise ValueError(f"unknown profile option {name!r}; options are {', '.join(TYPES)}")
+        if isinstance(kind, tuple):
+            if value not in kind:
+                raise ValueError(f"{name} is {' or '.join(map(repr, kind))}, not {value!r}")
+        elif not isinstance(value, kind):
+            raise ValueError(f"{name} must be a JSON {kind.__name__}, not {value!r}")
+    words = given.get("kind_words", {})
+    if not all(isinstance(word, str) for word in words.values()):
+        raise ValueError("kind_words maps kinds to strings")
+    return Profile(
+        trim_lines=given.get("trim_lines", False),
+        kind_words=tuple(sorted(words.items())),
+        need_first=given.get("need_first", True),
+        failure_cap=given.get("failure_cap", "failures"),
+        calls=given.get("calls", "driven"),
+        ahead_in_wait=given.get("ahead_in_wait", True),
+    )
