@@ -1,167 +1,257 @@
-"""The committed corpus: scenario files, their expected transcripts (the
-model's, committed compressed), and the run that checks an engine and the
-model against them."""
+"""Scenario files and their transcripts, and the run that checks an engine on
+many scenarios at once (`python -m bridge corpus`).
+
+Layout: a scenario `D/NAME.jsonl` has its transcripts beside its folder, in
+`D/../expected/<D's name>/NAME.jsonl.gz` for SPEC's profile and in
+`D/../expected/<D's name>/<profile key>/NAME.jsonl.gz` for another
+(bridge/profile.py `key`). The bundled corpus is `scenarios/corpus/`, with
+its transcripts in `scenarios/expected/corpus/`; regressions written by
+`compare` and `fuzz` keep the same layout under their own folder.
+"""
 
 from __future__ import annotations
 
+import fnmatch
 import sys
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from multiprocessing import Pool
 from pathlib import Path
+from typing import Any
 
-from bridge.compare import first_difference
-from bridge.engines import Engine, ModelEngine, engine
-from bridge.transcript import Record, read, replay, write
-from scenarios.format import Scenario, ScenarioError
-from scenarios.format import read as read_scenario
+from bridge import transcript
+from bridge.compare import MISSING, Divergence, add_states, run
+from bridge.engines import Engine, EngineFault, ModelEngine, engine
+from bridge.observe import PROTOCOL_1
+from bridge.profile import SPEC, agreement, key
+from bridge.stream import Exchange, from_model, from_transcript
+from model.profile import Profile
+from scenarios.format import Scenario, ScenarioError, read, uses_version_2
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "scenarios" / "corpus"
-REGRESSIONS = ROOT / "scenarios" / "regressions"
-EXPECTED = ROOT / "scenarios" / "expected"
-
-
-def files() -> list[Path]:
-    """Every scenario of the corpus and every regression, in a fixed order."""
-    return sorted(CORPUS.glob("*.jsonl")) + sorted(REGRESSIONS.glob("*.jsonl"))
-
-
-def expected_path(scenario: Path) -> Path:
-    return EXPECTED / scenario.parent.name / (scenario.stem + ".jsonl.gz")
+HERE = Path(__file__).resolve().parent.parent / "scenarios"
+CORPUS = HERE / "corpus"
+EXPECTED = HERE / "expected"
+PROFILES = HERE / "profiles"
 
 
-def model_transcript(path: Path, scenario: Scenario) -> list[Record]:
-    """The model's transcript; an event the model refuses is a scenario error."""
-    model = ModelEngine()
-    transcript = replay(scenario, model)
-    for record in transcript:
-        if "refused" in record:
-            line = record["event"] + 2
-            raise ScenarioError(f"{path}:{line}: impossible event: {model.refusal}")
-    return transcript
+def files(targets: list[Path]) -> list[Path]:
+    """The scenario files named: a folder gives its `*.jsonl` in name order;
+    nothing named gives the bundled corpus. ScenarioError for a path that
+    does not exist or a folder without scenarios."""
+    if not targets:
+        return sorted(CORPUS.glob("*.jsonl"))
+    out: list[Path] = []
+    for target in targets:
+        if target.is_dir():
+            found = sorted(target.glob("*.jsonl"))
+            if not found:
+                raise ScenarioError(f"{target}: no scenario (*.jsonl) in this folder")
+            out += found
+        elif target.is_file():
+            out.append(target)
+        else:
+            raise ScenarioError(f"{target}: no such file or folder")
+    return out
 
 
-def progress_bar(name: str, total: int, quiet: bool = False) -> Callable[[int], None]:
-    """Show `name: event k/total` on stderr about once a second (nothing if quiet)."""
-    if quiet:
-        return lambda _: None
-    began = time.monotonic()
-    shown = [0.0]
+def choose(paths: list[Path], only: list[str], skip: list[str]) -> list[Path]:
+    """The paths whose file name or stem matches an `only` glob (all when
+    none is given) and no `skip` glob."""
 
-    def show(position: int) -> None:
-        now = time.monotonic()
-        if now - shown[0] > 1.0 or position == total - 1:
-            shown[0] = now
-            print(
-                f"\r  {name}: event {position + 1}/{total} ({now - began:.0f} s)",
-                end="",
-                file=sys.stderr,
-                flush=True,
-            )
+    def matches(path: Path, globs: list[str]) -> bool:
+        return any(fnmatch.fnmatch(path.name, g) or fnmatch.fnmatch(path.stem, g) for g in globs)
 
-    return show
+    return [p for p in paths if (not only or matches(p, only)) and not matches(p, skip)]
+
+
+def expected_path(scenario: Path, profile: Profile = SPEC) -> Path:
+    """Where a scenario's transcript for `profile` is kept (see above)."""
+    folder = scenario.resolve().parent
+    base = folder.parent / "expected" / folder.name
+    if profile != SPEC:
+        base /= key(profile)
+    return base / f"{scenario.stem}.jsonl.gz"
+
+
+def exchanges(path: Path, scenario: Scenario, profile: Profile, live: bool) -> Iterator[Exchange]:
+    """The scenario's exchanges from its transcript for `profile`, or, when it
+    has none (or `live`), from the model. A transcript made from another
+    version of the scenario is refused, never used."""
+    stored = expected_path(path, profile)
+    if live or not stored.exists():
+        return from_model(scenario, profile, strict=profile == SPEC)
+    header = transcript.read_header(stored)
+    if header.scenario_sha256 != transcript.sha256(path):
+        raise ScenarioError(
+            f"{stored}: made from another version of {path}; run `make corpus` "
+            "(or `python -m bridge expect`) to make it again"
+        )
+    return from_transcript(scenario, stored)
 
 
 @dataclass
 class Verdict:
+    """One scenario checked."""
+
     path: Path
-    problem: str | None
+    status: str
+    """`ok`, `FAIL`, `SKIPPED`, `FAULT` (engine fault), `BAD` (bad input) or
+    `ERROR` (the bridge itself failed)."""
     seconds: float
+    reason: str = ""
+    report: str = ""
+    divergence: dict[str, Any] | None = None
+    answers: int = 0
+    agreement: str = ""
+    notes: list[str] = field(default_factory=list)
 
 
-def first_mismatch(expected: list[Record], found: list[Record]) -> tuple[int, str] | None:
-    for k in range(max(len(expected), len(found))):
-        a = expected[k] if k < len(expected) else None
-        b = found[k] if k < len(found) else None
-        field = first_difference(a, b)
-        if field is not None:
-            return k, field
-    return None
+@dataclass(frozen=True)
+class Options:
+    """How `corpus` checks each scenario."""
+
+    engine: str
+    timeout: float = 10.0
+    profile: Profile | None = None
+    """The profile of `--profile`; None to take the one the engine declares."""
+    live: bool = False
+    keep_going: bool = False
+    quiet: bool = False
 
 
-def check(path: Path, engine: Engine, with_model: bool = True, quiet: bool = False) -> Verdict:
-    """The model against the committed transcript, then the engine against the
-    model; without the model, the engine against the committed transcript."""
+def heartbeat(name: str, total: int, quiet: bool) -> Any:
+    """A progress callback: one line on stderr at most every 10 s."""
     began = time.monotonic()
-    scenario = read_scenario(path)
-    n = len(scenario.events)
-    stored = expected_path(path)
-    if not stored.exists():
-        return Verdict(
-            path, f"no expected transcript {stored}; run `make corpus`", time.monotonic() - began
+    last = [began]
+
+    def beat(done: int) -> None:
+        now = time.monotonic()
+        if not quiet and now - last[0] >= 10:
+            last[0] = now
+            print(f"  ... {name}: {done}/{total} answers ({now - began:.0f} s)", file=sys.stderr)
+
+    return beat
+
+
+def profile_of(declared: Profile | None, given: Profile | None, name: str) -> Profile:
+    """The profile to check an engine under: what it declared, or `--profile`;
+    both must agree when both are there."""
+    if declared is not None and given is not None and declared != given:
+        raise EngineFault(
+            f"engine {name!r} declares a profile other than --profile's: "
+            f"{agreement(declared)} / {agreement(given)}"
         )
-    if not with_model:
-        model = read(stored)
-        found = replay(scenario, engine, progress_bar(f"{path.name} {engine.name}", n, quiet))
-        mismatch = first_mismatch(model, found)
-        problem = None
-        if mismatch is not None:
-            problem = (
-                f"{engine.name} diverges from {stored.name} at event {mismatch[0]}, "
-                f"field {mismatch[1]!r}"
-            )
-        return Verdict(path, problem, time.monotonic() - began)
-    model = replay(scenario, ModelEngine(), progress_bar(f"{path.name} model", n, quiet))
-    refused = next((r for r in model if "refused" in r), None)
-    if refused is not None:
-        return Verdict(
-            path,
-            f"{path}:{refused['event'] + 2}: the model refuses this event ({refused['refused']})",
-            time.monotonic() - began,
+    return declared or given or SPEC
+
+
+def make_engine(options: Options) -> Engine:
+    return engine(options.engine, options.timeout, options.profile or SPEC)
+
+
+def check(path: Path, options: Options) -> Verdict:
+    """Check one scenario: the engine's answers against its transcript (or the
+    model), stopping at the first divergence unless `keep_going`."""
+    began = time.monotonic()
+
+    def verdict(status: str, **more: Any) -> Verdict:
+        return Verdict(path, status, time.monotonic() - began, **more)
+
+    try:
+        scenario = read(path)
+    except ScenarioError as error:
+        return verdict("BAD", reason=str(error))
+    subject = make_engine(options)
+    try:
+        ready = subject.start(scenario)
+        if ready.unsupported:
+            said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
+            return verdict("SKIPPED", reason=f"the engine cannot take it ({said})")
+        if ready.protocol == 1 and uses_version_2(scenario.events):
+            return verdict("SKIPPED", reason="the engine speaks protocol 1; this needs protocol 2")
+        profile = profile_of(ready.profile, options.profile, subject.name)
+        fields = PROTOCOL_1 if ready.protocol == 1 else None
+        result = run(
+            exchanges(path, scenario, profile, options.live),
+            subject,
+            ready,
+            fields,
+            options.keep_going,
+            heartbeat(path.name, len(scenario.events) + 1, options.quiet),
         )
-    stored = expected_path(path)
-    if not stored.exists():
+    except ScenarioError as error:
+        return verdict("BAD", reason=str(error))
+    except (EngineFault, transcript.TranscriptError) as error:
+        status = "FAULT" if isinstance(error, EngineFault) else "BAD"
+        return verdict(status, reason=str(error))
+    finally:
+        subject.close()
+    said = agreement(profile)
+    if result.unsupported is not None:
+        return verdict("SKIPPED", reason=f"the engine does not support {result.unsupported}")
+    notes = undelivered(scenario, result.sent) if profile.self_calls else []
+    if result.divergence is None:
+        return verdict("ok", answers=result.answers, agreement=said, notes=notes)
+    found = result.divergence
+    add_states(found, scenario, ModelEngine(profile), make_engine(options))
+    return verdict(
+        "FAIL",
+        reason=found.summary(),
+        report=found.report(str(path), ("expected", subject.name)),
+        divergence=divergence_json(found),
+        answers=result.answers,
+        agreement=said,
+        notes=notes,
+    )
+
+
+def undelivered(scenario: Scenario, sent: set[int]) -> list[str]:
+    """Outcome events never sent: their calls never started (`calls: self`)."""
+    held = [
+        p for p, e in enumerate(scenario.events) if e["event"] in ("end", "fail") and p not in sent
+    ]
+    if not held:
+        return []
+    shown = ", ".join(str(p) for p in held[:10]) + (" ..." if len(held) > 10 else "")
+    return [f"{len(held)} outcome events never sent, their calls never started: events {shown}"]
+
+
+def divergence_json(found: Divergence) -> dict[str, Any]:
+    """The first divergence as the machine-readable reports give it."""
+
+    def value(v: Any) -> Any:
+        return None if v is MISSING else v
+
+    return {
+        "position": found.position,
+        "file_line": None if found.position is None else found.position + 2,
+        "event": found.event,
+        "field": found.field,
+        "expected": value(found.expected),
+        "found": value(found.found),
+        "later": found.later,
+    }
+
+
+def _check_job(job: tuple[Path, Options]) -> Verdict:
+    """`check`, with any failure of the bridge itself turned into a verdict
+    that shows it, so one scenario cannot take the run down."""
+    began = time.monotonic()
+    try:
+        return check(*job)
+    except Exception:
+        trace = traceback.format_exc()
         return Verdict(
-            path, f"no expected transcript {stored}; run `make corpus`", time.monotonic() - began
+            job[0], "ERROR", time.monotonic() - began, reason=f"the bridge failed:\n{trace}"
         )
-    mismatch = first_mismatch(read(stored), model)
-    if mismatch is not None:
-        k, field = mismatch
-        return Verdict(
-            path,
-            f"the MODEL changed against {stored.name}: event {k}, field "
-            f"{field!r}; if on purpose, run `make corpus` and commit",
-            time.monotonic() - began,
-        )
-    found = replay(scenario, engine, progress_bar(f"{path.name} {engine.name}", n, quiet))
-    mismatch = first_mismatch(model, found)
-    if mismatch is not None:
-        k, field = mismatch
-        return Verdict(
-            path,
-            f"{engine.name} diverges at event {k} (file line {k + 2}), "
-            f"field {field!r}; run `python -m bridge compare {path} --engine "
-            f"{engine.name!r}` for the diff and a shrunk scenario",
-            time.monotonic() - began,
-        )
-    return Verdict(path, None, time.monotonic() - began)
 
 
-def refresh(path: Path) -> str | None:
-    """Rewrite one expected transcript from the model; its name if it changed."""
-    transcript = model_transcript(path, read_scenario(path))
-    stored = expected_path(path)
-    if stored.exists() and read(stored) == transcript:
-        return None
-    write(transcript, stored)
-    return str(stored.relative_to(ROOT))
-
-
-def refresh_expected(jobs: int) -> list[str]:
-    """Rewrite every expected transcript from the model; the names that changed."""
-    with Pool(jobs) as pool:
-        return [name for name in pool.imap(refresh, files()) if name is not None]
-
-
-def check_all(spec: str, timeout: float, with_model: bool, jobs: int) -> Iterator[Verdict]:
-    """`check` every scenario of the corpus, `jobs` at a time, in corpus order."""
-    work = [(path, spec, timeout, with_model) for path in files()]
-    with Pool(jobs) as pool:
-        yield from pool.imap(_check_one, work)
-
-
-def _check_one(job: tuple[Path, str, float, bool]) -> Verdict:
-    path, spec, timeout, with_model = job
-    return check(path, engine(spec, timeout), with_model, quiet=True)
+def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:
+    """`check` every scenario, `jobs` at a time, yielding verdicts in the order given."""
+    work = [(path, options) for path in paths]
+    if jobs <= 1 or len(work) <= 1:
+        yield from map(_check_job, work)
+        return
+    with Pool(min(jobs, len(work))) as pool:
+        yield from pool.imap(_check_job, work)

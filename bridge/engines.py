@@ -1,10 +1,12 @@
 """Engines the bridge drives, all behind one interface: the model, the engine
 in `impl/`, and any program that speaks the line protocol (bridge/PROTOCOL.md).
 
-An observation is a dict with the fields `view`, `size`, `shrinking`,
-`merges`, `cview`, `queue`, `queue_waiting` (nodes as `[l, i]` lists), and in
-a detailed observation also `render` and `contexts` (a list of `[[l, i],
-rendered context]`, one per current candidate, in queue order).
+An engine is started on a scenario (`start`, which returns what it said to
+the header), then is sent lines (`send`: an event as the protocol writes it,
+with `at`, or the final detail request) and gives one answer per line, in
+order (`receive`), in the lean form of protocol 2 (bridge/observe.py). A
+program may be sent several lines before its first answer is read
+(`window`); in-process engines answer as they are sent.
 """
 
 from __future__ import annotations
@@ -14,257 +16,439 @@ import os
 import select
 import shlex
 import subprocess
+import time
 from abc import ABC, abstractmethod
-from functools import cache
+from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
-from impl import protocol
-from impl.constants import Constants as ImplConstants
-from impl.errors import Refused as ImplRefused
-from impl.planner import Planner
+from bridge import observe
+from bridge.profile import SPEC, ProfileError, parse, to_json
+from impl.profile import Profile as ImplProfile
+from impl.protocol import Session
 from model import bits, machine
 from model.constants import Constants as ModelConstants
 from model.errors import Refused as ModelRefused
-from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait
+from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait, Zoom
 from model.node import Node
-from scenarios.format import Scenario, dump, end_line, message_text
+from model.profile import Profile
+from scenarios.format import Scenario, header_line, text_of
 
 STARTUP_SECONDS = 60.0
 """How long an engine may take to answer the header: starting a process (and
 whatever it loads) is slower than answering an event."""
 
-BRIEF = ("view", "size", "shrinking", "merges", "cview", "queue", "queue_waiting")
-DETAIL = ("render", "contexts")
+WINDOW = 64
+"""How many lines the bridge writes to a protocol 2 engine ahead of its answers."""
+
+STDERR_KEPT = 1 << 16
+"""How much of an engine's stderr the bridge keeps to show: the end of it."""
 
 
 class EngineFault(Exception):
-    """The engine crashed, hung or printed garbage: not a divergence."""
+    """The engine crashed, hung, printed garbage or could not start: not a divergence."""
+
+
+@dataclass(frozen=True)
+class Ready:
+    """What an engine said to a scenario's header (bridge/PROTOCOL.md)."""
+
+    protocol: int = 2
+    profile: Profile | None = None
+    """The profile the engine declared; None when it declared none."""
+    rule_names: bool = True
+    sessions: bool = False
+    unsupported: dict[str, str] | None = None
+    """Why the engine cannot replay the scenario; None when it can."""
+    engine: str = ""
 
 
 class Engine(ABC):
-    """One replay at a time: `start`, then `apply` and `observe` per event."""
+    """One replay at a time: `start`, then `send` lines and `receive` answers."""
 
     name: str
+    window: int = 1
 
     @abstractmethod
-    def start(self, scenario: Scenario) -> None:
-        """Begin a replay with the scenario's constants."""
+    def start(self, scenario: Scenario) -> Ready:
+        """Begin a replay of the scenario; what the engine said to its header."""
 
     @abstractmethod
-    def apply(self, event: dict[str, Any], position: int) -> str | None:
-        """Apply the event at `position`; the rule named if it was refused."""
+    def send(self, line: dict[str, Any]) -> None:
+        """Send one line: an event with `at`, or `{"detail": true}`."""
 
     @abstractmethod
-    def observe(self, detail: bool) -> dict[str, Any]:
-        """What the engine shows now; with `detail`, also render and contexts."""
+    def receive(self) -> dict[str, Any]:
+        """The answer to the oldest line not answered yet."""
 
     def close(self) -> None:  # noqa: B027 (most engines hold nothing to release)
         """Release what the replay holds."""
 
 
-@cache
-def index_of(index: bits.Bits) -> int:
-    """A node index as an integer; the bridge asks for the same few thousand
-    indices at every event, so it remembers them."""
-    return bits.to_int(index)
+class InProcess(Engine):
+    """An engine in this process: each line is answered as it is sent."""
+
+    def __init__(self) -> None:
+        self.answers: deque[dict[str, Any]] = deque()
+
+    @abstractmethod
+    def answer(self, line: dict[str, Any]) -> dict[str, Any]:
+        """The answer to one line."""
+
+    def send(self, line: dict[str, Any]) -> None:
+        self.answers.append(self.answer(line))
+
+    def receive(self) -> dict[str, Any]:
+        return self.answers.popleft()
 
 
-class ModelEngine(Engine):
-    """The oracle: `model.machine`, one immutable state per event."""
+def model_event(event: dict[str, Any], position: int) -> Event:
+    """A scenario event as a model event; texts given by size are made at
+    the event's position (scenarios/README.md)."""
+    name = event["event"]
+    node = Node(event["node"][0], bits.from_int(event["node"][1])) if "node" in event else None
+    match name:
+        case "message":
+            return Message(event["kind"], text_of(event, "text", position))
+        case "start":
+            return Start(node)  # type: ignore[arg-type]
+        case "end" if "replies" in event:
+            replies = tuple(
+                text_of(reply, "text", position + k) for k, reply in enumerate(event["replies"])
+            )
+            return End(node, replies=replies)  # type: ignore[arg-type]
+        case "end":
+            return End(node, text_of(event, "line", position))  # type: ignore[arg-type]
+        case "fail":
+            return Fail(node)  # type: ignore[arg-type]
+        case "zoom":
+            return Zoom(bits.from_int(event["id"]), bits.from_int(event["n"]))
+    return {"wait": Wait(), "settle": Settle(), "timeout": Timeout(), "retry": Retry()}[name]
+
+
+class ModelEngine(InProcess):
+    """The oracle: `model.machine` under a profile, one immutable state per
+    event. `refusal` keeps the last refusal's full text, for reports."""
 
     name = "model"
 
-    def start(self, scenario: Scenario) -> None:
-        self.state = machine.initial(ModelConstants(**scenario.constants))
+    def __init__(self, profile: Profile = SPEC) -> None:
+        super().__init__()
+        self.profile = profile
+
+    def start(self, scenario: Scenario) -> Ready:
+        self.answers.clear()
+        self.state = machine.initial(ModelConstants(**scenario.constants), self.profile)
+        self.observer = observe.ModelAnswers()
         self.refusal = ""
+        return Ready(profile=self.profile, sessions=True, engine="optchat-spec model")
 
-    @staticmethod
-    def event(event: dict[str, Any], position: int) -> Event:
-        """A scenario event as a model event."""
-        node = Node(event["node"][0], bits.from_int(event["node"][1])) if "node" in event else None
-        match event["event"]:
-            case "message":
-                return Message(event["kind"], message_text(event, position))
-            case "start":
-                return Start(node)  # type: ignore[arg-type]
-            case "end":
-                return End(node, end_line(event, position))  # type: ignore[arg-type]
-            case "fail":
-                return Fail(node)  # type: ignore[arg-type]
-        return {"wait": Wait(), "settle": Settle(), "timeout": Timeout(), "retry": Retry()}[
-            event["event"]
-        ]
-
-    def apply(self, event: dict[str, Any], position: int) -> str | None:
+    def answer(self, line: dict[str, Any]) -> dict[str, Any]:
+        if "event" not in line:
+            return self.observer.detail(self.state)
+        event = model_event(line, line["at"])
+        before = self.state
         try:
-            self.state = machine.step(self.state, self.event(event, position))
+            self.state = machine.step(before, event)
         except ModelRefused as refused:
             self.refusal = str(refused)
-            return refused.rule
-        return None
-
-    def observe(self, detail: bool) -> dict[str, Any]:
-        s = self.state
-
-        def pairs(view: tuple[Node, ...]) -> list[list[int]]:
-            return [[n.level, index_of(n.index)] for n in view]
-
-        out: dict[str, Any] = {
-            "view": pairs(machine.view(s)),
-            "size": machine.size(s),
-            "shrinking": machine.shrinking(s),
-            "merges": pairs(machine.merges(s)),
-            "cview": pairs(machine.compaction_view(s)),
-            "queue": pairs(machine.candidates(s)),
-            "queue_waiting": pairs(machine.candidates_waiting(s)),
-        }
-        if detail:
-            out["render"] = machine.render(s)
-            out["contexts"] = [
-                [[n.level, index_of(n.index)], machine.render_context(s, n)]
-                for n in machine.candidates(s)
-            ]
-        return out
+            self.state = machine.refuse(before)
+            return self.observer.refused(self.state, refused.rule)
+        return self.observer.accepted(before, event, self.state)
 
 
-class ImplEngine(Engine):
-    """The production planner of `impl/`, in this process, read and observed
-    by the engine's own protocol adapter (`impl.protocol`) without the
-    process and the JSON lines."""
+class ImplEngine(InProcess):
+    """The production planner of `impl/`, in this process, read and answered
+    by the engine's own protocol adapter (`impl.protocol.Session`) without
+    the process and the JSON lines; it runs with `profile`."""
 
     name = "impl"
 
-    def start(self, scenario: Scenario) -> None:
-        self.planner = Planner(ImplConstants(**scenario.constants))
+    def __init__(self, profile: Profile = SPEC) -> None:
+        super().__init__()
+        self.profile = profile
+        self.impl_profile = ImplProfile.from_json(to_json(profile))
 
-    def apply(self, event: dict[str, Any], position: int) -> str | None:
-        try:
-            protocol.apply(self.planner, event, position)
-        except ImplRefused as refused:
-            return refused.rule
-        return None
+    def start(self, scenario: Scenario) -> Ready:
+        self.answers.clear()
+        self.session = Session({"constants": scenario.constants}, self.impl_profile, 2)
+        return Ready(profile=self.profile, sessions=True, engine="optchat-spec impl")
 
-    def observe(self, detail: bool) -> dict[str, Any]:
-        out = protocol.observation(self.planner)
-        if detail:
-            out.update(protocol.detail(self.planner))
-        return out
+    def answer(self, line: dict[str, Any]) -> dict[str, Any]:
+        return self.session.answer(line)
 
 
 class ProcessEngine(Engine):
     """Any program speaking the line protocol of bridge/PROTOCOL.md: the
     header, then events and detail requests, one per line on its stdin; one
-    answer per line on its stdout. A crash, a hang past `timeout` seconds, or a line that is not
-    an observation is an EngineFault naming the event."""
+    answer per line on its stdout. Its stderr is read as it comes and its end
+    kept, to show when it fails. A crash, a hang past `timeout` seconds, or a
+    line that is not an answer is an EngineFault naming the line it answered."""
 
     def __init__(self, command: str, timeout: float = 10.0) -> None:
         self.command = command
         self.name = command
         self.timeout = timeout
         self.process: subprocess.Popen[bytes] | None = None
-        self.last: dict[str, Any] = {}
-        self.what = "the header"
-        self.pending = b""
+        self.ready = Ready()
+        self.outgoing = bytearray()
+        self.incoming = bytearray()
+        self.stderr = bytearray()
+        self.stderr_bytes = 0
+        self.stderr_closed = False
+        self.waiting: deque[str] = deque()
+        self.last_brief: dict[str, Any] = {}
 
-    def start(self, scenario: Scenario) -> None:
-        self.close()
-        self.process = subprocess.Popen(
-            shlex.split(self.command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        self.pending = b""
-        header = next(iter(dump(scenario)))
-        answer = self._exchange(header, "the header", max(self.timeout, STARTUP_SECONDS))
-        if answer != {"ready": True}:
-            raise EngineFault(
-                f"engine {self.command!r} answered the header with {answer!r}, "
-                'not {"ready": true}'
+    @property
+    def window(self) -> int:  # type: ignore[override]
+        return WINDOW if self.ready.protocol == 2 else 1
+
+    # Starting.
+
+    def _spawn(self) -> None:
+        try:
+            argv = shlex.split(self.command)
+        except ValueError as error:
+            raise EngineFault(f"engine command {self.command!r} cannot be split: {error}") from None
+        if not argv:
+            raise EngineFault("the engine command is empty")
+        try:
+            self.process = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
             )
+        except OSError as error:
+            why = error.strerror or str(error)
+            raise EngineFault(f"engine {argv[0]!r} cannot be started: {why}") from None
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            assert stream is not None
+            os.set_blocking(stream.fileno(), False)
+        self.stderr.clear()
+        self.stderr_bytes = 0
+        self.stderr_closed = False
 
-    def _fault(self, what: str, problem: str) -> EngineFault:
-        assert self.process is not None
+    def start(self, scenario: Scenario) -> Ready:
+        reuse = self.process is not None and self.ready.sessions and self.process.poll() is None
+        if not reuse:
+            self.close()
+            self._spawn()
+        self.incoming.clear()
+        self.outgoing.clear()
+        self.waiting.clear()
+        self.last_brief = {}
         try:
-            code: int | None = self.process.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            code = None  # still running: a hang, or garbage from a live engine
-        tail = ""
-        if code is not None and self.process.stderr is not None:
-            tail = self.process.stderr.read().decode("utf-8", "replace")[-1500:]
-        state = f" (exit code {code})" if code is not None else ""
-        more = f"\n  its stderr ends:\n{tail}" if tail.strip() else ""
-        return EngineFault(f"engine {self.command!r} {problem} at {what}{state}{more}")
+            self._write_line(header_line(scenario).encode("utf-8"), "the header")
+            answer = self._answer("the header", max(self.timeout, STARTUP_SECONDS))
+            self.ready = self._ready(answer)
+        except BaseException:
+            self.close()
+            raise
+        return self.ready
 
-    def _read_line(self, what: str, timeout: float) -> bytes:
-        assert self.process is not None and self.process.stdout is not None
-        fd = self.process.stdout.fileno()
-        while b"\n" not in self.pending:
-            ready, _, _ = select.select([fd], [], [], timeout)
-            if not ready:
-                raise self._fault(what, f"gave no answer within {timeout:g} s")
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                raise self._fault(what, "closed its output (crashed?)")
-            self.pending += chunk
-        line, _, self.pending = self.pending.partition(b"\n")
-        return line
-
-    def _exchange(self, line: str, what: str, timeout: float | None = None) -> Any:
-        assert self.process is not None and self.process.stdin is not None
+    def _ready(self, answer: Any) -> Ready:
+        if not isinstance(answer, dict) or "ready" not in answer:
+            raise self._fault("the header", f"answered the header with {str(answer)[:200]}")
+        if answer["ready"] is False:
+            unsupported = answer.get("unsupported")
+            if not isinstance(unsupported, dict) or not unsupported:
+                raise self._fault(
+                    "the header", 'said it is not ready without an "unsupported" object'
+                )
+            return Ready(unsupported={str(k): str(v) for k, v in unsupported.items()})
+        if answer == {"ready": True}:
+            return Ready(protocol=1)
+        if answer["ready"] is not True or answer.get("protocol") != 2:
+            raise self._fault(
+                "the header",
+                f'answered the header with {str(answer)[:200]}, not {{"ready": true}} '
+                'or {"ready": true, "protocol": 2, ...}',
+            )
         try:
-            self.process.stdin.write(line.encode("utf-8") + b"\n")
-            self.process.stdin.flush()
-        except BrokenPipeError:
-            raise self._fault(what, "stopped reading its input (crashed?)") from None
-        raw = self._read_line(what, self.timeout if timeout is None else timeout)
-        try:
-            return json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise self._fault(what, f"printed garbage: {raw[:200]!r}") from None
+            profile = parse(answer.get("profile", {}), "the profile it declared")
+        except ProfileError as error:
+            raise self._fault("the header", str(error)) from None
+        return Ready(
+            protocol=2,
+            profile=profile,
+            rule_names=answer.get("rule_names", True) is not False,
+            sessions=answer.get("sessions") is True,
+            engine=str(answer.get("engine", "")),
+        )
 
-    def _ask(self, line: str, what: str, fields: tuple[str, ...]) -> dict[str, Any]:
-        answer = self._exchange(line, what)
+    # Lines out and in.
+
+    def send(self, line: dict[str, Any]) -> None:
+        if "event" in line:
+            what = f"event {line['at']} ({line['event']})"
+            if self.ready.protocol == 1:
+                line = {k: v for k, v in line.items() if k != "at"}
+        else:
+            what = "the final detail request"
+        self.waiting.append(what)
+        self._write_line(dump(line), what)
+
+    def _write_line(self, line: bytes, what: str) -> None:
+        self.outgoing += line + b"\n"
+        if len(self.outgoing) > 1 << 20:
+            self._pump(what, self.timeout, want_line=False)
+
+    def receive(self) -> dict[str, Any]:
+        what = self.waiting.popleft()
+        answer = self._answer(what, self.timeout)
+        if self.ready.protocol == 1:
+            return self._from_protocol_1(answer, what)
+        fields = observe.BRIEF if what.startswith("event") else observe.DETAIL
+        self._check(answer, fields, what)
+        if isinstance(answer.get("merges"), list) and answer["merges"]:
+            self._check(answer, observe.BATCH, what)
+        return answer  # type: ignore[no-any-return]
+
+    def _from_protocol_1(self, answer: Any, what: str) -> dict[str, Any]:
+        """A protocol 1 answer in the lean form; after a batch the bridge asks
+        for the render and contexts, as protocol 1 says."""
+        if not what.startswith("event"):
+            self._check(answer, ("render", "contexts"), what)
+            return {**{k: self.last_brief.get(k, []) for k in ("view", "cview")}, **answer}
+        self._check(answer, ("view", "size", "shrinking", "merges", "cview", "queue"), what)
+        self.last_brief = answer
+        if answer["merges"]:
+            self._write_line(b'{"detail": true}', what)
+            detail = self._answer(f"the detail after {what}", self.timeout)
+            self._check(detail, ("render", "contexts"), what)
+            answer = {**answer, **detail}
+        return observe.from_protocol_1(answer)
+
+    def _check(self, answer: Any, fields: tuple[str, ...], what: str) -> None:
+        if isinstance(answer, dict) and "unsupported" in answer:
+            return
         missing = [f for f in fields if not isinstance(answer, dict) or f not in answer]
         if missing:
             raise self._fault(what, f"answered without {', '.join(missing)}: {str(answer)[:200]}")
-        return answer  # type: ignore[no-any-return]
-
-    def apply(self, event: dict[str, Any], position: int) -> str | None:
-        self.what = f"event {position} ({event['event']})"
-        answer = self._ask(json.dumps(event, ensure_ascii=False), self.what, BRIEF)
         refused = answer.get("refused")
-        if refused is not None and not isinstance(refused, str):
-            raise self._fault(self.what, f"answered a refusal that is not a rule name: {refused!r}")
-        self.last = answer
-        return refused
+        if refused is not None and not isinstance(refused, str | bool):
+            raise self._fault(what, f"answered a refusal that is not a rule name: {refused!r}")
 
-    def observe(self, detail: bool) -> dict[str, Any]:
-        brief = {f: self.last[f] for f in BRIEF}
-        if not detail:
-            return brief
-        answer = self._ask(json.dumps({"detail": True}), f"the detail after {self.what}", DETAIL)
-        return {**brief, **{f: answer[f] for f in DETAIL}}
+    def _answer(self, what: str, timeout: float) -> Any:
+        raw = self._pump(what, timeout, want_line=True)
+        try:
+            return json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            raise self._fault(what, f"printed garbage: {raw[:200]!r}") from None
+
+    def _pump(self, what: str, timeout: float, want_line: bool) -> bytes:
+        """Write what is pending and read what comes, until a whole answer
+        line has arrived (or, without `want_line`, until the pending lines
+        are written). Reading stderr all along keeps the engine from
+        blocking on it. A hang is no progress for `timeout` seconds."""
+        process = self.process
+        assert process is not None and process.stdin and process.stdout and process.stderr
+        out, inp = process.stdout.fileno(), process.stdin.fileno()
+        readers = [out] if self.stderr_closed else [out, process.stderr.fileno()]
+        deadline = time.monotonic() + timeout
+        while True:
+            if want_line:
+                end = self.incoming.find(b"\n")
+                if end >= 0:
+                    line = bytes(self.incoming[:end])
+                    del self.incoming[: end + 1]
+                    return line
+            elif not self.outgoing:
+                return b""
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise self._fault(what, f"gave no answer within {timeout:g} s")
+            writers = [inp] if self.outgoing else []
+            readable, writable, _ = select.select(readers, writers, [], left)
+            if writable:
+                try:
+                    sent = os.write(inp, self.outgoing[: 1 << 16])
+                except BrokenPipeError:
+                    raise self._fault(what, "stopped reading its input (crashed?)") from None
+                del self.outgoing[:sent]
+                deadline = time.monotonic() + timeout
+            for fd in readable:
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if fd != out:
+                    self._keep_stderr(chunk)
+                    if not chunk:
+                        readers.remove(fd)
+                        self.stderr_closed = True
+                elif not chunk:
+                    raise self._fault(what, "closed its output (crashed?)")
+                else:
+                    self.incoming += chunk
+                    deadline = time.monotonic() + timeout
+
+    def _keep_stderr(self, chunk: bytes) -> None:
+        self.stderr_bytes += len(chunk)
+        self.stderr += chunk
+        if len(self.stderr) > STDERR_KEPT:
+            del self.stderr[: len(self.stderr) - STDERR_KEPT]
+
+    def _fault(self, what: str, problem: str) -> EngineFault:
+        process = self.process
+        code: int | None = None
+        if process is not None:
+            try:
+                code = process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                code = None  # still running: a hang, or garbage from a live engine
+            self._drain_stderr()
+        state = f" (exit code {code})" if code is not None else ""
+        tail = self.stderr.decode("utf-8", "replace")[-2000:]
+        more = ""
+        if tail.strip():
+            size = f"{self.stderr_bytes:,} bytes"
+            more = f"\n  its stderr ({size}) ends:\n" + "\n".join(
+                "    " + line for line in tail.splitlines()[-20:]
+            )
+        return EngineFault(f"engine {self.command!r} {problem} at {what}{state}{more}")
+
+    def _drain_stderr(self) -> None:
+        process = self.process
+        if process is None or process.stderr is None:
+            return
+        try:
+            while chunk := os.read(process.stderr.fileno(), 1 << 16):
+                self._keep_stderr(chunk)
+        except OSError:
+            pass
 
     def close(self) -> None:
-        if self.process is not None:
-            if self.process.stdin:
-                self.process.stdin.close()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            for stream in (self.process.stdout, self.process.stderr):
-                if stream:
-                    stream.close()
-            self.process = None
+        process, self.process = self.process, None
+        if process is None:
+            return
+        try:
+            if process.stdin:
+                process.stdin.close()
+        except OSError:
+            pass
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        for stream in (process.stdout, process.stderr):
+            if stream:
+                stream.close()
 
 
-def engine(spec: str, timeout: float = 10.0) -> Engine:
-    """`model`, `impl`, or a command line speaking the protocol."""
+def dump(line: dict[str, Any]) -> bytes:
+    """One protocol line: UTF-8 JSON, with `\\u` escapes only for text that
+    has no UTF-8 form (a lone surrogate, refused by rule `utf8`)."""
+    try:
+        return json.dumps(line, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(line).encode("ascii")
+
+
+def engine(spec: str, timeout: float = 10.0, profile: Profile = SPEC) -> Engine:
+    """`model`, `impl` (both run with `profile`), or a command line speaking
+    the protocol (which declares its own)."""
     if spec == "model":
-        return ModelEngine()
+        return ModelEngine(profile)
     if spec == "impl":
-        return ImplEngine()
+        return ImplEngine(profile)
     return ProcessEngine(spec, timeout)

@@ -1,73 +1,124 @@
-"""Transcripts: one JSON line per event of what an engine showed after it.
+"""Transcripts: what a conforming engine answers to a scenario, line by line
+(`optchat-transcript/2`, scenarios/README.md "Transcripts").
 
-Each line holds `event` (the event's 0-based position) and the brief
-observation; at every batch (an event whose `merges` is not empty) and at
-the last event also `render` and `contexts`; and `refused` with the rule's
-name when the engine refused the event.
+The first line is a header naming the scenario (and the SHA-256 of its
+file, so a transcript never outlives its scenario), the engine profile and
+the corpus version. Then one record per line the bridge sends, in the order
+it sends them: for an event, `at` (its position in the scenario) and the
+answer; last, `{"detail": true, ...}` and the answer to the final detail
+request. Answers are lean (bridge/PROTOCOL.md): a transcript is read as a
+stream and never held whole.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bridge.engines import Engine
-from scenarios.format import Scenario
+from scenarios.format import loads
+
+FORMAT = "optchat-transcript/2"
 
 Record = dict[str, Any]
 
 
-def records(scenario: Scenario, engine: Engine) -> Iterator[Record]:
-    """Replay the scenario through the engine, yielding one record per event."""
-    engine.start(scenario)
-    try:
-        last = len(scenario.events) - 1
-        for position, event in enumerate(scenario.events):
-            refused = engine.apply(event, position)
-            record: Record = {"event": position, **engine.observe(detail=False)}
-            if record["merges"] or position == last:
-                record = {"event": position, **engine.observe(detail=True)}
-            if refused is not None:
-                record["refused"] = refused
-            yield record
-    finally:
-        engine.close()
+class TranscriptError(ValueError):
+    """A transcript that cannot be read: `file:line: problem`."""
 
 
-def replay(
-    scenario: Scenario, engine: Engine, progress: Callable[[int], None] = lambda _: None
-) -> list[Record]:
-    """The whole transcript of the scenario through the engine."""
-    out = []
-    for record in records(scenario, engine):
-        out.append(record)
-        progress(record["event"])
-    return out
+@dataclass(frozen=True)
+class Header:
+    scenario: str
+    scenario_sha256: str
+    profile: dict[str, Any]
+    corpus: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "corpus": self.corpus,
+            "scenario": self.scenario,
+            "scenario_sha256": self.scenario_sha256,
+            "profile": self.profile,
+        }
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def line(record: Record) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
-def write(transcript: list[Record], path: Path) -> None:
-    """Write a transcript; gzip-compressed (reproducibly) when `path` ends in .gz."""
+def encode(records: Iterable[Record]) -> bytes:
+    """Records as a transcript's body: one JSON line each."""
+    return "".join(line(r) + "\n" for r in records).encode("utf-8")
+
+
+def write(header: Header, body: bytes, path: Path) -> None:
+    """Write a transcript (its header, then `body`); gzip-compressed
+    (reproducibly) when `path` ends in .gz."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = "".join(line(r) + "\n" for r in transcript).encode("utf-8")
+    data = (line(header.to_json()) + "\n").encode("utf-8") + body
     if path.suffix == ".gz":
         buffer = io.BytesIO()
         with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, filename="") as packed:
-            packed.write(text)
-        text = buffer.getvalue()
-    path.write_bytes(text)
+            packed.write(data)
+        data = buffer.getvalue()
+    path.write_bytes(data)
 
 
-def read(path: Path) -> list[Record]:
-    """Read a transcript written by `write`."""
-    data = path.read_bytes()
+def _open(path: Path) -> io.BufferedIOBase:
     if path.suffix == ".gz":
-        data = gzip.decompress(data)
-    return [json.loads(raw) for raw in data.decode("utf-8").splitlines()]
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return path.open("rb")
+
+
+def read_header(path: Path) -> Header:
+    """A transcript's header alone."""
+    with _open(path) as stream:
+        first = stream.readline()
+    return _header(first, path)
+
+
+def _header(raw: bytes, path: Path) -> Header:
+    try:
+        value = loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise TranscriptError(f"{path}:1: not a transcript header: {error}") from None
+    if not isinstance(value, dict) or value.get("format") != FORMAT:
+        raise TranscriptError(f"{path}:1: format must be {FORMAT!r}")
+    try:
+        return Header(
+            value["scenario"], value["scenario_sha256"], value["profile"], value["corpus"]
+        )
+    except KeyError as missing:
+        raise TranscriptError(f"{path}:1: the header lacks {missing}") from None
+
+
+def records(path: Path) -> Iterator[Record]:
+    """A transcript's records, after its header, read as they are needed."""
+    try:
+        with _open(path) as stream:
+            _header(stream.readline(), path)
+            for number, raw in enumerate(stream, start=2):
+                try:
+                    yield json.loads(raw)
+                except ValueError as error:
+                    raise TranscriptError(f"{path}:{number}: not JSON: {error}") from None
+    except (OSError, EOFError) as error:
+        raise TranscriptError(f"{path}: cannot be read: {error}") from None
+
+
+def body(path: Path) -> bytes:
+    """A transcript's records as they are stored, its header left out."""
+    with _open(path) as stream:
+        stream.readline()
+        return stream.read()

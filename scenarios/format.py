@@ -4,6 +4,10 @@ Documented for other engines in `scenarios/README.md`. This module reads and
 writes it with plain values (ints and strings), so that it depends on no
 engine: the model's bit lists and the engine's integers are both made from
 these values by the bridge.
+
+Version 2 (`optchat-scenario/2`) adds ends given by their replies, zoom
+events and expected refusals; a file is written as version 1 when it uses
+none of them, so engines that read only version 1 still read it.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-FORMAT = "optchat-scenario/1"
+FORMAT_1 = "optchat-scenario/1"
+FORMAT_2 = "optchat-scenario/2"
+FORMATS = (FORMAT_1, FORMAT_2)
 
 CONSTANTS = {
     "node": int,
@@ -33,17 +39,22 @@ CONSTANTS = {
 
 KINDS = ("user", "unii", "tool", "echo", "work", "note")
 
+MAX_SIZE = 1 << 24
+"""The largest text a `size` may stand for (16 MiB): far above any message a
+tool cap lets through, small enough to be made in memory."""
+
 # Each event's fields beside "event", with their types; "message" takes
-# either "text" or "size", and "end" either "line" or "size".
+# either "text" or "size", and "end" exactly one of "line", "size", "replies".
 EVENTS: dict[str, dict[str, Any]] = {
     "message": {"kind": str, "text": str, "size": int},
     "start": {"node": list},
-    "end": {"node": list, "line": str, "size": int},
+    "end": {"node": list, "line": str, "size": int, "replies": list},
     "fail": {"node": list},
     "wait": {},
     "settle": {},
     "timeout": {},
     "retry": {},
+    "zoom": {"id": int, "n": int},
 }
 
 FILLER = "chat é€ 😀 line\r\nnext\rmore\nend. "
@@ -57,7 +68,7 @@ class ScenarioError(ValueError):
 
 @dataclass(frozen=True)
 class Scenario:
-    """A header (`constants`, `generator`, `seed`) and its events, as plain dicts."""
+    """A header (`constants`, `generator`, `seed`, `notes`) and its events, as plain dicts."""
 
     constants: dict[str, int | float]
     events: list[dict[str, Any]]
@@ -79,6 +90,14 @@ def sized_text(size: int, position: int) -> str:
     return text + "." * (size - len(text.encode("utf-8")))
 
 
+def text_of(item: dict[str, Any], name: str, position: int) -> str:
+    """A text given in field `name`, or by its `size` at `position`: a
+    message's text (`text`), an end's line (`line`), a reply (`text`)."""
+    if name in item:
+        return str(item[name])
+    return sized_text(int(item["size"]), position)
+
+
 def article(word: str) -> str:
     return "an" if word[0] in "aeiou" else "a"
 
@@ -87,12 +106,12 @@ def _fail(path: str, line: int, problem: str) -> ScenarioError:
     return ScenarioError(f"{path}:{line}: {problem}")
 
 
+def _is_natural(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def _check_node(value: Any, path: str, line: int) -> None:
-    if not (
-        isinstance(value, list)
-        and len(value) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
-    ):
+    if not (isinstance(value, list) and len(value) == 2 and all(_is_natural(v) for v in value)):
         raise _fail(path, line, f"node must be [level, index] of two naturals, not {value!r}")
 
 
@@ -102,12 +121,21 @@ def _is_type(value: Any, kind: Any) -> bool:
     return isinstance(value, kind)
 
 
+def _check_size(value: Any, path: str, line: int) -> None:
+    if not _is_natural(value) or value > MAX_SIZE:
+        raise _fail(path, line, f"a size is a natural number of at most {MAX_SIZE}, not {value!r}")
+
+
 def check_header(header: Any, path: str) -> None:
     """Refuse a header with a missing or unknown field or a bad type."""
     if not isinstance(header, dict):
         raise _fail(path, 1, "the first line must be the header object")
-    if header.get("format") != FORMAT:
-        raise _fail(path, 1, f"format must be {FORMAT!r}, not {header.get('format')!r}")
+    if header.get("format") not in FORMATS:
+        raise _fail(
+            path,
+            1,
+            f"format must be {' or '.join(map(repr, FORMATS))}, not {header.get('format')!r}",
+        )
     unknown = set(header) - {"format", "generator", "seed", "constants", "notes"}
     if unknown:
         raise _fail(path, 1, f"unknown header field {sorted(unknown)[0]!r}")
@@ -124,52 +152,99 @@ def check_header(header: Any, path: str) -> None:
         raise _fail(path, 1, f"unknown constant {sorted(extra)[0]!r}")
 
 
-def check_event(event: Any, path: str, line: int) -> None:
-    """Refuse an event with an unknown name or field, or a bad type."""
+def _check_replies(replies: list[Any], path: str, line: int) -> None:
+    if not replies:
+        raise _fail(path, line, "an end's replies hold at least one reply")
+    for reply in replies:
+        if not isinstance(reply, dict) or len(reply) != 1 or not set(reply) <= {"text", "size"}:
+            raise _fail(path, line, f'a reply is {{"text": ...}} or {{"size": n}}, not {reply!r}')
+        if "text" in reply and not isinstance(reply["text"], str):
+            raise _fail(path, line, "a reply's text is a string")
+        if "size" in reply:
+            _check_size(reply["size"], path, line)
+
+
+def check_event(event: Any, path: str, line: int, version: str = FORMAT_2) -> None:
+    """Refuse an event with an unknown name or field, or a bad type; in a
+    version 1 file, also what only version 2 has."""
     if not isinstance(event, dict) or not isinstance(event.get("event"), str):
         raise _fail(path, line, 'an event is an object with a string "event" field')
     name = event["event"]
-    if name not in EVENTS:
-        raise _fail(path, line, f"unknown event {name!r}; events are {', '.join(EVENTS)}")
+    if name not in EVENTS or (version == FORMAT_1 and name == "zoom"):
+        known = [e for e in EVENTS if version == FORMAT_2 or e != "zoom"]
+        raise _fail(path, line, f"unknown event {name!r}; events are {', '.join(known)}")
     fields = EVENTS[name]
     for key, value in event.items():
         if key == "event":
             continue
-        if key not in fields:
-            raise _fail(path, line, f"unknown field {key!r} in a {name} event")
+        if key == "refused" and version == FORMAT_2:
+            if not isinstance(value, str) or not value:
+                raise _fail(path, line, "refused names the rule the event breaks")
+            continue
+        if key not in fields or (key == "replies" and version == FORMAT_1):
+            raise _fail(path, line, f"unknown field {key!r} in {article(name)} {name} event")
         if not _is_type(value, fields[key]):
-            raise _fail(path, line, f"field {key!r} of a {name} event has a bad type")
-    either = {"message": "text", "end": "line"}.get(name)
-    if name == "message" and event.get("kind") not in KINDS:
+            raise _fail(path, line, f"field {key!r} of {article(name)} {name} event has a bad type")
+    if name == "message" and event.get("kind") not in KINDS and "refused" not in event:
         raise _fail(path, line, f"unknown kind {event.get('kind')!r}")
-    if either is not None:
-        if (either in event) == ("size" in event):
-            raise _fail(path, line, f'{article(name)} {name} event has either "{either}" or "size"')
-        if event.get("size", 0) < 0:
-            raise _fail(path, line, "a size is a natural number")
+    texts = {"message": ("text", "size"), "end": ("line", "size", "replies")}.get(name)
+    if texts is not None and sum(key in event for key in texts) != 1:
+        said = " or ".join(f'"{key}"' for key in texts if version == FORMAT_2 or key != "replies")
+        raise _fail(path, line, f"{article(name)} {name} event has exactly one of {said}")
+    if "size" in event:
+        _check_size(event["size"], path, line)
+    if "replies" in event:
+        _check_replies(event["replies"], path, line)
     for key in fields:
-        if key not in event and key not in (either, "size"):
+        if key not in event and (texts is None or key not in texts):
             raise _fail(path, line, f"{article(name)} {name} event needs {key!r}")
     if "node" in event:
         _check_node(event["node"], path, line)
+    for key in ("id", "n"):
+        if key in event and not _is_natural(event[key]):
+            raise _fail(path, line, f"a zoom's {key} is a natural number")
 
 
-def parse(lines: Iterable[str], path: str = "<scenario>") -> Scenario:
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def loads(text: str) -> Any:
+    """One JSON value, strictly: no NaN or Infinity; ValueError says what is wrong."""
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"not JSON: {error.msg} (column {error.colno})") from None
+    except ValueError as error:
+        # Python refuses integers of more than 4,300 digits with its own words.
+        if "digits" in str(error):
+            raise ValueError("a number with too many digits") from None
+        raise
+
+
+def parse(lines: Iterable[str | bytes], path: str = "<scenario>") -> Scenario:
     """A scenario from its lines, strictly checked (`file:line: problem`)."""
     header: dict[str, Any] | None = None
     events: list[dict[str, Any]] = []
     for number, raw in enumerate(lines, start=1):
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise _fail(path, number, f"not UTF-8 (byte {error.start + 1})") from None
         if not raw.strip():
             raise _fail(path, number, "empty line")
         try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as error:
-            raise _fail(path, number, f"not JSON: {error.msg}") from None
+            value = loads(raw)
+        except ValueError as error:
+            raise _fail(path, number, str(error)) from None
         if header is None:
             check_header(value, path)
             header = value
         else:
-            check_event(value, path, number)
+            check_event(value, path, number, header["format"])
             events.append(value)
     if header is None:
         raise _fail(path, 1, "empty file: no header")
@@ -183,43 +258,67 @@ def parse(lines: Iterable[str], path: str = "<scenario>") -> Scenario:
     )
 
 
+def file_lines(data: bytes) -> list[bytes]:
+    """A JSON lines file's lines: split at `\\n` only (U+2028 and a lone `\\r`
+    are characters inside a line), without the last newline."""
+    if data.endswith(b"\n"):
+        data = data[:-1]
+    return data.split(b"\n") if data else []
+
+
 def read(path: Path) -> Scenario:
     """The scenario in a file (`file:line: problem` on any format error)."""
-    with path.open(encoding="utf-8") as lines:
-        return parse(lines, str(path))
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise ScenarioError(f"{path}: is a directory, not a scenario file") from None
+    except OSError as error:
+        raise ScenarioError(f"{path}: cannot be read: {error.strerror or error}") from None
+    return parse(file_lines(data), str(path))
 
 
-def dump(scenario: Scenario) -> Iterator[str]:
-    """The scenario's lines, without newlines."""
-    header: dict[str, Any] = {
-        "format": FORMAT,
+def uses_version_2(events: Iterable[dict[str, Any]]) -> bool:
+    """Whether events need version 2: replies, zoom, or an expected refusal."""
+    return any(
+        event["event"] == "zoom" or "replies" in event or "refused" in event for event in events
+    )
+
+
+def header(scenario: Scenario) -> dict[str, Any]:
+    """The scenario's header line as an object, in the lowest version that holds its events."""
+    out: dict[str, Any] = {
+        "format": FORMAT_2 if uses_version_2(scenario.events) else FORMAT_1,
         "generator": scenario.generator,
         "seed": scenario.seed,
         "constants": scenario.constants,
     }
     if scenario.notes:
-        header["notes"] = scenario.notes
-    yield json.dumps(header, ensure_ascii=False)
+        out["notes"] = scenario.notes
+    return out
+
+
+def line(value: dict[str, Any]) -> str:
+    """One JSON line, with `\\u` escapes only for text that has no UTF-8 form."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value)
+    return text
+
+
+def header_line(scenario: Scenario) -> str:
+    return line(header(scenario))
+
+
+def dump(scenario: Scenario) -> Iterator[str]:
+    """The scenario's lines, without newlines."""
+    yield header_line(scenario)
     for event in scenario.events:
-        yield json.dumps(event, ensure_ascii=False)
+        yield line(event)
 
 
 def write(scenario: Scenario, path: Path) -> None:
     """Write the scenario to `path`, creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(line + "\n" for line in dump(scenario)), encoding="utf-8")
-
-
-def message_text(event: dict[str, Any], position: int) -> str:
-    """A message event's text: its `text`, or `sized_text(size, position)`
-    where `position` is the event's 0-based place among the scenario's events."""
-    if "text" in event:
-        return str(event["text"])
-    return sized_text(int(event["size"]), position)
-
-
-def end_line(event: dict[str, Any], position: int) -> str:
-    """An end event's line: its `line`, or `sized_text(size, position)` as for messages."""
-    if "line" in event:
-        return str(event["line"])
-    return sized_text(int(event["size"]), position)
+    path.write_text("".join(text + "\n" for text in dump(scenario)), encoding="utf-8")

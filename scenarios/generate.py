@@ -24,7 +24,7 @@ import argparse
 import fnmatch
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -34,7 +34,8 @@ from numpy.random import PCG64, Generator
 
 from model import bits, machine
 from model.constants import KINDS, Constants
-from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait
+from model.errors import Refused
+from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait, Zoom
 from model.node import Node
 from scenarios import format as scenario_format
 from scenarios.format import Scenario, sized_text
@@ -121,7 +122,7 @@ class Tally:
     def notes(self) -> dict[str, Any]:
         """The tally as the header's `notes` fields."""
         return {
-            "events": dict(self.events),
+            "events": {e: n for e, n in self.events.items() if e != "zoom" or n},
             "kinds": dict(self.kinds),
             "batches_merged": self.batches_merged,
             "compaction_batches_merged": self.compaction_batches_merged,
@@ -146,6 +147,10 @@ class Run:
         self.state = machine.initial(constants)
         self.events: list[dict[str, Any]] = []
         self.tally = Tally()
+        self.replies = False
+        """Whether calls end with the replies they got (SPEC 5), not a line."""
+        self.after_message: Callable[[Run], None] | None = None
+        """What follows every message (the zoom family's zooms)."""
 
     def _step(self, event: Event, record: dict[str, Any]) -> None:
         self.state = machine.step(self.state, event)
@@ -175,16 +180,70 @@ class Run:
         view = machine.view(self.state)
         t.max_view_level = max(t.max_view_level, max(line.level for line in view))
         t.max_view_lines = max(t.max_view_lines, len(view))
+        if self.after_message is not None:
+            self.after_message(self)
 
     def start(self, node: Node) -> None:
         self._step(Start(node), {"event": "start", "node": node_list(node)})
 
     def end(self, node: Node) -> None:
-        """End a call with its line (SPEC 5: every built line is 1 to NODE bytes)."""
+        """End a call with its line (SPEC 5: every built line is 1 to NODE
+        bytes), or with the replies it got."""
+        if self.replies:
+            sizes = self._reply_sizes()
+            at = len(self.events)
+            texts = tuple(sized_text(size, at + k) for k, size in enumerate(sizes))
+            record = {
+                "event": "end",
+                "node": node_list(node),
+                "replies": [{"size": n} for n in sizes],
+            }
+            self._step(End(node, replies=texts), record)
+            return
         size = self._line_size()
         self._step(
             End(node, self._text(size)), {"event": "end", "node": node_list(node), "size": size}
         )
+
+    def _reply_sizes(self) -> list[int]:
+        """The replies one call got (SPEC 5): up to TRIES + 2 of them, mostly
+        over NODE, some fitting, some empty, and often a follow-up exactly as
+        long as the one before (not shorter: it ends the tries)."""
+        node, rng = self.constants.node, self.rng
+        sizes: list[int] = []
+        for _ in range(int(rng.integers(1, self.constants.tries + 3))):
+            choice = pick(rng, {"over": 5, "same": 3 if sizes else 0, "fit": 2, "empty": 1})
+            if choice == "over":
+                sizes.append(int(rng.integers(node + 1, 3 * node + 1)))
+            elif choice == "same":
+                sizes.append(sizes[-1])
+            elif choice == "fit":
+                sizes.append(int(rng.integers(1, node + 1)))
+            else:
+                sizes.append(0)
+        return sizes
+
+    def refuse(self, event: Event, record: dict[str, Any], rule: str) -> None:
+        """Write an event the model refuses with `rule`, marked so (SPEC 4.1)."""
+        try:
+            machine.step(self.state, event)
+        except Refused as refused:
+            if refused.rule != rule:
+                raise AssertionError(f"expected {rule}, the model named {refused.rule}") from None
+        else:
+            raise AssertionError(f"the model took an event meant to break {rule}")
+        self.state = machine.refuse(self.state)
+        self.events.append({**record, "refused": rule})
+        self.tally.events[record["event"]] += 1
+
+    def zoom(self, id: int, n: int) -> None:
+        """Zoom into the chat (SPEC 3.5); refused ones are written as such."""
+        record = {"event": "zoom", "id": id, "n": n}
+        event = Zoom(bits.from_int(id), bits.from_int(n))
+        try:
+            self._step(event, record)
+        except Refused:
+            self.refuse(event, record, "zoom")
 
     def _line_size(self) -> int:
         """Eight lines in ten of 25/64 NODE to NODE bytes (200..512 of 512),
@@ -513,6 +572,194 @@ def randomized(number: int, messages: int | None = None) -> Scenario:
     )
 
 
+# The conformance families (scenario format version 2): refusals, the line
+# chooser, zoom and the empty chat.
+
+RULES = (
+    "kind",
+    "utf8",
+    "node_exists",
+    "built_once",
+    "one_call_per_node",
+    "need_first",
+    "jobs_bound",
+    "retry_waits",
+    "ahead_bound",
+    "merge_needs_halves",
+    "queue_order",
+    "end_needs_running",
+    "fail_needs_running",
+    "line_fits",
+    "one_wait",
+    "settle_needs_wait",
+    "settle_needs_summaries",
+    "timeout_needs_wait",
+    "zoom",
+)
+"""Every rule of SPEC 4.1 a scenario can break under SPEC's own profile
+(`self_starts` needs `calls: self`, under which no start is sent)."""
+
+SMALL_CHAT = Chat(dict.fromkeys(KINDS, ((5, 0, 40), (4, 60, 200), (1, 200, 600))), CHAT_NEXT, 3, 3)
+"""Short chats at NODE 64: free leaves, leaves that need a call, a few long ones."""
+
+
+def small_constants(rng: Generator) -> Constants:
+    """Budgets of a few lines, so that batches, shrinking views, ready merges
+    beyond the queue's room and the FAILURES cap come within a hundred events;
+    FAILURES at least 2, so that a failed node waits for its retry."""
+    ceiling = int(rng.integers(300, 1_200))
+    return replace(
+        DEFAULTS,
+        node=64,
+        ceiling=ceiling,
+        floor=int(rng.integers(ceiling // 4, ceiling)),
+        cceiling=ceiling // 2,
+        cfloor=ceiling // 4,
+        jobs=int(rng.integers(1, 4)),
+        ahead=int(rng.integers(1, 4)),
+        tries=int(rng.integers(1, 6)),
+        failures=int(rng.integers(2, 4)),
+    )
+
+
+def probes(run: Run, rule: str) -> Iterator[tuple[Event, dict[str, Any]]]:
+    """Events that may break `rule` in the run's state, each with its record:
+    the model says which rule each one breaks."""
+    state, node = run.state, run.constants.node
+    t = bits.to_int(state.count)
+    if rule in ("kind", "utf8"):
+        yield Message("bot", "hi"), {"event": "message", "kind": "bot", "text": "hi"}
+        yield Message("user", "a\ud800"), {"event": "message", "kind": "user", "text": "a\ud800"}
+    elif rule in ("end_needs_running", "fail_needs_running", "line_fits"):
+        for n in state.queue.running:
+            yield End(n, ""), {"event": "end", "node": node_list(n), "size": 0}
+            line = "x" * (node + 1)
+            yield End(n, line), {"event": "end", "node": node_list(n), "size": node + 1}
+        for level in range(3):
+            n = Node(level, bits.from_int(max(0, (t >> level) - 1)))
+            yield End(n, "x"), {"event": "end", "node": node_list(n), "line": "x"}
+            yield Fail(n), {"event": "fail", "node": node_list(n)}
+    elif rule in ("one_wait", "settle_needs_wait", "settle_needs_summaries", "timeout_needs_wait"):
+        yield Wait(), {"event": "wait"}
+        yield Settle(), {"event": "settle"}
+        yield Timeout(), {"event": "timeout"}
+    elif rule == "zoom":
+        for id, n in ((0, 3), (1, 2), (t, 1), (t + 2, 2), (0, 0), (4, 8)):
+            yield Zoom(bits.from_int(id), bits.from_int(n)), {"event": "zoom", "id": id, "n": n}
+    else:
+        for level in range(4):
+            for index in range((t >> level) + 2):
+                n = Node(level, bits.from_int(index))
+                yield Start(n), {"event": "start", "node": node_list(n)}
+
+
+def breaks(state: machine.State, event: Event) -> str | None:
+    """The rule the model names for `event`, or None if it takes it."""
+    try:
+        machine.step(state, event)
+    except Refused as refused:
+        return refused.rule
+    return None
+
+
+def wander(run: Run, chat: Chat, late: Late) -> None:
+    """One legal step of a short chat: a message, a compactor action, or a turn."""
+    state = run.state
+    choice = pick(run.rng, {"message": 4, "act": 6, "turn": 1})
+    if choice == "act" and late.act(run):
+        return
+    if choice == "turn":
+        if not state.queue.waiting:
+            run.wait()
+        elif machine.settled(state):
+            run.settle()
+        else:
+            run.timeout()
+        return
+    kind = pick(run.rng, {k: 1 for k in KINDS})
+    run.message(kind, draw_size(run.rng, chat.sizes[kind]))
+
+
+def refusal(rule: str, number: int) -> Scenario:
+    """A short chat at small budgets that breaks `rule` at least three times,
+    each breaking event marked with the rule (SPEC 4.1). Each scenario of a
+    rule has its own seed and constants."""
+    seed = 10_000 + 100 * RULES.index(rule) + number
+    rng = Generator(PCG64(seed))
+    run = Run(small_constants(rng), seed, rng)
+    late = Late(rng, fail_permille=250, stuck_permille=100, fast=8)
+    broken = 0
+    while len(run.events) < 600 and (broken < 3 or len(run.events) < 120):
+        if rng.integers(3) == 0:
+            found = [p for p in probes(run, rule) if breaks(run.state, p[0]) == rule]
+            if found:
+                event, record = found[int(rng.integers(len(found)))]
+                run.refuse(event, record, rule)
+                broken += 1
+                continue
+        wander(run, SMALL_CHAT, late)
+    if broken < 3:
+        raise GenerationError(f"refused_{rule}_{number}: {rule} broken only {broken} times")
+    return run.scenario(
+        {
+            "family": "refused",
+            "rule": rule,
+            "budgets": "small, see constants",
+            "compactor": "late: 250 outcomes in 1000 fail, 100 nodes in 1000 fail every time",
+            "refusals": broken,
+        }
+    )
+
+
+def chooser(number: int) -> Scenario:
+    """Calls that end with the replies they got (SPEC 5): over-long replies,
+    fitting ones, empty ones, and follow-ups exactly as long as the one
+    before; the engine chooses each line."""
+    seed = 20_000 + number
+    rng = Generator(PCG64(seed))
+    constants = replace(random_constants(rng), node=(64, 128, 512)[number % 3])
+    run = Run(constants, seed, rng)
+    run.replies = True
+    late = Late(rng, fail_permille=100, stuck_permille=20, fast=16)
+    talk(run, Chat(CHAT_SIZES, CHAT_NEXT, 4, 3), 300, late)
+    return run.scenario(
+        {
+            "family": "chooser",
+            "budgets": "random, see constants",
+            "compactor": "late; every call ends with up to TRIES + 2 replies",
+        }
+    )
+
+
+def zooms(number: int) -> Scenario:
+    """A chat zoomed into after messages (SPEC 3.5): whole messages, nodes
+    opened one level, and zooms refused (not a power of two, not a multiple,
+    not all logged)."""
+    seed = 30_000 + number
+    rng = Generator(PCG64(seed))
+    run = Run(small_constants(rng), seed, rng)
+    run.zoom(0, 1)
+
+    def look(run: Run) -> None:
+        t = bits.to_int(run.state.count)
+        for _ in range(int(run.rng.integers(0, 3))):
+            n = 1 << int(run.rng.integers(0, max(1, t.bit_length())))
+            id = int(run.rng.integers(0, t + 1)) // n * n
+            if run.rng.integers(5) == 0:
+                id, n = (id + 1, n) if n > 1 else (id, 3)
+            run.zoom(id, n)
+
+    run.after_message = look
+    late = Late(rng, fail_permille=100, stuck_permille=20, fast=8)
+    talk(run, SMALL_CHAT, 150, late)
+    return run.scenario({"family": "zoom", "budgets": "small, see constants"})
+
+
+def empty_chat() -> Scenario:
+    """No event at all: the empty chat's render (SPEC 3) at the final detail request."""
+    return Run(DEFAULTS, 0).scenario({"family": "empty"})
+
+
 def corpus() -> dict[str, Callable[[], Scenario]]:
     """Every scenario of the corpus by file name, after eukhe's bridge."""
     recipes: dict[str, Callable[[], Scenario]] = {
@@ -523,6 +770,11 @@ def corpus() -> dict[str, Callable[[], Scenario]]:
         "late_2500": partial(late, 32_000, 16_000, 2_500, seed=2_500),
     }
     recipes.update({f"random_{k:02d}": partial(randomized, k) for k in range(24)})
+    for rule in RULES:
+        recipes.update({f"refused_{rule}_{k}": partial(refusal, rule, k) for k in range(3)})
+    recipes.update({f"chooser_{k}": partial(chooser, k) for k in range(3)})
+    recipes.update({f"zoom_{k}": partial(zooms, k) for k in range(3)})
+    recipes["empty_chat"] = empty_chat
     return recipes
 
 
@@ -535,6 +787,8 @@ def check(name: str, scenario: Scenario) -> None:
     one has batches that stop above FLOOR merging nothing and views that
     later reach FLOOR (SPEC 3.3)."""
     notes = scenario.notes
+    if notes["family"] not in ("steady", "deep", "late", "random"):
+        return
     for event in ("wait", "settle", "timeout"):
         if notes["events"][event] == 0:
             raise GenerationError(f"{name}: no {event} event")

@@ -1,0 +1,103 @@
+"""The committed transcripts and the corpus version (`python -m bridge expect`).
+
+Every transcript records the corpus version, and `scenarios/expected/CORPUS.json`
+records, for each version, the digest of all transcripts' records. Making
+the transcripts again bumps the version whenever a record changed, so a
+corpus is pinned by its version alone; `tests/scenarios/test_corpus_version.py`
+fails when transcripts change without it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from multiprocessing import Pool
+from pathlib import Path
+
+from bridge import transcript
+from bridge.corpus import EXPECTED, PROFILES, expected_path
+from bridge.profile import SPEC, parse, to_json
+from bridge.stream import from_model
+from model.profile import Profile
+from scenarios.format import read
+
+LOCK = EXPECTED / "CORPUS.json"
+
+
+def profiles() -> list[Profile]:
+    """SPEC's profile and every profile kept in `scenarios/profiles/`."""
+    out = [SPEC]
+    for path in sorted(PROFILES.glob("*.json")):
+        out.append(parse(json.loads(path.read_text(encoding="utf-8")), str(path)))
+    return out
+
+
+def records(path: Path, profile: Profile) -> bytes:
+    """The model's transcript records of a scenario under `profile`, as bytes."""
+    scenario = read(path)
+    out: list[transcript.Record] = []
+    for exchange in from_model(scenario, profile, strict=profile == SPEC):
+        record = dict(exchange.expected)
+        if exchange.position is None:
+            record = {"detail": True, **record}
+        else:
+            record = {"at": exchange.position, **record}
+        out.append(record)
+    return transcript.encode(out)
+
+
+def _job(job: tuple[Path, Profile]) -> tuple[Path, Profile, bytes]:
+    path, profile = job
+    return path, profile, records(path, profile)
+
+
+def version() -> int:
+    """The corpus version the committed transcripts carry."""
+    return int(json.loads(LOCK.read_text(encoding="utf-8"))["version"])
+
+
+def digest(bodies: dict[str, bytes]) -> str:
+    """The digest of a set of transcripts' records, by their names."""
+    total = hashlib.sha256()
+    for name in sorted(bodies):
+        total.update(f"{name}\n{hashlib.sha256(bodies[name]).hexdigest()}\n".encode())
+    return total.hexdigest()
+
+
+def committed() -> dict[str, bytes]:
+    """The records of every transcript on disk, by name."""
+    return {
+        str(path.relative_to(EXPECTED)): transcript.body(path)
+        for path in sorted(EXPECTED.rglob("*.jsonl.gz"))
+    }
+
+
+def refresh(paths: list[Path], jobs: int) -> tuple[int, list[str]]:
+    """Make every transcript of `paths` again, under every kept profile; the
+    corpus version (bumped when a record changed) and the transcripts that
+    changed."""
+    work = [(path, profile) for path in paths for profile in profiles()]
+    with Pool(jobs) as pool:
+        made = pool.map(_job, work)
+    lock = json.loads(LOCK.read_text(encoding="utf-8")) if LOCK.exists() else {"version": 0}
+    history: dict[str, str] = lock.get("history", {})
+    bodies = committed()
+    for path, profile, body in made:
+        bodies[str(expected_path(path, profile).relative_to(EXPECTED))] = body
+    now = digest(bodies)
+    current = int(lock["version"])
+    if history.get(str(current)) != now:
+        current += 1
+        history[str(current)] = now
+    changed = []
+    for path, profile, body in made:
+        stored = expected_path(path, profile)
+        header = transcript.Header(path.name, transcript.sha256(path), to_json(profile), current)
+        old = stored.read_bytes() if stored.exists() else None
+        transcript.write(header, body, stored)
+        if stored.read_bytes() != old:
+            changed.append(str(stored))
+    LOCK.write_text(
+        json.dumps({"version": current, "history": history}, indent=2) + "\n", encoding="utf-8"
+    )
+    return current, changed
