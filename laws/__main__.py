@@ -1,98 +1,215 @@
-"""`python -m laws [--profile ci|deep] [--only NAME ...] [--relock]`: check every
-law of SPEC 8 and print one table; exit 1 when any law is broken or changed."""
+"""`python -m laws`: check every law of SPEC 8 and print one table.
+
+Exit 0 when every law that ran holds (or is not applicable under the engine
+profile given), 1 when a law is broken or changed since LAWS.lock, 2 on a
+usage error, a damaged LAWS.lock, or a HARNESS ERROR (the histories or a
+check failed outside every law).
+"""
 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+import traceback
+from dataclasses import replace
+from multiprocessing import Pool
 from pathlib import Path
 
 from laws import lock
 from laws.all import all_laws
 from laws.history import check_step_laws
-from laws.registry import PROFILES, Broken, Held
+from laws.registry import PROFILES, Broken, Held, Law, NotApplicable, Profile
+from model.profile import Profile as EngineProfile
+from model.profile import deviations, from_options
+from scenarios.format import loads
 
-COUNTEREXAMPLES = Path(__file__).resolve().parent.parent / "scenarios" / "regressions"
+Result = Held | Broken | NotApplicable
+
+DATABASE = Path(".hypothesis-deep")
+"""Where an exploring run keeps the examples that failed, between nights."""
 
 
 def progress(text: str) -> None:
     print(f"  ... {text}", file=sys.stderr, flush=True)
 
 
-def check_law(name: str, profile_name: str) -> tuple[Held | Broken, float]:
-    """Run one check law by name (in the worker process)."""
+def check_law(name: str, profile: Profile) -> tuple[Result, float]:
+    """Run one check law by name (in the worker process). Anything it raises
+    but a Broken is that law broken, with the exception."""
     law = next(law for law in all_laws() if law.name == name)
     began = time.perf_counter()
     progress(f"{law.name}")
     try:
-        result: Held | Broken = law.function(PROFILES[profile_name])
+        result: Result = law.function(profile)
     except Broken as broken:
         result = broken
+    except Exception as error:
+        result = Broken(law.name, law.statement, f"{type(error).__name__}: {error}")
     return result, time.perf_counter() - began
 
 
+def engine_profile(path: Path | None) -> EngineProfile | None:
+    """The engine profile of `--engine-profile FILE` (SPEC 10), or None."""
+    if path is None:
+        return None
+    try:
+        return from_options(loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"laws: --engine-profile {path}: {error}") from None
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="python -m laws", description=__doc__)
+    top.add_argument("--profile", choices=sorted(PROFILES), default="ci")
+    top.add_argument("--only", nargs="+", metavar="LAW", help="check only these laws")
+    top.add_argument("--relock", action="store_true", help="rewrite LAWS.lock and stop")
+    top.add_argument("--seed", type=int, help="explore from this seed (the deep profile draws one)")
+    top.add_argument(
+        "--database",
+        type=Path,
+        default=DATABASE,
+        help="where an exploring run keeps failing examples (default .hypothesis-deep)",
+    )
+    top.add_argument(
+        "--engine-profile",
+        type=Path,
+        metavar="FILE",
+        help="check every law under this engine profile (SPEC 10) only",
+    )
+    top.add_argument(
+        "--regressions",
+        type=Path,
+        default=Path("optchat-regressions") / "laws",
+        help="where counterexamples are written as scenarios",
+    )
+    top.add_argument(
+        "--first-break",
+        action="store_true",
+        help="stop at the first broken law, without shrinking it (for deliberate breaks)",
+    )
+    return top
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m laws", description=__doc__)
-    parser.add_argument("--profile", choices=sorted(PROFILES), default="ci")
-    parser.add_argument("--only", nargs="*", default=None, help="check only these laws")
-    parser.add_argument("--relock", action="store_true", help="rewrite LAWS.lock and stop")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     laws = all_laws()
     if args.relock:
         lock.relock(laws)
         print(f"wrote {lock.LOCK} for {len(laws)} laws")
         return 0
-    changed = lock.changes(laws)
+    names = {law.name for law in laws}
+    unknown = [name for name in args.only or [] if name not in names]
+    if unknown:
+        print(f"laws: no law is named {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    try:
+        changed = lock.changes(laws)
+    except lock.LockError as error:
+        print(f"laws: {error}", file=sys.stderr)
+        return 2
+    engine = engine_profile(args.engine_profile)
     chosen = [law for law in laws if args.only is None or law.name in args.only]
     profile = PROFILES[args.profile]
+    if args.seed is not None or profile.name == "deep":
+        seed = args.seed if args.seed is not None else random.randrange(1 << 32)
+        profile = replace(profile, seed=seed, database=str(args.database))
+        print(f"seed {seed} (again: python -m laws --profile {profile.name} --seed {seed})")
+    if args.first_break:
+        profile = replace(profile, first_break=True)
     began = time.perf_counter()
-    results: dict[str, Held | Broken] = {}
-    seconds: dict[str, float] = {}
-    steps = [law for law in chosen if law.kind == "step"]
-    checks = [law for law in chosen if law.kind == "check"]
-    # The check laws (proofs, loops) run in a second process while this one
-    # generates histories for the step laws: two cores, two halves of the work.
-    with ProcessPoolExecutor(max_workers=1) as pool:
-        pending = {law.name: pool.submit(check_law, law.name, args.profile) for law in checks}
-        if steps:
-            step_began = time.perf_counter()
-            found, spent, tally = check_step_laws(steps, profile, COUNTEREXAMPLES, progress)
-            results.update(found)
-            seconds.update(spent)
-            shared = time.perf_counter() - step_began - sum(spent.values())
-        for name, future in pending.items():
-            results[name], seconds[name] = future.result()
-    width = max(len(law.name) for law in chosen)
-    print(f"{'law':<{width}}  {'result':<6}  {'seconds':>7}  strength")
-    for law in chosen:
-        result = results[law.name]
-        verdict = "holds" if isinstance(result, Held) else "BROKEN"
-        strength = result.strength if isinstance(result, Held) else "see below"
-        print(f"{law.name:<{width}}  {verdict:<6}  {seconds.get(law.name, 0):7.2f}  {strength}")
-    if steps:
-        print(
-            f"(step laws share {tally.histories} generated histories, {tally.events} events, "
-            f"{shared:.1f} s outside the laws' own checks)"
-        )
+    try:
+        results, seconds, summary, harness = run(chosen, profile, engine, args.regressions)
+    except Exception:
+        print(f"HARNESS ERROR: the laws run failed outside every law\n{traceback.format_exc()}")
+        return 2
+    print_table(chosen, results, seconds)
+    if summary:
+        print(summary)
     broken = [r for r in results.values() if isinstance(r, Broken)]
     for result in broken:
         print(f"\n{result}")
     for line in changed:
         print(f"\nLAWS.lock: {line}")
     total = time.perf_counter() - began
+    if harness is not None:
+        print(f"\nHARNESS ERROR: the histories failed outside every law:\n{harness}")
+        print(f"\nHARNESS ERROR ({total:.1f} s)")
+        return 2
     if broken or changed:
         print(
             f"\n{len(broken)} of {len(chosen)} laws BROKEN, {len(changed)} lock problems "
             f"({total:.1f} s)"
         )
         return 1
+    idle = [r for r in results.values() if isinstance(r, NotApplicable)]
+    held = len(chosen) - len(idle)
+    under = f", {len(idle)} NOT APPLICABLE" if idle else ""
+    if engine is not None:
+        differ = deviations(engine)
+        under += f" (engine profile: {'; '.join(differ) if differ else 'SPEC'})"
     if len(chosen) == len(laws):
-        print(f"ALL {len(laws)} LAWS HOLD ({total:.1f} s, profile {profile.name})")
+        word = "ALL " if not idle else ""
+        print(f"{word}{held} LAWS HOLD{under} ({total:.1f} s, profile {profile.name})")
     else:
-        print(f"{len(chosen)} OF {len(laws)} LAWS HOLD, THE REST NOT RUN ({total:.1f} s)")
+        print(f"{held} OF {len(laws)} LAWS HOLD{under}, THE REST NOT RUN ({total:.1f} s)")
     return 0
+
+
+def run(
+    chosen: list[Law], profile: Profile, engine: EngineProfile | None, folder: Path
+) -> tuple[dict[str, Result], dict[str, float], str, str | None]:
+    """Check the chosen laws: the check laws (proofs, loops) in a second
+    process while this one generates histories for the step laws, two cores,
+    two halves of the work. With `first_break`, stop at the first broken law."""
+    results: dict[str, Result] = {}
+    seconds: dict[str, float] = {}
+    steps = [law for law in chosen if law.kind == "step"]
+    checks = [law for law in chosen if law.kind == "check"]
+    summary = ""
+    harness = None
+    with Pool(1) as pool:
+        pending = {law.name: pool.apply_async(check_law, (law.name, profile)) for law in checks}
+        if steps:
+            began = time.perf_counter()
+            verdicts = check_step_laws(steps, profile, folder, progress, engine)
+            results.update(verdicts.results)
+            seconds.update(verdicts.tally.seconds)
+            harness = verdicts.harness
+            tally = verdicts.tally
+            shared = time.perf_counter() - began - sum(verdicts.tally.seconds.values())
+            summary = (
+                f"(step laws share {tally.histories} generated histories, {tally.events} "
+                f"events of which {tally.refused} refused, {shared:.1f} s outside the laws' "
+                "own checks)"
+            )
+        for name, future in pending.items():
+            if profile.first_break and any(isinstance(r, Broken) for r in results.values()):
+                pool.terminate()
+                break
+            results[name], seconds[name] = future.get()
+    for law in chosen:
+        off = law.off(engine) if engine is not None else None
+        if off is not None:
+            results[law.name] = NotApplicable(f"not applicable under {off}")
+    return results, seconds, summary, harness
+
+
+def print_table(chosen: list[Law], results: dict[str, Result], seconds: dict[str, float]) -> None:
+    width = max(len(law.name) for law in chosen)
+    print(f"{'law':<{width}}  {'result':<6}  {'seconds':>7}  strength")
+    for law in chosen:
+        result = results.get(law.name)
+        if isinstance(result, Held):
+            verdict, strength = "holds", result.strength
+        elif isinstance(result, NotApplicable):
+            verdict, strength = "n/a", result.why
+        elif isinstance(result, Broken):
+            verdict, strength = "BROKEN", "see below"
+        else:
+            verdict, strength = "-", "not reached (the harness failed first)"
+        print(f"{law.name:<{width}}  {verdict:<6}  {seconds.get(law.name, 0):7.2f}  {strength}")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
-"""Every law of SPEC 8, imported in the order of its two tables."""
+"""Every law of SPEC 8, imported in the order of its tables."""
 
 from laws.bits import bits_agree  # noqa: F401
 from laws.cview import (  # noqa: F401
     context_ends_at_node,
     context_is_prefix,
     cview_covers,
+    cview_follows_chat,
+    cview_sawtooth,
     cview_summarized,
 )
 from laws.line import (  # noqa: F401
@@ -13,6 +15,15 @@ from laws.line import (  # noqa: F401
     line_fits,
     line_stops_when_not_shorter,
     line_takes_first_fit,
+    replies_choose_line,
+)
+from laws.profile import (  # noqa: F401
+    kind_words_lead,
+    no_cap_keeps_trying,
+    no_need_first_stops_nothing,
+    self_starts_every_candidate,
+    trim_lines_trims,
+    wait_ignores_ahead,
 )
 from laws.push import (  # noqa: F401
     first_is_not_last,
@@ -29,11 +40,20 @@ from laws.queue import (  # noqa: F401
     merge_needs_halves,
     need_first,
     need_first_running,
+    queue_order,
+    refused_changes_nothing,
     settle_reached,
 )
 from laws.registry import LAWS, Law
+from laws.render import (  # noqa: F401
+    context_render_bytes,
+    render_bytes,
+    timed_out_render_bytes,
+    zoom_opens_node,
+)
 from laws.view import (  # noqa: F401
     fit_merges_built,
+    fit_merges_most_due,
     fit_reaches_budget,
     merge_covers,
     merge_is_one_pair,
@@ -46,13 +66,18 @@ from laws.view import (  # noqa: F401
 ORDER = """
 view_covers cview_covers message_appends message_merges_nothing merge_is_one_pair
 merge_covers push_agrees push_agrees_always fit_reaches_budget fit_merges_built
-view_summarized cview_summarized last_merges_8_9 first_merges_0_7 first_is_not_last
-first_leaves_push context_ends_at_node context_is_prefix jobs_bound ahead_bound
-merge_needs_halves need_first need_first_running fail_cap_builds settle_reached
-line_calls_at_most_tries line_fits line_takes_first_fit line_stops_when_not_shorter
-line_empty_is_a_try bits_agree
+fit_merges_most_due view_summarized cview_summarized cview_follows_chat cview_sawtooth
+last_merges_8_9 first_merges_0_7 first_is_not_last first_leaves_push context_ends_at_node
+context_is_prefix
+render_bytes context_render_bytes timed_out_render_bytes zoom_opens_node
+jobs_bound ahead_bound merge_needs_halves queue_order need_first need_first_running
+fail_cap_builds settle_reached refused_changes_nothing line_calls_at_most_tries line_fits
+line_takes_first_fit line_stops_when_not_shorter line_empty_is_a_try replies_choose_line
+bits_agree
+kind_words_lead trim_lines_trims no_need_first_stops_nothing no_cap_keeps_trying
+self_starts_every_candidate wait_ignores_ahead
 """.split()
-"""The 31 laws of SPEC 8, in the order of its tables."""
+"""The laws of SPEC 8, in the order of its tables."""
 
 
 def all_laws() -> list[Law]:

@@ -1,16 +1,22 @@
-"""Histories: Hypothesis strategies for constants and event sequences, and
-the runner that checks every step law after every step (SPEC 8).
+"""Histories: Hypothesis strategies for constants, engine profiles and event
+sequences, and the runner that checks every step law after every step
+(SPEC 8).
 
-Events are drawn from what the state allows (the model's candidates and
-running calls), so every order the queue allows appears: messages from
-empty to many times NODE with multibyte characters and all three newline
-kinds, call starts, ends and failures in any order, waits, settles,
-timeouts and retry ticks.
+Events are drawn mostly from what the state allows (the model's candidates,
+its running calls, a settle only when settled), so every order the queue
+allows appears: messages from empty to many times NODE with multibyte
+characters, all three newline kinds and U+2028, call starts, ends (with a
+line, or with the replies the call got) and failures in any order, waits,
+settles, timeouts, retry ticks and zooms. Now and then an event the state
+may not allow is drawn on purpose, so that refusals are checked too. A
+history runs under SPEC's profile three times in four, otherwise under a
+random engine profile (SPEC 10).
 """
 
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,14 +25,18 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from laws.registry import Broken, Held, Law, Profile, Step, derandomized
+from laws.registry import Broken, Held, Law, NotApplicable, Profile, Step, settings_for
 from model import bits, machine
 from model import node as nodes
 from model.constants import KINDS, Constants
-from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait
+from model.errors import Refused
+from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait, Zoom
+from model.node import Node
+from model.profile import Profile as EngineProfile
+from model.profile import deviations, options
 from scenarios import format as scenario_format
 
-SMALL_TEXT = st.text(alphabet=st.sampled_from(list("ab é€😀\r\n")), max_size=12)
+SMALL_TEXT = st.text(alphabet=st.sampled_from(list("ab é€😀\r\n\u2028 ")), max_size=12)
 
 
 @st.composite
@@ -59,6 +69,28 @@ def any_constants(draw: st.DrawFn) -> Constants:
 
 CONSTANTS = any_constants()
 
+WORDS = st.sampled_from(["you", "talk", "é€", "x"])
+
+
+@st.composite
+def engine_profiles(draw: st.DrawFn) -> EngineProfile:
+    """Every option of SPEC 10 at random."""
+    words = draw(st.dictionaries(st.sampled_from(KINDS), WORDS))
+    return EngineProfile(
+        trim_lines=draw(st.booleans()),
+        kind_words=tuple(sorted(words.items())),
+        need_first=draw(st.booleans()),
+        failure_cap=draw(st.sampled_from(["failures", "none"])),
+        calls=draw(st.sampled_from(["driven", "self"])),
+        ahead_in_wait=draw(st.booleans()),
+    )
+
+
+@st.composite
+def any_profile(draw: st.DrawFn) -> EngineProfile:
+    """SPEC's own profile three times in four, a random one otherwise."""
+    return EngineProfile() if draw(st.integers(0, 3)) else draw(engine_profiles())
+
 
 def texts(node: int) -> st.SearchStrategy[str]:
     """Message texts: tiny ones, and sized ones up to six times NODE."""
@@ -68,14 +100,48 @@ def texts(node: int) -> st.SearchStrategy[str]:
     )
 
 
+def replies(node: int) -> st.SearchStrategy[tuple[str, ...]]:
+    """What a call got: fitting, over-long, empty and blank replies."""
+    reply = st.one_of(
+        st.sampled_from(["", " ", " \n"]),
+        st.builds(scenario_format.sized_text, st.integers(1, 3 * node), st.integers(0, 40)),
+    )
+    return st.lists(reply, min_size=1, max_size=7).map(tuple)
+
+
+def illegal(data: st.DataObject, state: machine.State) -> Event:
+    """An event drawn with no regard to what the state allows."""
+    t = bits.to_int(state.count)
+    level = data.draw(st.integers(0, 3))
+    node = Node(level, bits.from_int(data.draw(st.integers(0, (t >> level) + 1))))
+    return data.draw(
+        st.sampled_from(
+            [
+                Start(node),
+                End(node, "x"),
+                End(node, ""),
+                End(node, "x" * (state.constants.node + 1)),
+                Fail(node),
+                Wait(),
+                Settle(),
+                Timeout(),
+                Message("bot", "hi"),
+                Message("user", "a\ud800"),
+                Zoom(bits.from_int(t + 1), bits.ONE),
+                Zoom(bits.ZERO, bits.from_int(3)),
+            ]
+        )
+    )
+
+
 def draw_event(data: st.DataObject, state: machine.State) -> Event:
-    """One event the state allows, weighted towards messages and calls."""
+    """One event, weighted towards messages and calls, mostly one the state allows."""
     c = state.constants
-    options = ["message"] * 4
+    options = ["message"] * 4 + ["illegal", "zoom"]
     if machine.candidates(state):
         options += ["start"] * 4
     if state.queue.running:
-        options += ["end"] * 4 + ["fail"]
+        options += ["end"] * 4 + ["replies"] * 2 + ["fail"]
     if state.queue.held:
         options += ["retry"]
     options += ["timeout"] if state.queue.waiting else ["wait"]
@@ -86,13 +152,26 @@ def draw_event(data: st.DataObject, state: machine.State) -> Event:
         return Message(data.draw(st.sampled_from(KINDS)), data.draw(texts(c.node)))
     if choice == "start":
         return Start(data.draw(st.sampled_from(machine.candidates(state))))
-    if choice in ("end", "fail"):
+    if choice in ("end", "replies", "fail"):
         node = data.draw(st.sampled_from(state.queue.running))
         if choice == "fail":
             return Fail(node)
+        if choice == "replies":
+            return End(node, replies=data.draw(replies(c.node)))
         size = data.draw(st.one_of(st.integers(1, 6), st.integers(1, c.node)))
         return End(node, scenario_format.sized_text(size, data.draw(st.integers(0, 60))))
+    if choice == "zoom":
+        t = bits.to_int(state.count)
+        n = 1 << data.draw(st.integers(0, max(0, t.bit_length() - 1)))
+        id = data.draw(st.integers(0, t)) // n * n
+        return Zoom(bits.from_int(id), bits.from_int(n))
+    if choice == "illegal":
+        return illegal(data, state)
     return {"wait": Wait(), "timeout": Timeout(), "settle": Settle(), "retry": Retry()}[choice]
+
+
+def node_list(node: Node) -> list[int]:
+    return [node.level, bits.to_int(node.index)]
 
 
 def event_dict(event: Event) -> dict[str, Any]:
@@ -101,11 +180,19 @@ def event_dict(event: Event) -> dict[str, Any]:
         case Message(kind, text):
             return {"event": "message", "kind": kind, "text": text}
         case Start(node):
-            return {"event": "start", "node": [node.level, bits.to_int(node.index)]}
-        case End(node, line):
-            return {"event": "end", "node": [node.level, bits.to_int(node.index)], "line": line}
+            return {"event": "start", "node": node_list(node)}
+        case End(node, line, None):
+            return {"event": "end", "node": node_list(node), "line": line}
+        case End(node, None, replies):
+            return {
+                "event": "end",
+                "node": node_list(node),
+                "replies": [{"text": r} for r in replies],
+            }
         case Fail(node):
-            return {"event": "fail", "node": [node.level, bits.to_int(node.index)]}
+            return {"event": "fail", "node": node_list(node)}
+        case Zoom(id, n):
+            return {"event": "zoom", "id": bits.to_int(id), "n": bits.to_int(n)}
     return {"event": type(event).__name__.lower()}
 
 
@@ -116,53 +203,91 @@ def constants_dict(c: Constants) -> dict[str, int | float]:
 def describe(event: Event) -> str:
     match event:
         case Message(kind, text):
-            return f"message {kind} ({len(text.encode('utf-8'))} bytes) {text[:40]!r}"
+            return f"message {kind} ({len(text.encode('utf-8', 'replace'))} bytes) {text[:40]!r}"
         case Start(node):
             return f"start {nodes.name(node)}"
-        case End(node, line):
-            return f"end {nodes.name(node)} with a {len(line.encode('utf-8'))}-byte line"
+        case End(node, line, None):
+            size = len(str(line).encode("utf-8", "replace"))
+            return f"end {nodes.name(node)} with a {size}-byte line"
+        case End(node, None, replies):
+            sizes = [len(r.encode("utf-8", "replace")) for r in replies]
+            return f"end {nodes.name(node)} with replies of {sizes} bytes"
         case Fail(node):
             return f"fail {nodes.name(node)}"
+        case Zoom(id, n):
+            return f"zoom({bits.to_int(id)}, {bits.to_int(n)})"
     return type(event).__name__.lower()
 
 
 @dataclass
 class Failure:
-    law: str
+    """A history that broke a law (`law` names it), or the harness (`law` None)."""
+
+    law: str | None
     message: str
     constants: Constants
-    events: list[Event]
+    profile: EngineProfile
+    events: list[tuple[Event, str | None]]
 
 
 @dataclass
 class Tally:
     seconds: dict[str, float] = field(default_factory=dict)
+    applied: dict[str, int] = field(default_factory=dict)
     histories: int = 0
     events: int = 0
+    refused: int = 0
 
 
-def _search(active: list[Law], profile: Profile, tally: Tally) -> Failure | None:
+class Stop(Exception):
+    """Raised inside a history to let Hypothesis shrink it."""
+
+
+def _search(
+    active: list[Law], profile: Profile, tally: Tally, engine: EngineProfile | None
+) -> Failure | None:
     failures: list[Failure] = []
+    profiles = st.just(engine) if engine is not None else any_profile()
 
-    @derandomized(profile.histories)
-    @given(CONSTANTS, st.data())
-    def history(constants: Constants, data: st.DataObject) -> None:
-        state = machine.initial(constants)
-        events: list[Event] = []
+    @settings_for(profile, profile.histories)
+    @given(CONSTANTS, profiles, st.data())
+    def history(constants: Constants, chosen: EngineProfile, data: st.DataObject) -> None:
+        state = machine.initial(constants, chosen)
+        events: list[tuple[Event, str | None]] = []
+        applicable = [law for law in active if law.off(chosen) is None]
         tally.histories += 1
+        for law in applicable:
+            tally.applied[law.name] = tally.applied.get(law.name, 0) + 1
+
+        def fail(law: str | None, message: str) -> None:
+            failures.append(Failure(law, message, constants, chosen, list(events)))
+            raise Stop
+
         for _ in range(data.draw(st.integers(0, profile.steps))):
             event = draw_event(data, state)
-            after = machine.step(state, event)
-            events.append(event)
+            refused: str | None = None
+            try:
+                after = machine.step(state, event)
+            except Refused as error:
+                refused = error.rule
+                after = machine.refuse(state)
+            except Exception:
+                events.append((event, None))
+                fail(None, "the model crashed: " + traceback.format_exc(limit=6))
+            events.append((event, refused))
             tally.events += 1
-            current = Step(state, event, after)
-            for law in active:
+            tally.refused += refused is not None
+            current = Step(state, event, after, refused)
+            for law in applicable:
                 began = time.perf_counter()
                 try:
                     law.function(current)
                 except AssertionError as error:
-                    failures.append(Failure(law.name, str(error), constants, list(events)))
+                    fail(law.name, str(error) or "an assertion failed")
+                except Stop:
                     raise
+                except Exception as error:
+                    fail(law.name, f"{type(error).__name__}: {error}")
                 finally:
                     tally.seconds[law.name] = (
                         tally.seconds.get(law.name, 0.0) + time.perf_counter() - began
@@ -171,24 +296,57 @@ def _search(active: list[Law], profile: Profile, tally: Tally) -> Failure | None
 
     try:
         history()
-    except AssertionError:
+    except Stop:
         return failures[-1]
     return None
 
 
+def scenario_of(failure: Failure) -> scenario_format.Scenario:
+    """The failing history as a scenario the bridge can replay."""
+    events = []
+    for event, refused in failure.events:
+        record = event_dict(event)
+        if refused is not None:
+            record["refused"] = refused
+        events.append(record)
+    return scenario_format.Scenario(
+        constants=constants_dict(failure.constants),
+        events=events,
+        generator=f"laws: shrunk counterexample to {failure.law or 'the harness'}",
+        notes={"law": failure.law, "says": failure.message, "profile": options(failure.profile)},
+    )
+
+
 def write_counterexample(failure: Failure, folder: Path) -> Path:
     """The failing history as a scenario file the bridge can replay."""
-    path = folder / f"law_{failure.law}.jsonl"
-    scenario_format.write(
-        scenario_format.Scenario(
-            constants=constants_dict(failure.constants),
-            events=[event_dict(e) for e in failure.events],
-            generator=f"laws: shrunk counterexample to {failure.law}",
-            notes={"law": failure.law, "says": failure.message},
-        ),
-        path,
-    )
+    path = folder / f"law_{failure.law or 'harness'}.jsonl"
+    scenario_format.write(scenario_of(failure), path)
     return path
+
+
+def report(failure: Failure) -> str:
+    differ = deviations(failure.profile)
+    return "\n".join(
+        [
+            f"constants: {constants_dict(failure.constants)}",
+            f"profile: {'; '.join(differ) if differ else 'SPEC'}",
+            *(
+                f"{k:3d}. {describe(e)}" + (f" (refused: {r})" if r else "")
+                for k, (e, r) in enumerate(failure.events, start=1)
+            ),
+            f"broken after the last event: {failure.message}",
+        ]
+    )
+
+
+@dataclass
+class Verdicts:
+    """What the step laws came to: a verdict per law, and a harness error if
+    the histories themselves failed outside every law."""
+
+    results: dict[str, Held | Broken | NotApplicable]
+    harness: str | None
+    tally: Tally
 
 
 def check_step_laws(
@@ -196,30 +354,39 @@ def check_step_laws(
     profile: Profile,
     folder: Path,
     progress: Callable[[str], None] = lambda _: None,
-) -> tuple[dict[str, Held | Broken], dict[str, float], Tally]:
-    """Check every step law on the profile's histories. A broken law is
-    reported with its shrunk history, then the rest are checked again
-    without it, so each law gets its own verdict."""
-    results: dict[str, Held | Broken] = {}
+    engine: EngineProfile | None = None,
+) -> Verdicts:
+    """Check every step law on the profile's histories (under `engine`, or
+    under sampled engine profiles). A broken law is reported with its shrunk
+    history, then the rest are checked again without it, so each law gets
+    its own verdict. A failure outside every law stops the run."""
+    results: dict[str, Held | Broken | NotApplicable] = {}
     active = list(laws)
     tally = Tally()
     while active:
         progress(f"histories: {len(active)} step laws, up to {profile.histories} histories")
-        failure = _search(active, profile, tally)
+        failure = _search(active, profile, tally, engine)
         if failure is None:
-            strength = (
-                f"property over {profile.histories} histories of up to {profile.steps} events"
-            )
             for law in active:
-                results[law.name] = Held(strength)
+                results[law.name] = strength(law, profile, tally, engine)
             break
-        law = next(law for law in active if law.name == failure.law)
-        lines = [
-            f"constants: {constants_dict(failure.constants)}",
-            *(f"{k:3d}. {describe(e)}" for k, e in enumerate(failure.events, start=1)),
-            f"broken after the last event: {failure.message}",
-        ]
         path = write_counterexample(failure, folder)
-        results[law.name] = Broken(law.name, law.statement, "\n".join(lines), str(path))
+        if failure.law is None:
+            return Verdicts(results, f"{report(failure)}\n  replay: {path}", tally)
+        law = next(law for law in active if law.name == failure.law)
+        results[law.name] = Broken(law.name, law.statement, report(failure), str(path))
         active.remove(law)
-    return results, tally.seconds, tally
+        if profile.first_break:
+            break
+    return Verdicts(results, None, tally)
+
+
+def strength(
+    law: Law, profile: Profile, tally: Tally, engine: EngineProfile | None
+) -> Held | NotApplicable:
+    """How strongly a step law held, over the histories it applied to."""
+    applied = tally.applied.get(law.name, 0)
+    if applied == 0:
+        why = law.off(engine) if engine is not None else "every history's profile"
+        return NotApplicable(f"not applicable under {why}")
+    return Held(f"property over {applied} histories of up to {profile.steps} events")

@@ -9,7 +9,11 @@ from pathlib import Path
 
 from laws.registry import Law
 
-LOCK = Path(__file__).resolve().parent.parent / "LAWS.lock"
+LOCK = Path(__file__).resolve().parent / "LAWS.lock"
+
+
+class LockError(Exception):
+    """LAWS.lock cannot be read: it names the problem and the way out."""
 
 
 def digest(law: Law) -> str:
@@ -27,7 +31,12 @@ def changes(laws: list[Law]) -> list[str]:
     how = "if the change is on purpose, run `make relock` and commit LAWS.lock"
     if not LOCK.exists():
         return [f"{LOCK.name} is missing; {how}"]
-    table = json.loads(LOCK.read_text(encoding="utf-8"))
+    try:
+        table = json.loads(LOCK.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise LockError(f"{LOCK} cannot be read ({error}); run `make relock`") from None
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise LockError(f"{LOCK} is not a table of law names to hashes; run `make relock`")
     out = [
         f"law {law.name} changed since {LOCK.name} was written ({how})"
         for law in laws

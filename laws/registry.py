@@ -5,9 +5,12 @@ first paragraph states it in one sentence. There are two shapes:
 
 - a *step law* takes one `Step` of a history (state before, event, state
   after) and asserts; the history runner checks it after every step of
-  every generated history;
+  every generated history whose engine profile it applies to;
 - a *check law* takes the run's `Profile` and returns a `Held` saying how
   strongly it holds, or raises `Broken`.
+
+A law may be switched off by an engine profile (SPEC 8, 10): its `off`
+names the option that does, or gives None where it applies.
 """
 
 from __future__ import annotations
@@ -17,16 +20,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, Phase, seed, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 from laws.proofs.result import Proof
 from model.events import Event
 from model.machine import State
+from model.profile import Profile as EngineProfile
 
 
 @dataclass(frozen=True)
 class Profile:
-    """How hard a run tries: `ci` is the gate, `deep` is for nightly runs."""
+    """How hard a run tries: `ci` is the gate, `deep` is for nightly runs.
+    A run with a `seed` explores (new cases each seed, failures kept in the
+    example `database` folder); without one it is derandomized, the same
+    cases every run."""
 
     name: str
     histories: int
@@ -36,6 +44,11 @@ class Profile:
     always_examples: int
     line_examples: int
     crosshair_seconds: float
+    seed: int | None = None
+    database: str | None = None
+    first_break: bool = False
+    """Stop at the first broken law, unshrunk: enough to know a deliberate
+    break is caught (laws/mutants.py)."""
 
 
 PROFILES = {
@@ -62,9 +75,34 @@ PROFILES = {
 }
 
 
-def derandomized(examples: int) -> settings:
+def settings_for(profile: Profile, examples: int) -> Callable[[Any], Any]:
+    """The Hypothesis settings of a law under a run profile: derandomized,
+    or, for a run with a seed, random cases from that seed with failures
+    kept in the example database."""
+    if profile.seed is None:
+        return derandomized(examples, shrink=not profile.first_break)
+    database = DirectoryBasedExampleDatabase(profile.database) if profile.database else None
+    explore = settings(
+        max_examples=examples,
+        derandomize=False,
+        database=database,
+        deadline=None,
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+    )
+    chosen_seed = profile.seed
+
+    def apply(test: Any) -> Any:
+        return seed(chosen_seed)(explore(test))
+
+    return apply
+
+
+def derandomized(examples: int, shrink: bool = True) -> settings:
     """Hypothesis settings for a law: `examples` cases, the same ones every run
     (derandomized, no example database), no deadline on a shared machine."""
+    phases = [Phase.explicit, Phase.generate] + ([Phase.shrink] if shrink else [])
     return settings(
         max_examples=examples,
         derandomize=True,
@@ -72,17 +110,19 @@ def derandomized(examples: int) -> settings:
         deadline=None,
         report_multiple_bugs=False,
         suppress_health_check=list(HealthCheck),
-        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+        phases=phases,
     )
 
 
 @dataclass(frozen=True)
 class Step:
-    """One step of a history: the state before, the event, the state after."""
+    """One step of a history: the state before, the event, the state after,
+    and the rule the model named when it refused the event."""
 
     before: State
     event: Event
     after: State
+    refused: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +131,13 @@ class Held:
     for t up to N, property over K cases)."""
 
     strength: str
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    """A law the run's engine profiles switch off: never counted as holding."""
+
+    why: str
 
 
 @dataclass
@@ -133,12 +180,21 @@ def indent(text: str, by: str = "    ") -> str:
     return "\n".join(by + line for line in text.splitlines())
 
 
+Off = Callable[[EngineProfile], str | None]
+"""Which option of an engine profile switches a law off, or None."""
+
+
+def always(_: EngineProfile) -> str | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Law:
     name: str
     area: str
     kind: str  # "step" or "check"
     function: Callable[..., Any]
+    off: Off = always
 
     @property
     def statement(self) -> str:
@@ -158,14 +214,20 @@ def statement_of(function: Callable[..., Any]) -> str:
 LAWS: list[Law] = []
 
 
-def _register(kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _register(kind: str, off: Off) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def mark(function: Callable[..., Any]) -> Callable[..., Any]:
         area = function.__module__.split(".")[1]
-        LAWS.append(Law(function.__name__, area, kind, function))
+        LAWS.append(Law(function.__name__, area, kind, function, off))
         return function
 
     return mark
 
 
-step_law = _register("step")
-check_law = _register("check")
+def step_law(function: Callable[..., Any] | None = None, *, off: Off = always) -> Any:
+    """Register a step law (`@step_law`, or `@step_law(off=...)` for a law an
+    engine profile may switch off)."""
+    mark = _register("step", off)
+    return mark if function is None else mark(function)
+
+
+check_law = _register("check", always)

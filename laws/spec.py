@@ -1,15 +1,24 @@
 """The vocabulary the laws speak in, stated on plain integers so that a law
-does not reuse the model function it checks (after eukhe's laws/base)."""
+does not reuse the model function it checks (after eukhe's laws/base):
+tilings, sizes, dues as exact fractions, the render, the queue's order, the
+line chooser and the rules of SPEC 4.1, each restated from SPEC.md."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from fractions import Fraction
+
 from model import bits, machine
 from model import text as texts
-from model.events import Message
+from model import tree as trees
+from model.events import End, Event, Fail, Message, Settle, Start, Timeout, Wait, Zoom
 from model.machine import State
 from model.node import Node
 
 Line = tuple[int, int]
+
+PLACEHOLDER = "(not summarized yet: zoom it)"
+"""What an unbuilt line shows (SPEC 3, 7), restated."""
 
 
 def plain(node: Node) -> Line:
@@ -68,6 +77,15 @@ def mergeable_pairs(state: State, view: tuple[Node, ...]) -> list[int]:
     return out
 
 
+def word(state: State, kind: str) -> str:
+    """The word before `: ` in a message's line (SPEC 1, 10)."""
+    return dict(state.profile.kind_words).get(kind, kind)
+
+
+def message_line(state: State, event: Message) -> str:
+    return f"{word(state, event.kind)}: {event.text}"
+
+
 def batch_due(step_before: State, event: object) -> bool:
     """Whether a message starts a batch: the view is shrinking, or over CEILING
     once the message's line is appended (SPEC 3.3)."""
@@ -75,7 +93,7 @@ def batch_due(step_before: State, event: object) -> bool:
         return False
     if step_before.chat.shrinking:
         return True
-    line = f"{event.kind}: {event.text}"
+    line = message_line(step_before, event)
     leaf = 29 if texts.size(line) > step_before.constants.node else texts.size(line)
     return view_size(step_before, step_before.chat.view) + leaf > step_before.constants.ceiling
 
@@ -110,3 +128,277 @@ def context_end(line: Line) -> int:
     """Where a node's context stops (SPEC 3.4): i for a leaf, its end for a merge."""
     level, index = line
     return index if level == 0 else span(line)[1]
+
+
+def node_of(line: Line) -> Node:
+    return Node(line[0], bits.from_int(line[1]))
+
+
+def text(state: State, line: Line) -> str | None:
+    return machine.text(state, node_of(line))
+
+
+def size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` bytes at a character boundary (SPEC 4, 5)."""
+    return text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
+
+
+def flat(text: str) -> str:
+    """Every `\r\n`, `\r` and `\n` turned into one space (SPEC 3)."""
+    out, k = [], 0
+    while k < len(text):
+        if text[k] == "\r" and text[k + 1 : k + 2] == "\n":
+            out.append(" ")
+            k += 2
+        else:
+            out.append(" " if text[k] in "\r\n" else text[k])
+            k += 1
+    return "".join(out)
+
+
+def render(rows: list[tuple[Line, str]]) -> str:
+    """`<chat>\n`, `{start}+{count}|{text}\n` per row, `</chat>` (SPEC 3)."""
+    return "<chat>\n" + "".join(f"{name(line)}|{flat(t)}\n" for line, t in rows) + "</chat>"
+
+
+def shown(state: State, line: Line) -> str:
+    found = text(state, line)
+    return PLACEHOLDER if found is None else found
+
+
+def due(count: int, pair: Line) -> Fraction:
+    """A pair's due, `(T - last) / 2^l` as an exact fraction (SPEC 3.1)."""
+    level, index = pair
+    last = ((index + 2) << level) - 1
+    return Fraction(count - last, 1 << level)
+
+
+def most_due(state: State, view: list[Line], count: int) -> int | None:
+    """The position of the mergeable pair with the greatest due, the oldest
+    among equals; None when no pair is mergeable (SPEC 3.1)."""
+    best: int | None = None
+    for k in range(len(view) - 1):
+        (la, ia), (lb, ib) = view[k], view[k + 1]
+        if la == lb and ia % 2 == 0 and ib == ia + 1 and built(state, (la + 1, ia // 2)):
+            if best is None or due(count, view[k]) > due(count, view[best]):
+                best = k
+    return best
+
+
+def fitted(state: State, view: list[Line], count: int, merges: list[Line], budget: int) -> str:
+    """Why `merges` are not a batch of `view` to `budget`: each must join the
+    most due mergeable pair, and the batch must stop exactly when the view is
+    at most `budget` or no pair is mergeable (SPEC 3.1); '' when they are."""
+    view = list(view)
+    for parent in merges:
+        k = most_due(state, view, count)
+        if k is None:
+            return f"merged {name(parent)} with no pair mergeable"
+        if view[k][0] + 1 != parent[0] or view[k][1] // 2 != parent[1]:
+            return f"merged {name(parent)}, not the most due pair {name(view[k])}"
+        if sum(line_size(state, line) for line in view) <= budget:
+            return f"merged {name(parent)} at or under the budget {budget}"
+        view = view[:k] + [parent] + view[k + 2 :]
+    over = sum(line_size(state, line) for line in view) > budget
+    if over and most_due(state, view, count) is not None:
+        return f"stopped over the budget {budget} with a pair mergeable"
+    return ""
+
+
+_BUILT: list[tuple[State, frozenset[Line]]] = []
+
+
+def built_set(state: State) -> frozenset[Line]:
+    """Every built node, read off the tree's tries once per state (the last
+    few states are remembered: every law of a step asks about the same one)."""
+    for known, found in _BUILT:
+        if known is state:
+            return found
+    out: set[Line] = set()
+    for level, root in enumerate(state.tree.built):
+        stack = [(root, 0, 0)]
+        while stack:
+            node, key, depth = stack.pop()
+            if node is None:
+                continue
+            if node.value is not None:
+                out.add((level, key))
+            stack.append((node.zero, key, depth + 1))
+            stack.append((node.one, key | 1 << depth, depth + 1))
+    found = frozenset(out)
+    _BUILT[:] = [(state, found), *_BUILT[:7]]
+    return found
+
+
+def leaves_unbuilt(state: State) -> list[Line]:
+    """The unbuilt leaves, oldest first: found by scanning the log, as a law may."""
+    done = built_set(state)
+    return [(0, i) for i in range(count(state)) if (0, i) not in done]
+
+
+def ready_merges(state: State) -> list[Line]:
+    """Every unbuilt merge whose halves are built, by (level, index): found by
+    scanning the tree, as a law may."""
+    done = built_set(state)
+    out = []
+    for level, index in sorted(done):
+        parent = (level + 1, index // 2)
+        if index % 2 == 0 and (level, index + 1) in done and parent not in done:
+            out.append(parent)
+    return sorted(out)
+
+
+def queue(state: State, waiting: bool) -> list[Line]:
+    """The candidates restated (SPEC 4, 10): unbuilt leaves oldest first within
+    AHEAD (all of them while a turn waits with `ahead_in_wait` off), then the
+    ready merges by (level, index) (none while a turn waits, under
+    `need_first`), leaving out running and held nodes, cut to JOBS minus the
+    running calls (the running merges stopped, when a wait stops them)."""
+    c, p, q = state.constants, state.profile, state.queue
+    running = [plain(n) for n in q.running]
+    if waiting and p.need_first:
+        running = [n for n in running if n[0] == 0]
+    busy = set(running) | {plain(n) for n in q.held}
+    leaves = leaves_unbuilt(state)
+    if not (waiting and not p.ahead_in_wait):
+        leaves = leaves[: c.ahead]
+    work = [leaf for leaf in leaves if leaf not in busy]
+    if waiting and p.need_first:
+        view = set(lines(state.chat.view))
+        work = [leaf for leaf in work if leaf in view]
+    else:
+        work += [m for m in ready_merges(state) if m not in busy]
+    room = c.jobs - len(running)
+    return work[: max(room, 0)]
+
+
+def without_last_event(state: State) -> State:
+    """The state with no record of a last batch or of calls started."""
+    return replace(
+        state,
+        chat=replace(state.chat, merges=()),
+        compaction=replace(state.compaction, merges=()),
+        started=(),
+    )
+
+
+def choose(source: str, replies: list[str], node: int, tries: int) -> str:
+    """The line SPEC 5 chooses from a call's replies, restated: each reply
+    stripped; a fit is the line; an empty reply or a follow-up not shorter
+    than the best ends the tries; at the end the best (or the source) cut."""
+    best: str | None = None
+    for reply in replies[:tries]:
+        reply = reply.strip()
+        if not reply:
+            break
+        if size(reply) <= node:
+            return reply
+        if best is not None and size(reply) >= size(best):
+            break
+        best = reply
+    return cut(source if best is None else best, node)
+
+
+def source(state: State, line: Line) -> str:
+    """A node's source (SPEC 2): a leaf's logged line; the halves joined."""
+    level, index = line
+    if level == 0:
+        return trees.message(state.tree, bits.from_int(index))
+    left, right = text(state, (level - 1, 2 * index)), text(state, (level - 1, 2 * index + 1))
+    return f"{left}\n{right}"
+
+
+def event_name(event: Event) -> str:
+    return type(event).__name__.lower()
+
+
+KINDS = ("user", "unii", "tool", "echo", "work", "note")
+
+
+def utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def zoom_node(state: State, id: int, n: int) -> Line | None:
+    """The node `zoom(id, n)` opens, or None when it is refused (SPEC 3.5)."""
+    if n < 1 or n & (n - 1) or id % n:
+        return None
+    line = (n.bit_length() - 1, id // n)
+    return line if span(line)[1] <= count(state) else None
+
+
+def rule(state: State, event: Event) -> str | None:
+    """The first rule of SPEC 4.1 that `event` breaks in `state`, restated;
+    None when the state allows it."""
+    q, c, p = state.queue, state.constants, state.profile
+    running = [plain(n) for n in q.running]
+    match event:
+        case Message(kind, body):
+            return "kind" if kind not in KINDS else None if utf8(body) else "utf8"
+        case Start(node):
+            line = plain(node)
+            waiting = q.waiting
+            if p.self_calls:
+                return "self_starts"
+            checks = [
+                ("node_exists", span(line)[1] > count(state)),
+                ("built_once", built(state, line)),
+                ("one_call_per_node", line in running),
+                ("need_first", waiting and p.need_first and line not in lines(state.chat.view)),
+                ("jobs_bound", len(running) >= c.jobs),
+                ("retry_waits", line in [plain(n) for n in q.held]),
+                (
+                    "ahead_bound",
+                    line[0] == 0
+                    and not (waiting and not p.ahead_in_wait)
+                    and sum(1 for leaf in leaves_unbuilt(state) if leaf[1] < line[1]) >= c.ahead,
+                ),
+                (
+                    "merge_needs_halves",
+                    line[0] > 0
+                    and not all(
+                        built(state, h)
+                        for h in ((line[0] - 1, 2 * line[1]), (line[0] - 1, 2 * line[1] + 1))
+                    ),
+                ),
+                ("queue_order", line not in queue(state, waiting)),
+            ]
+            return next((name for name, broken in checks if broken), None)
+        case End(node, given, replies):
+            if plain(node) not in running:
+                return "end_needs_running"
+            texts_in = [given] if given is not None else list(replies or ())
+            if not all(utf8(t) for t in texts_in):
+                return "utf8"
+            line = (
+                given
+                if given is not None
+                else choose(source(state, plain(node)), list(replies or ()), c.node, c.tries)
+            )
+            if p.trim_lines:
+                line = line.strip()
+                if not line:
+                    return None
+            return None if 1 <= size(line) <= c.node else "line_fits"
+        case Fail(node):
+            return None if plain(node) in running else "fail_needs_running"
+        case Wait():
+            return "one_wait" if q.waiting else None
+        case Settle():
+            if not q.waiting:
+                return "settle_needs_wait"
+            unbuilt = any(not built(state, line) for line in lines(state.chat.view))
+            return "settle_needs_summaries" if unbuilt else None
+        case Timeout():
+            return None if q.waiting else "timeout_needs_wait"
+        case Zoom(id, n):
+            return None if zoom_node(state, bits.to_int(id), bits.to_int(n)) else "zoom"
+    return None

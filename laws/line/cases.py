@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from laws.registry import Held, Profile, derandomized
+from laws.registry import Held, Profile, settings_for
 from model.line import Choice, choose_line
 from scenarios.format import sized_text
 
@@ -56,7 +56,7 @@ def cases(draw: st.DrawFn) -> Case:
 def check(profile: Profile, law: Callable[[Case], None]) -> Held:
     """Run `law` on the profile's number of reply lists."""
 
-    @derandomized(profile.line_examples)
+    @settings_for(profile, profile.line_examples)
     @given(cases())
     def run(case: Case) -> None:
         law(case)

@@ -1,0 +1,34 @@
+from laws.registry import Step, step_law
+from laws.spec import lines, name, render, shown, source, span, zoom_node
+from model import bits, machine
+from model.errors import Refused
+from model.events import Zoom
+
+
+def zoomed(state: machine.State, id: int, n: int) -> str | None:
+    try:
+        return machine.zoom(state, bits.from_int(id), bits.from_int(n))
+    except Refused as refused:
+        assert refused.rule == "zoom", f"zoom({id}, {n}) refused as {refused.rule}"
+        return None
+
+
+@step_law
+def zoom_opens_node(step: Step) -> None:
+    """`zoom(id, 1)` is the message's line whole, `zoom(id, n)` renders the node's two
+    halves, anything else is refused as `zoom`."""
+    state = step.after
+    asked = [(span(line)[0], 1 << line[0]) for line in lines(state.chat.view)]
+    if isinstance(step.event, Zoom):
+        asked.append((bits.to_int(step.event.id), bits.to_int(step.event.n)))
+    for id, n in asked + [(0, 3), (1, 2)]:
+        node = zoom_node(state, id, n)
+        found = zoomed(state, id, n)
+        if node is None:
+            assert found is None, f"zoom({id}, {n}) was not refused"
+        elif node[0] == 0:
+            assert found == source(state, node), f"zoom({id}, 1) is not message {id}'s line"
+        else:
+            halves = [(node[0] - 1, 2 * node[1]), (node[0] - 1, 2 * node[1] + 1)]
+            expected = render([(h, shown(state, h)) for h in halves])
+            assert found == expected, f"zoom({id}, {n}) does not open {name(node)}"
