@@ -24,7 +24,7 @@ from typing import Any
 
 import impl
 from bridge.corpus import files
-from bridge.engines import ModelEngine
+from bridge.engines import model_event
 from impl.constants import Constants as ImplConstants
 from impl.errors import Refused as ImplRefused
 from impl.planner import Planner
@@ -32,7 +32,7 @@ from model import machine
 from model.constants import Constants as ModelConstants
 from model.errors import Refused as ModelRefused
 from model.events import Event
-from scenarios.format import Scenario, end_line, message_text, read
+from scenarios.format import Scenario, read, text_of
 
 Materialized = tuple[Scenario, list[dict[str, Any]]]
 
@@ -44,9 +44,14 @@ def materialized(path: Path) -> Materialized:
     for position, event in enumerate(scenario.events):
         event = dict(event)
         if event["event"] == "message":
-            event["text"] = message_text(event, position)
+            event["text"] = text_of(event, "text", position)
+        elif event["event"] == "end" and "replies" in event:
+            event["replies"] = [
+                {"text": text_of(reply, "text", position + k)}
+                for k, reply in enumerate(event["replies"])
+            ]
         elif event["event"] == "end":
-            event["line"] = end_line(event, position)
+            event["line"] = text_of(event, "line", position)
         event.pop("size", None)
         events.append(event)
     return scenario, events
@@ -88,7 +93,7 @@ def model_replay(scenario: Scenario, events: list[dict[str, Any]]) -> tuple[floa
     """Seconds for the model to step through the events and observe after
     each; and its last observation."""
     state = machine.initial(ModelConstants(**scenario.constants))
-    steps: list[Event] = [ModelEngine.event(e, at) for at, e in enumerate(events)]
+    steps: list[Event] = [model_event(e, at) for at, e in enumerate(events)]
     last = len(steps) - 1
     observed: tuple = ()
     began = time.perf_counter()
@@ -96,7 +101,7 @@ def model_replay(scenario: Scenario, events: list[dict[str, Any]]) -> tuple[floa
         try:
             state = machine.step(state, event)
         except ModelRefused:
-            pass
+            state = machine.refuse(state)
         observed = model_observe(state, at == last)
     return time.perf_counter() - began, observed
 
@@ -106,8 +111,13 @@ def impl_call(planner: Planner, event: dict[str, Any]) -> Callable[[], object]:
     kind = event["event"]
     if kind == "message":
         return partial(planner.message, event["kind"], event["text"])
+    if kind == "end" and "replies" in event:
+        replies = [reply["text"] for reply in event["replies"]]
+        return partial(planner.end_replies, tuple(event["node"]), replies)
     if kind == "end":
         return partial(planner.end, tuple(event["node"]), event["line"])
+    if kind == "zoom":
+        return partial(planner.zoom, event["id"], event["n"])
     if kind in ("start", "fail"):
         return partial(getattr(planner, kind), tuple(event["node"]))
     return getattr(planner, kind)  # type: ignore[no-any-return]

@@ -36,7 +36,7 @@ EXPECTED = HERE / "expected"
 PROFILES = HERE / "profiles"
 
 
-def files(targets: list[Path]) -> list[Path]:
+def files(targets: list[Path] | None = None) -> list[Path]:
     """The scenario files named: a folder gives its `*.jsonl` in name order;
     nothing named gives the bundled corpus. ScenarioError for a path that
     does not exist or a folder without scenarios."""

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import bridge.__main__ as cli
+import bridge.cli as cli
 import impl
 from bridge import compare
 from bridge.engines import EngineFault, ImplEngine, ModelEngine, ProcessEngine
