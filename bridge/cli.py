@@ -120,7 +120,7 @@ def compare(args: argparse.Namespace) -> int:
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
     print(found.report(str(path), ("expected", subject.name)), flush=True)
     last = len(scenario.events) if found.position is None else found.position + 1
-    cut = replace(scenario, events=scenario.events[:last])
+    cut = replace(scenario, events=scenario.events[:last], lines=None)
     print(f"shrinking ({args.shrink_seconds:g} s at most) ...", flush=True)
     small = shrink(
         cut, lambda s: diverges(s, profile, lambda: make_engine(options)), args.shrink_seconds

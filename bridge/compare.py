@@ -151,10 +151,13 @@ def run(
     pending: deque[Exchange] = deque()
     sent: list[dict[str, Any]] = []
 
-    def check(exchange: Exchange, answer: dict[str, Any]) -> bool:
-        """Whether the replay goes on after this answer."""
+    def check(exchange: Exchange) -> bool:
+        """Read the next answer; whether the replay goes on after it."""
+        answer = engine.receive_unless(exchange.answer)
         result.answers += 1
         progress(result.answers)
+        if answer is None:
+            return True
         if "unsupported" in answer:
             result.unsupported = str(answer["unsupported"])
             return False
@@ -177,15 +180,15 @@ def run(
         return keep_going
 
     for exchange in exchanges:
-        engine.send(exchange.line)
+        engine.send(exchange.line, exchange.wire)
         sent.append(exchange.line)
         if exchange.position is not None:
             result.sent.add(exchange.position)
         pending.append(exchange)
-        if len(pending) >= engine.window and not check(pending.popleft(), engine.receive()):
+        if len(pending) >= engine.window and not check(pending.popleft()):
             return result
     while pending:
-        if not check(pending.popleft(), engine.receive()):
+        if not check(pending.popleft()):
             return result
     return result
 
@@ -241,7 +244,9 @@ def shrink(
         start = 0
         removed = False
         while start < len(events) and time.monotonic() < deadline:
-            candidate = replace(scenario, events=events[:start] + events[start + chunk :])
+            candidate = replace(
+                scenario, events=events[:start] + events[start + chunk :], lines=None
+            )
             if candidate.events and still(candidate):
                 events = candidate.events
                 removed = True
@@ -249,7 +254,7 @@ def shrink(
                 start += chunk
         if not removed:
             chunk //= 2
-    return replace(scenario, events=events)
+    return replace(scenario, events=events, lines=None)
 
 
 def model_for(profile: Profile) -> Callable[[], Engine]:

@@ -12,6 +12,7 @@ its transcripts in `scenarios/expected/corpus/`; regressions written by
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import sys
 import time
 import traceback
@@ -23,12 +24,19 @@ from typing import Any
 
 from bridge import transcript
 from bridge.compare import MISSING, Divergence, add_states, run
-from bridge.engines import Engine, EngineFault, ModelEngine, engine
+from bridge.engines import Engine, EngineFault, ModelEngine, ProcessEngine, engine
 from bridge.observe import PROTOCOL_1
 from bridge.profile import SPEC, agreement, key
 from bridge.stream import Exchange, from_model, from_transcript
 from model.profile import Profile
-from scenarios.format import Scenario, ScenarioError, read, uses_version_2
+from scenarios.format import (
+    Scenario,
+    ScenarioError,
+    file_lines,
+    parse,
+    read_bytes,
+    uses_version_2,
+)
 
 HERE = Path(__file__).resolve().parent.parent / "scenarios"
 CORPUS = HERE / "corpus"
@@ -150,6 +158,38 @@ def make_engine(options: Options) -> Engine:
     return engine(options.engine, options.timeout, options.profile or SPEC)
 
 
+KEPT: dict[Options, Engine] = {}
+"""An engine process of each worker that declared `sessions`, kept from one
+scenario to the next (bridge/PROTOCOL.md), so a corpus starts it once."""
+
+
+def kept_engine(options: Options) -> Engine:
+    return KEPT.pop(options, None) or make_engine(options)
+
+
+def keep(subject: Engine, options: Options) -> bool:
+    """Keep an engine that replayed a scenario to its end, if it takes another."""
+    if isinstance(subject, ProcessEngine) and subject.ready.sessions:
+        KEPT[options] = subject
+        return True
+    return False
+
+
+def read_checked(path: Path) -> Scenario:
+    """A scenario, checked strictly unless SPEC's transcript of it says it
+    was made from these very bytes (it was checked when that was made)."""
+    data = read_bytes(path)
+    stored = expected_path(path)
+    if stored.exists():
+        try:
+            header = transcript.read_header(stored)
+        except transcript.TranscriptError:
+            header = None
+        if header is not None and header.scenario_sha256 == hashlib.sha256(data).hexdigest():
+            return parse(file_lines(data), str(path), checked=False)
+    return parse(file_lines(data), str(path))
+
+
 def check(path: Path, options: Options) -> Verdict:
     """Check one scenario: the engine's answers against its transcript (or the
     model), stopping at the first divergence unless `keep_going`."""
@@ -159,10 +199,11 @@ def check(path: Path, options: Options) -> Verdict:
         return Verdict(path, status, time.monotonic() - began, **more)
 
     try:
-        scenario = read(path)
+        scenario = read_checked(path)
     except ScenarioError as error:
         return verdict("BAD", reason=str(error))
-    subject = make_engine(options)
+    subject = kept_engine(options)
+    finished = False
     try:
         ready = subject.start(scenario)
         if ready.unsupported:
@@ -185,8 +226,11 @@ def check(path: Path, options: Options) -> Verdict:
     except (EngineFault, transcript.TranscriptError) as error:
         status = "FAULT" if isinstance(error, EngineFault) else "BAD"
         return verdict(status, reason=str(error))
+    else:
+        finished = result.divergence is None and result.unsupported is None
     finally:
-        subject.close()
+        if not (finished and keep(subject, options)):
+            subject.close()
     said = agreement(profile)
     if result.unsupported is not None:
         return verdict("SKIPPED", reason=f"the engine does not support {result.unsupported}")

@@ -74,12 +74,18 @@ class Engine(ABC):
         """Begin a replay of the scenario; what the engine said to its header."""
 
     @abstractmethod
-    def send(self, line: dict[str, Any]) -> None:
-        """Send one line: an event with `at`, or `{"detail": true}`."""
+    def send(self, line: dict[str, Any], wire: bytes | None = None) -> None:
+        """Send one line: an event with `at`, or `{"detail": true}` (`wire`:
+        the same line as bytes, when they are made already)."""
 
     @abstractmethod
     def receive(self) -> dict[str, Any]:
         """The answer to the oldest line not answered yet."""
+
+    def receive_unless(self, expected: bytes | None) -> dict[str, Any] | None:
+        """The answer to the oldest line not answered yet, or None when it is
+        exactly the bytes `expected` (then it need not be read as JSON)."""
+        return self.receive()
 
     def close(self) -> None:  # noqa: B027 (most engines hold nothing to release)
         """Release what the replay holds."""
@@ -95,7 +101,7 @@ class InProcess(Engine):
     def answer(self, line: dict[str, Any]) -> dict[str, Any]:
         """The answer to one line."""
 
-    def send(self, line: dict[str, Any]) -> None:
+    def send(self, line: dict[str, Any], wire: bytes | None = None) -> None:
         self.answers.append(self.answer(line))
 
     def receive(self) -> dict[str, Any]:
@@ -227,7 +233,13 @@ class ProcessEngine(Engine):
         self.stderr_closed = False
 
     def start(self, scenario: Scenario) -> Ready:
-        reuse = self.process is not None and self.ready.sessions and self.process.poll() is None
+        reuse = (
+            self.process is not None
+            and self.ready.sessions
+            and self.process.poll() is None
+            and not self.waiting
+            and not self.incoming
+        )
         if not reuse:
             self.close()
             self._spawn()
@@ -276,15 +288,15 @@ class ProcessEngine(Engine):
 
     # Lines out and in.
 
-    def send(self, line: dict[str, Any]) -> None:
+    def send(self, line: dict[str, Any], wire: bytes | None = None) -> None:
         if "event" in line:
             what = f"event {line['at']} ({line['event']})"
             if self.ready.protocol == 1:
-                line = {k: v for k, v in line.items() if k != "at"}
+                line, wire = {k: v for k, v in line.items() if k != "at"}, None
         else:
             what = "the final detail request"
         self.waiting.append(what)
-        self._write_line(dump(line), what)
+        self._write_line(wire or dump(line), what)
 
     def _write_line(self, line: bytes, what: str) -> None:
         self.outgoing += line + b"\n"
@@ -292,8 +304,16 @@ class ProcessEngine(Engine):
             self._pump(what, self.timeout, want_line=False)
 
     def receive(self) -> dict[str, Any]:
+        answer = self.receive_unless(None)
+        assert answer is not None
+        return answer
+
+    def receive_unless(self, expected: bytes | None) -> dict[str, Any] | None:
         what = self.waiting.popleft()
-        answer = self._answer(what, self.timeout)
+        raw = self._pump(what, self.timeout, want_line=True)
+        if expected is not None and raw == expected and self.ready.protocol == 2:
+            return None
+        answer = self._parse(raw, what)
         if self.ready.protocol == 1:
             return self._from_protocol_1(answer, what)
         fields = observe.BRIEF if what.startswith("event") else observe.DETAIL
@@ -328,7 +348,9 @@ class ProcessEngine(Engine):
             raise self._fault(what, f"answered a refusal that is not a rule name: {refused!r}")
 
     def _answer(self, what: str, timeout: float) -> Any:
-        raw = self._pump(what, timeout, want_line=True)
+        return self._parse(self._pump(what, timeout, want_line=True), what)
+
+    def _parse(self, raw: bytes, what: str) -> Any:
         try:
             return json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):

@@ -13,6 +13,7 @@ held outcomes go in the scenario's order.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,14 +29,28 @@ from scenarios.format import Scenario, ScenarioError
 DETAIL_REQUEST: dict[str, Any] = {"detail": True}
 
 
-@dataclass(frozen=True)
+@dataclass
 class Exchange:
-    """One line the bridge sends, and the answer it expects."""
+    """One line the bridge sends, and the answer it expects: as a value, or
+    as the bytes a transcript holds (parsed only when an answer differs from
+    them; bridge/PROTOCOL.md asks nothing of an engine's spacing or key
+    order, but an engine that writes the transcript's bytes is compared
+    without parsing at all)."""
 
     line: dict[str, Any]
-    expected: dict[str, Any]
     position: int | None
     """The event's position in the scenario; None for the final detail request."""
+    parsed: dict[str, Any] | None = None
+    answer: bytes | None = None
+    """The expected answer as compact JSON, when a transcript gave it."""
+    wire: bytes | None = None
+    """The line as sent, when the scenario file gave it ready."""
+
+    @property
+    def expected(self) -> dict[str, Any]:
+        if self.parsed is None:
+            self.parsed = json.loads(self.answer or b"{}")
+        return self.parsed
 
 
 def wire(event: dict[str, Any], position: int) -> dict[str, Any]:
@@ -44,6 +59,19 @@ def wire(event: dict[str, Any], position: int) -> dict[str, Any]:
     line = {k: v for k, v in event.items() if k != "refused"}
     line["at"] = position
     return line
+
+
+def wire_bytes(scenario: Scenario, position: int) -> bytes | None:
+    """The event's line as sent, from its text in the file: the object with
+    `,"at":position` added (None when the event carries a refusal mark, which
+    is not sent, or the scenario was not read from a file)."""
+    texts = scenario.lines
+    if texts is None or len(texts) != len(scenario.events):
+        return None
+    if "refused" in scenario.events[position]:
+        return None
+    text = texts[position].rstrip()
+    return f'{text[:-1]},"at":{position}}}'.encode()
 
 
 def _running(model: ModelEngine, event: dict[str, Any]) -> bool:
@@ -65,7 +93,7 @@ def from_model(scenario: Scenario, profile: Profile, strict: bool) -> Iterator[E
         answer = model.answer(line)
         if strict:
             _check_refusal(scenario, position, answer, model.refusal)
-        return Exchange(line, answer, position)
+        return Exchange(line, position, answer, wire=wire_bytes(scenario, position))
 
     for position, event in enumerate(scenario.events):
         if profile.self_calls:
@@ -81,7 +109,7 @@ def from_model(scenario: Scenario, profile: Profile, strict: bool) -> Iterator[E
                 break
             held.remove(due)
             yield send(due)
-    yield Exchange(DETAIL_REQUEST, model.answer(DETAIL_REQUEST), None)
+    yield Exchange(DETAIL_REQUEST, None, model.answer(DETAIL_REQUEST))
 
 
 def _check_refusal(scenario: Scenario, position: int, answer: dict[str, Any], why: str) -> None:
@@ -97,15 +125,23 @@ def _check_refusal(scenario: Scenario, position: int, answer: dict[str, Any], wh
 
 
 def from_transcript(scenario: Scenario, path: Path) -> Iterator[Exchange]:
-    """The exchanges of a scenario as its committed transcript records them."""
+    """The exchanges of a scenario as its committed transcript records them.
+    A record is `{"at":k,` or `{"detail":true,` then the answer's fields, so
+    the answer's bytes are the record's with that first field cut out."""
     count = len(scenario.events)
-    for record in transcript.records(path):
-        if "at" not in record:
-            yield Exchange(DETAIL_REQUEST, {k: v for k, v in record.items() if k != "detail"}, None)
+    for number, raw in enumerate(transcript.raw_records(path), start=2):
+        head, _, rest = raw.rstrip(b"\n").partition(b",")
+        answer = b"{" + rest
+        if head == b'{"detail":true':
+            yield Exchange(DETAIL_REQUEST, None, answer=answer)
             continue
-        at = record.pop("at")
-        if not isinstance(at, int) or not 0 <= at < count:
+        try:
+            at = int(head.removeprefix(b'{"at":'))
+        except ValueError:
+            raise transcript.TranscriptError(f"{path}:{number}: not a transcript record") from None
+        if not 0 <= at < count:
             raise transcript.TranscriptError(
-                f"{path}: a record for event {at!r}, not in the scenario"
+                f"{path}:{number}: a record for event {at}, not in the scenario"
             )
-        yield Exchange(wire(scenario.events[at], at), record, at)
+        line = wire(scenario.events[at], at)
+        yield Exchange(line, at, answer=answer, wire=wire_bytes(scenario, at))

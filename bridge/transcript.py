@@ -103,6 +103,16 @@ def _header(raw: bytes, path: Path) -> Header:
         raise TranscriptError(f"{path}:1: the header lacks {missing}") from None
 
 
+def raw_records(path: Path) -> Iterator[bytes]:
+    """A transcript's records after its header, as the lines they are."""
+    try:
+        with _open(path) as stream:
+            _header(stream.readline(), path)
+            yield from stream
+    except (OSError, EOFError) as error:
+        raise TranscriptError(f"{path}: cannot be read: {error}") from None
+
+
 def records(path: Path) -> Iterator[Record]:
     """A transcript's records, after its header, read as they are needed."""
     try:

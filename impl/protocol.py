@@ -173,9 +173,10 @@ class Session:
                 self.started = self.planner.start_all()
         if self.protocol == 1:
             return {**self.brief_1(), **extra}
-        answer = {**self.brief(), **extra}
+        answer = self.brief()
         if self.started:
             answer["started"] = pairs(self.started)
+        answer.update(extra)
         if answer["merges"]:
             answer.update(self.batch())
         return answer
@@ -198,6 +199,12 @@ class Session:
         if request.get("detail") is True and "event" not in request:
             return self.detail()
         return self.event(request)
+
+
+def compact(answer: dict[str, Any]) -> bytes:
+    """An answer as one line of compact JSON, the form transcripts keep, so
+    that the bridge can compare it without reading it (bridge/stream.py)."""
+    return json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def ready(profile: Profile, protocol: int) -> dict[str, Any]:
@@ -240,7 +247,7 @@ def serve(source: BinaryIO, sink: BinaryIO, profile: Profile, protocol: int) -> 
                 raise SystemExit("impl.protocol: the first line must be a scenario header")
             else:
                 answer = session.answer(request)
-            out.append(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
+            out.append(compact(answer) + b"\n")
         sink.write(b"".join(out))
         sink.flush()
 

@@ -77,6 +77,9 @@ class Scenario:
     notes: dict[str, Any] = field(default_factory=dict)
     source: str = "<scenario>"
     """Where the scenario was read from, for `file:line: problem` messages."""
+    lines: list[str] | None = None
+    """Each event's JSON text as read from the file (None for a scenario made
+    in memory): the bridge sends events without writing them again."""
 
 
 def sized_text(size: int, position: int) -> str:
@@ -224,10 +227,13 @@ def loads(text: str) -> Any:
         raise
 
 
-def parse(lines: Iterable[str | bytes], path: str = "<scenario>") -> Scenario:
-    """A scenario from its lines, strictly checked (`file:line: problem`)."""
+def parse(lines: Iterable[str | bytes], path: str = "<scenario>", checked: bool = True) -> Scenario:
+    """A scenario from its lines, strictly checked (`file:line: problem`);
+    without `checked`, its events are only read as JSON (for a file known to
+    be checked already, byte for byte)."""
     header: dict[str, Any] | None = None
     events: list[dict[str, Any]] = []
+    texts: list[str] = []
     for number, raw in enumerate(lines, start=1):
         if isinstance(raw, bytes):
             try:
@@ -244,8 +250,10 @@ def parse(lines: Iterable[str | bytes], path: str = "<scenario>") -> Scenario:
             check_header(value, path)
             header = value
         else:
-            check_event(value, path, number, header["format"])
+            if checked:
+                check_event(value, path, number, header["format"])
             events.append(value)
+            texts.append(raw)
     if header is None:
         raise _fail(path, 1, "empty file: no header")
     return Scenario(
@@ -255,6 +263,7 @@ def parse(lines: Iterable[str | bytes], path: str = "<scenario>") -> Scenario:
         seed=header.get("seed"),
         notes=dict(header.get("notes", {})),
         source=path,
+        lines=texts,
     )
 
 
@@ -266,15 +275,19 @@ def file_lines(data: bytes) -> list[bytes]:
     return data.split(b"\n") if data else []
 
 
-def read(path: Path) -> Scenario:
-    """The scenario in a file (`file:line: problem` on any format error)."""
+def read_bytes(path: Path) -> bytes:
+    """A scenario file's bytes; ScenarioError when it cannot be read."""
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except IsADirectoryError:
         raise ScenarioError(f"{path}: is a directory, not a scenario file") from None
     except OSError as error:
         raise ScenarioError(f"{path}: cannot be read: {error.strerror or error}") from None
-    return parse(file_lines(data), str(path))
+
+
+def read(path: Path) -> Scenario:
+    """The scenario in a file (`file:line: problem` on any format error)."""
+    return parse(file_lines(read_bytes(path)), str(path))
 
 
 def uses_version_2(events: Iterable[dict[str, Any]]) -> bool:

@@ -1,32 +1,43 @@
-"""A protocol engine that misbehaves on purpose: `faulty.py crash|hang|garbage|short N`
-answers like impl.protocol until event N, then crashes, hangs, prints garbage,
-or answers without most fields."""
+"""A protocol engine that misbehaves on purpose: `faulty.py HOW N` answers
+like impl.protocol (protocol 2) until the event at position N, then:
+
+- `crash`: writes to stderr and exits 3;
+- `hang`: stops answering;
+- `garbage`: prints a line that is not JSON;
+- `short`: answers without most fields;
+- `noisy`: answers, but first writes 64 KB to stderr at every event (from 0);
+- `header`: answers the header with something else than ready (and never exits).
+"""
 
 import json
 import sys
 import time
 
-from impl.constants import Constants
-from impl.planner import Planner
-from impl.protocol import answer
+from impl.profile import Profile
+from impl.protocol import Session, ready
 
 how, at = sys.argv[1], int(sys.argv[2])
-planner = Planner(Constants(**json.loads(sys.stdin.readline())["constants"]))
-print(json.dumps({"ready": True}), flush=True)
-position = 0
+header = json.loads(sys.stdin.readline())
+if how == "header":
+    print(json.dumps({"hello": "world"}), flush=True)
+    time.sleep(600)
+session = Session(header, Profile(), 2)
+print(json.dumps(ready(Profile(), 2)), flush=True)
 for raw in sys.stdin:
     request = json.loads(raw)
-    if position == at and "event" in request:
+    if how == "noisy":
+        sys.stderr.write("x" * 65_536 + "\n")
+        sys.stderr.flush()
+    if request.get("at") == at:
         if how == "crash":
             print("boom: the engine fell over", file=sys.stderr, flush=True)
             sys.exit(3)
         if how == "hang":
-            time.sleep(60)
+            time.sleep(600)
         if how == "garbage":
             print("hello, I am not JSON", flush=True)
             continue
         if how == "short":
-            print(json.dumps({"view": []}), flush=True)
+            print(json.dumps({"size": 0}), flush=True)
             continue
-    print(json.dumps(answer(planner, request, position)), flush=True)
-    position += "event" in request
+    print(json.dumps(session.answer(request), ensure_ascii=False), flush=True)
