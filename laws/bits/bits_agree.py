@@ -1,5 +1,3 @@
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -7,6 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from laws.bits import contracts
+from laws.proofs import crosshair as runner
 from laws.registry import Broken, Held, Profile, check_law, derandomized, statement_of
 
 CONTRACTS = Path(contracts.__file__)
@@ -14,21 +13,10 @@ CONTRACTS = Path(contracts.__file__)
 
 def crosshair(seconds: float) -> str | None:
     """Run CrossHair on the contracts; the counterexamples it prints, or None."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "crosshair",
-            "check",
-            "--analysis_kind=PEP316",
-            f"--per_condition_timeout={seconds}",
-            str(CONTRACTS),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60 + 10 * seconds,
+    verdict = runner.check(
+        CONTRACTS, f"--per_condition_timeout={seconds}", timeout=60 + 10 * seconds
     )
-    return None if done.returncode == 0 else (done.stdout + done.stderr).strip()
+    return verdict.counterexamples
 
 
 def holds(function: Callable[[int, int], bool]) -> Callable[[int, int], None]:

@@ -23,7 +23,9 @@ refute each of them with a counterexample that names T, both pairs and
 their dues. `Form.INDEX` needs tree pairs and so is stated by 2, not 1.
 (LAWS-DESIGN's floor-division key `(T+1-first) >> l` is not modelled.)
 
-`Pair`, `Form`, `more_due` and `as_due` are shared with the push proofs.
+`Pair`, `Form`, `more_due`, `as_due` and `tree_pair` are shared with the
+push proofs and the example; `machine_sides` is the 64-bit compare of
+statement 3. `link.pairs` evaluates these terms against `model.due`.
 """
 
 from __future__ import annotations
@@ -193,10 +195,16 @@ def _free_pair(name: str) -> _IntPair:
     return _IntPair(pair, p, last)
 
 
+def tree_pair(p: z3.ArithRef, i: z3.ArithRef) -> Pair:
+    """The pair whose left line is node `(l, i)` with 2^l = p, over integers:
+    first message i*p, e = (i+2)*p (SPEC 2, 3.1). Every integer proof builds
+    its tree pairs here."""
+    return Pair(scale=lambda x: x * p, first=i * p, end=(i + 2) * p, index=i)
+
+
 def _tree_pair(name: str) -> tuple[_IntPair, z3.ArithRef]:
     p, i = z3.Ints(f"p_{name} i_{name}")
-    pair = Pair(scale=lambda x, p=p: x * p, first=i * p, end=(i + 2) * p, index=i)
-    return _IntPair(pair, p, (i + 2) * p - 1), i
+    return _IntPair(tree_pair(p, i), p, (i + 2) * p - 1), i
 
 
 def _cross(t: z3.ArithRef, a: _IntPair, b: _IntPair) -> z3.ArithRef:
@@ -353,6 +361,17 @@ def prove_index_order(form: Form = Form.INDEX) -> Proof:
     )
 
 
+def machine_sides(
+    t: z3.BitVecRef, e_a: z3.BitVecRef, l_a: z3.BitVecRef, e_b: z3.BitVecRef, l_b: z3.BitVecRef
+) -> tuple[z3.BitVecRef, z3.BitVecRef]:
+    """The division-free compare of SPEC 3.1 on 64-bit words, as an engine
+    computes it: pair a (level l_a, e = e_a) is more due when the first side
+    is greater, unsigned."""
+    one = z3.BitVecVal(1, 64)
+    p_a, p_b = one << l_a, one << l_b
+    return (t + 1) * p_b + e_b * p_a, (t + 1) * p_a + e_a * p_b
+
+
 def prove_machine_compare(t_bits: int = 32) -> Proof:
     """Statement 3: the division-free compare on 64-bit machine integers.
 
@@ -416,7 +435,7 @@ def prove_machine_compare(t_bits: int = 32) -> Proof:
     wide_gt = z3.UGT(
         (w1 << wide(lb)) + (wide(eb) << wide(la)), (w1 << wide(la)) + (wide(ea) << wide(lb))
     )
-    narrow_gt = z3.UGT(t1 * pb + eb * pa, t1 * pa + ea * pb)
+    narrow_gt = z3.UGT(*machine_sides(tb, ea, la, eb, lb))
     as_bits = discharge(
         "machine_compare",
         strength,

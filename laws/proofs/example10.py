@@ -9,25 +9,35 @@ first) and 8+1,9+1 (last 9, due 1 from last, 2 from first). Push merges
 "Checked by Z3" means here: the view, its candidates (two adjacent lines of
 one level, left index even, parent built; every complete node is built in
 these runs) and the comparison `Form` are Z3 terms, and which pair the
-planner merges is established by Z3: it finds a pair that is strictly more
-due than every older candidate and at least as due as every newer one
-(oldest among equals, SPEC 3.1), and proves that no other pair is. Python
-only applies the merge and computes push's list (SPEC 3.2) as the
-reference.
+planner merges is established by Z3: for every pair it decides whether the
+pair is a candidate strictly more due than every older candidate and at
+least as due as every newer one (oldest among equals, SPEC 3.1), and
+exactly one pair must be. Python only applies the merge and computes push's
+list (SPEC 3.2) as the reference.
+
+The rule is stated once over symbolic lines, a symbolic count and symbolic
+built parents, and evaluated at a concrete view; `link.views_link`
+evaluates it at generated views against `model.view`.
 """
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import z3
 
-from laws.proofs.due import Form, Pair, more_due
+from laws.proofs.concrete import Terms
+from laws.proofs.due import Form, more_due, tree_pair
 from laws.proofs.result import Proof
 
 Line = tuple[int, int]
 """A view line as (level, index): node (l, i), named `i*2^l+2^l` (SPEC 2)."""
+
+Built = Callable[[Line], bool]
+"""Whether a parent line is built."""
 
 EXAMPLE_T = 10
 EXAMPLE_VIEW: tuple[Line, ...] = ((2, 0), (2, 1), (0, 8), (0, 9))
@@ -43,37 +53,100 @@ def names(view: Sequence[Line]) -> str:
     return ", ".join(name(line) for line in view) or "(empty)"
 
 
-def _pair(line: Line) -> Pair:
-    level, index = line
-    p = z3.IntVal(2**level)
-    i = z3.IntVal(index)
-    return Pair(scale=lambda x: x * p, first=i * p, end=(i + 2) * p, index=i)
+@dataclass(frozen=True)
+class _Line:
+    """A view line as Z3 terms: its level, its index, and p = 2^level."""
+
+    level: z3.ArithRef
+    index: z3.ArithRef
+    p: z3.ArithRef
 
 
-def _candidates(view: Sequence[Line]) -> list[z3.BoolRef]:
-    out = []
-    for (la, ia), (lb, ib) in zip(view, view[1:], strict=False):
-        level_a, level_b = z3.IntVal(la), z3.IntVal(lb)
-        index_a, index_b = z3.IntVal(ia), z3.IntVal(ib)
-        built = True  # every complete node is built in these runs
-        out.append(z3.And(level_a == level_b, index_b == index_a + 1, index_a % 2 == 0, built))
-    return out
+def _concrete(view: Sequence[Line]) -> list[_Line]:
+    return [_Line(z3.IntVal(lv), z3.IntVal(i), z3.IntVal(2**lv)) for lv, i in view]
 
 
-def _is_choice(view: Sequence[Line], count: int, form: Form, k: int) -> z3.BoolRef:
+def _candidates(lines: Sequence[_Line], built: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
+    """Lines k, k+1 are a candidate pair: one level, consecutive indices, the
+    left one even, and the parent built (`built[k]`) (SPEC 3.1)."""
+    return [
+        z3.And(a.level == b.level, b.index == a.index + 1, a.index % 2 == 0, up)
+        for a, b, up in zip(lines, lines[1:], built, strict=False)
+    ]
+
+
+def _is_choice(
+    lines: Sequence[_Line],
+    candidates: Sequence[z3.BoolRef],
+    count: z3.ArithRef,
+    form: Form,
+    k: int,
+) -> z3.BoolRef:
     """Pair k (lines k, k+1) is the planner's merge: a candidate, strictly more
     due than every older candidate, at least as due as every newer one."""
-    t = z3.IntVal(count)
-    candidates = _candidates(view)
-    mine = _pair(view[k])
+    mine = tree_pair(lines[k].p, lines[k].index)
     conditions = [candidates[k]]
     for j, other in enumerate(candidates):
-        theirs = _pair(view[j])
+        theirs = tree_pair(lines[j].p, lines[j].index)
         if j < k:
-            conditions.append(z3.Implies(other, more_due(form, t, mine, theirs)))
+            conditions.append(z3.Implies(other, more_due(form, count, mine, theirs)))
         elif j > k:
-            conditions.append(z3.Implies(other, z3.Not(more_due(form, t, theirs, mine))))
+            conditions.append(z3.Implies(other, z3.Not(more_due(form, count, theirs, mine))))
     return z3.And(conditions)
+
+
+def _example_choice(form: Form, k: int) -> z3.BoolRef:
+    """`_is_choice` on the example, where every complete node is built."""
+    lines = _concrete(EXAMPLE_VIEW)
+    built = [z3.BoolVal(True)] * (len(lines) - 1)
+    candidates = _candidates(lines, built)
+    return _is_choice(lines, candidates, z3.IntVal(EXAMPLE_T), form, k)
+
+
+class _Rule:
+    """The candidate test and the choice rule over n symbolic lines, a
+    symbolic count and symbolic built parents, so that Z3 evaluates them at
+    any view of n lines."""
+
+    def __init__(self, n: int, form: Form) -> None:
+        self.count = z3.Int("T")
+        self.lines = [_Line(*z3.Ints(f"l_{k} i_{k} p_{k}")) for k in range(n)]
+        self.built = [z3.Bool(f"built_{k}") for k in range(n - 1)]
+        candidates = _candidates(self.lines, self.built)
+        choices = [_is_choice(self.lines, candidates, self.count, form, k) for k in range(n - 1)]
+        constants = [self.count, *self.built]
+        constants += [c for line in self.lines for c in (line.level, line.index, line.p)]
+        self.terms = Terms(candidates + choices, constants)
+
+    def at(self, view: Sequence[Line], count: int, built: Built) -> tuple[list[int], list[int]]:
+        values = [count, *(built((lv + 1, i // 2)) for lv, i in view[:-1])]
+        values += [v for lv, i in view for v in (lv, i, 2**lv)]
+        got = self.terms.at(values)
+        pairs = len(view) - 1
+        return (
+            [k for k in range(pairs) if got[k]],
+            [k for k in range(pairs) if got[pairs + k]],
+        )
+
+
+@functools.lru_cache(maxsize=128)
+def _rule(n: int, form: Form) -> _Rule:
+    return _Rule(n, form)
+
+
+def every_node_built(_: Line) -> bool:
+    return True
+
+
+def decide(
+    view: Sequence[Line], count: int, form: Form, built: Built = every_node_built
+) -> tuple[list[int], list[int]]:
+    """The candidate pairs of `view` at T = `count` (positions of their left
+    lines) and the pairs the choice rule picks, as Z3 evaluates the rule.
+    `built(parent)` says whether a parent is built."""
+    if len(view) < 2:
+        return [], []
+    return _rule(len(view), form).at(view, count, built)
 
 
 class NoChoice(Exception):
@@ -81,31 +154,19 @@ class NoChoice(Exception):
     form does not order the candidates (it can happen for a wrong form)."""
 
 
-def choose(view: Sequence[Line], count: int, form: Form) -> int | None:
-    """The pair the planner merges, as the index of its left line, by Z3.
-
-    Z3 finds k with `_is_choice`, then proves that no other k satisfies it;
-    None when no pair is mergeable; `NoChoice` when no single k does.
-    """
-    if len(view) < 2:
+def choose(
+    view: Sequence[Line], count: int, form: Form, built: Built = every_node_built
+) -> int | None:
+    """The pair the planner merges, as the index of its left line, by Z3:
+    the one pair the rule picks; None when no pair is a candidate;
+    `NoChoice` when no single pair is picked."""
+    candidates, chosen = decide(view, count, form, built)
+    if not candidates:
         return None
-    choice = z3.Int("choice")
-    rule = z3.Or(
-        [z3.And(choice == k, _is_choice(view, count, form, k)) for k in range(len(view) - 1)]
-    )
-    solver = z3.Solver()
-    solver.add(rule)
-    if solver.check() != z3.sat:
-        solver = z3.Solver()
-        solver.add(z3.Or(_candidates(view)))
-        if solver.check() == z3.unsat:
-            return None
-        raise NoChoice(f"T = {count}, view {names(view)}: no most due pair under {form.name}")
-    found = solver.model()[choice].as_long()
-    solver.add(choice != found)
-    if solver.check() != z3.unsat:
-        raise NoChoice(f"T = {count}, view {names(view)}: two most due pairs under {form.name}")
-    return found
+    if len(chosen) != 1:
+        which = "no" if not chosen else "two"
+        raise NoChoice(f"T = {count}, view {names(view)}: {which} most due pairs under {form.name}")
+    return chosen[0]
 
 
 def merge(view: Sequence[Line], k: int) -> list[Line]:
@@ -113,23 +174,38 @@ def merge(view: Sequence[Line], k: int) -> list[Line]:
     return [*view[:k], (level + 1, index // 2), *view[k + 2 :]]
 
 
-def _example_merges(form: Form) -> tuple[list[int], str]:
-    """The planner on the example: the merges it makes down to the budget."""
-    view, made, said = list(EXAMPLE_VIEW), [], []
-    while len(view) > EXAMPLE_BUDGET:
-        try:
-            k = choose(view, EXAMPLE_T, form)
-        except NoChoice as error:
-            return made, str(error)
+def fit(
+    view: Sequence[Line], count: int, budget: int, form: Form, built: Built = every_node_built
+) -> list[Line]:
+    """The parents the planner makes, in order, merging the pair `choose`
+    picks while the view has more than `budget` lines and a pair is a
+    candidate (SPEC 3.1); `NoChoice` as `choose`."""
+    view, made = list(view), []
+    while len(view) > budget:
+        k = choose(view, count, form, built)
         if k is None:
             break
-        made.append(k)
-        said.append(f"{name(view[k])}, {name(view[k + 1])}")
+        level, index = view[k]
+        made.append((level + 1, index // 2))
         view = merge(view, k)
-    return made, "; then ".join(said) or "nothing"
+    return made
 
 
-def _example_proof(law: str, form: Form, wanted: int) -> Proof:
+def _halves(parent: Line) -> str:
+    level, index = parent
+    return f"{name((level - 1, 2 * index))}, {name((level - 1, 2 * index + 1))}"
+
+
+def _example_merges(form: Form) -> tuple[list[Line], str]:
+    """The planner on the example: the parents it makes down to the budget."""
+    try:
+        made = fit(EXAMPLE_VIEW, EXAMPLE_T, EXAMPLE_BUDGET, form)
+    except NoChoice as error:
+        return [], str(error)
+    return made, "; then ".join(_halves(parent) for parent in made) or "nothing"
+
+
+def _example_proof(law: str, form: Form, wanted: Line) -> Proof:
     start = time.perf_counter()
     made, merged = _example_merges(form)
     holds = made == [wanted]
@@ -144,12 +220,12 @@ def _example_proof(law: str, form: Form, wanted: int) -> Proof:
 
 def last_merges_8_9(form: Form = Form.LAST) -> Proof:
     """At T = 10, due from last (`form`) merges 8+1, 9+1, as push does."""
-    return _example_proof("last_merges_8_9", form, 2)
+    return _example_proof("last_merges_8_9", form, (1, 4))
 
 
 def first_merges_0_7(form: Form = Form.FIRST) -> Proof:
     """At T = 10, due from first (`form`) merges 0+4, 4+4 (messages 0-7)."""
-    return _example_proof("first_merges_0_7", form, 0)
+    return _example_proof("first_merges_0_7", form, (3, 0))
 
 
 def first_is_not_last(first: Form = Form.FIRST, last: Form = Form.LAST) -> Proof:
@@ -162,10 +238,8 @@ def first_is_not_last(first: Form = Form.FIRST, last: Form = Form.LAST) -> Proof
     by_first, by_last = z3.Ints("by_first by_last")
     pairs = range(len(EXAMPLE_VIEW) - 1)
     chosen = [
-        z3.Or(
-            [z3.And(by_first == k, _is_choice(EXAMPLE_VIEW, EXAMPLE_T, first, k)) for k in pairs]
-        ),
-        z3.Or([z3.And(by_last == k, _is_choice(EXAMPLE_VIEW, EXAMPLE_T, last, k)) for k in pairs]),
+        z3.Or([z3.And(by_first == k, _example_choice(first, k)) for k in pairs]),
+        z3.Or([z3.And(by_last == k, _example_choice(last, k)) for k in pairs]),
     ]
     solver = z3.Solver()
     solver.add(chosen)

@@ -50,24 +50,31 @@ push_bounded finds). `Form.T_PLUS_2` and `Form.LAST_FOR_E` (the same order
 as T + 2) fail "lift keeps the order", but there only the proof breaks:
 they agree with push at every step (push_bounded proves it to t = 32,766).
 `Tie.NEWEST` proves: under push no two candidates are equally due.
+
+`new_pair`, `lift` and `absorb` are the terms `link` evaluates against the
+model at push's states and on pairs.
 """
 
 from __future__ import annotations
 
 import z3
 
-from laws.proofs.due import Form, Obligation, Pair, discharge, more_due
-from laws.proofs.push_bounded import Tie
+from laws.proofs.due import Form, Obligation, Pair, discharge, more_due, tree_pair
+from laws.proofs.push_bounded import Tie, wins
 from laws.proofs.result import Proof
 
 
 def _tree_pair(name: str) -> tuple[Pair, z3.ArithRef, z3.ArithRef]:
     p, i = z3.Ints(f"p_{name} i_{name}")
-    pair = Pair(scale=lambda x, p=p: x * p, first=i * p, end=(i + 2) * p, index=i)
-    return pair, p, i
+    return tree_pair(p, i), p, i
 
 
-def _lift(pair: Pair) -> Pair:
+def new_pair(now: z3.ArithRef) -> Pair:
+    """The pair of the two newest leaves, T'-2 and T'-1, at count T' (SPEC 3.1)."""
+    return Pair(scale=lambda x: x, first=now - 2, end=now, index=now - 2)
+
+
+def lift(pair: Pair) -> Pair:
     """The pair one level up: every position doubled, index unchanged."""
     assert pair.index is not None
     return Pair(
@@ -76,6 +83,14 @@ def _lift(pair: Pair) -> Pair:
         end=2 * pair.end,
         index=pair.index,
     )
+
+
+def absorb(n: z3.ArithRef, budget_offset: int = 0) -> tuple[z3.ArithRef, z3.BoolRef]:
+    """d_0 = 0, n entries: the budget (push's length after absorbing the
+    carry, n, plus `budget_offset`) and the claim that the view of n + 1
+    lines makes exactly one merge under it."""
+    budget = n + budget_offset
+    return budget, z3.And(n + 1 > budget, n <= budget)
 
 
 def _bit(*ds: z3.ArithRef) -> list[z3.BoolRef]:
@@ -128,17 +143,13 @@ def obligations(form: Form, budget_offset: int, tie: Tie) -> list[Obligation]:
     # the S messages of entries 0..l-2 (1 <= S <= 2^l - 3 by the sum bound)
     # and the new leaf, at count T' = T + 1.
     now, gap = z3.Ints("T' S")
-    new = Pair(scale=lambda x: x, first=now - 2, end=now, index=now - 2)
+    new = new_pair(now)
     old, p_old, i_old = _tree_pair("old")
     domain = [p_old >= 2, i_old >= 0, gap >= 1, gap <= p_old - 3, now - old.end == gap + 1]
-    if tie is Tie.OLDEST:
-        beats = more_due(form, now, new, old)
-    else:
-        beats = z3.Not(more_due(form, now, old, new))
     out.append(
         Obligation(
             "new pair beats every older pair",
-            beats,
+            wins(form, tie, now, new, old),
             domain,
             [z3.Or([p_old == 2**e for e in range(2, 7)]), now <= 64],
         )
@@ -146,11 +157,10 @@ def obligations(form: Form, budget_offset: int, tie: Tie) -> list[Obligation]:
 
     # Budget: n + 1 lines after the append, push's length n after absorbing.
     n = z3.Int("n")
-    budget = n + budget_offset
     out.append(
         (
             "one merge, then stop: n + 1 lines over budget, n lines within it",
-            z3.And(n + 1 > budget, n <= budget),
+            absorb(n, budget_offset)[1],
             [n >= 1],
         )
     )
@@ -162,7 +172,7 @@ def obligations(form: Form, budget_offset: int, tie: Tie) -> list[Obligation]:
     out.append(
         Obligation(
             "lift keeps the order",
-            more_due(form, 2 * x + 1, _lift(a), _lift(b)) == more_due(form, x, a, b),
+            more_due(form, 2 * x + 1, lift(a), lift(b)) == more_due(form, x, a, b),
             [x >= 0, p_a >= 1, p_b >= 1, i_a >= 0, i_b >= 0],
             [
                 z3.Or([p_a == 2**e for e in range(6)]),

@@ -42,6 +42,9 @@ by the position of the lowest 0 digit (or none); the cases run over
 `processes` spawned processes. K = 5 (t <= 62) is checked first in this
 process, so a wrong planner is refuted at once with a small t.
 
+`step_at` evaluates the step's terms at one digit vector (`StepAt`), so
+that `link.push_steps` can compare them with the model at push's states.
+
 Wrong variants that this proof does NOT catch, because they still make
 push's merge at every step: `Form.T_PLUS_2` (T + 2 for T + 1),
 `Form.LAST_FOR_E` (last for e: the same order as T + 2), and `Tie.NEWEST`
@@ -56,10 +59,12 @@ import enum
 import functools
 import multiprocessing
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import z3
 
+from laws.proofs.concrete import Terms
 from laws.proofs.due import Form, Pair, more_due, refute
 from laws.proofs.result import Proof
 
@@ -92,12 +97,53 @@ class _Verdict:
     seconds: float
 
 
+def bv_width(k: int) -> int:
+    """The bit-vectors' width over k digits: positions below 2^(k+1) times
+    2^l <= 2^k, and the sum of two such, never wrap."""
+    return 2 * k + 4
+
+
+def bv_pair(level: int | z3.BitVecRef, first: z3.BitVecRef, end: z3.BitVecRef) -> Pair:
+    """A pair of this encoding, on bit-vectors: its left line of level `level`
+    starts at message `first`, and `end` is its e (SPEC 3.1)."""
+    return Pair(scale=lambda x: x << level, first=first, end=end, index=z3.LShR(first, level))
+
+
+def wins(form: Form, tie: Tie, count: z3.ExprRef, newer: Pair, older: Pair) -> z3.BoolRef:
+    """Whether a scan holding pair `older` takes the `newer` candidate instead:
+    when it is strictly more due (the oldest among equals stays, SPEC 3.1);
+    with `Tie.NEWEST`, when it is at least as due."""
+    if tie is Tie.OLDEST:
+        return more_due(form, count, newer, older)
+    return z3.Not(more_due(form, count, older, newer))
+
+
+@dataclass(frozen=True)
+class StepAt:
+    """The step's terms at one digit vector, each line named `start+count`
+    (SPEC 2): the count after the append, push's lines before, the view after
+    the append, the left lines of the pairs the candidate test accepts, the
+    left line of the pair the scan ends on, the budget, whether the planner
+    merges and then stops, the view it leaves, push's lines after the push."""
+
+    count: int
+    before: list[str]
+    after: list[str]
+    candidates: list[str]
+    choice: str | None
+    budget: int
+    merges: bool
+    stops: bool
+    merged: list[str]
+    pushed: list[str]
+
+
 class _Step:
     """The symbolic step: push's digits, the planner's one iteration, claims."""
 
     def __init__(self, k: int, form: Form, budget_offset: int, tie: Tie) -> None:
         self.k = k
-        width = 2 * k + 4
+        width = bv_width(k)
 
         def bv(v: int) -> z3.BitVecRef:
             return z3.BitVecVal(v, width)
@@ -166,26 +212,16 @@ class _Step:
         lines = entries + 1
 
         # One planner iteration: scan the candidates oldest first.
+        self.candidates = [candidate(after, start, level) for level in range(k + 1)]
         found: z3.BoolRef = z3.BoolVal(False)
         best_level, best_first, best_end = bv(0), bv(0), bv(0)
         for level in reversed(range(k + 1)):
-            pair = Pair(
-                scale=lambda x, lv=level: x << lv,
-                first=start[level],
-                end=start[level] + (2 << level),
-                index=z3.LShR(start[level], level),
+            pair = bv_pair(level, start[level], start[level] + (2 << level))
+            best = bv_pair(best_level, best_first, best_end)
+            take = z3.And(
+                self.candidates[level],
+                z3.Or(z3.Not(found), wins(form, tie, self.count, pair, best)),
             )
-            best = Pair(
-                scale=lambda x, lv=best_level: x << lv,
-                first=best_first,
-                end=best_end,
-                index=z3.LShR(best_first, best_level),
-            )
-            if tie is Tie.OLDEST:
-                wins = more_due(form, self.count, pair, best)
-            else:
-                wins = z3.Not(more_due(form, self.count, best, pair))
-            take = z3.And(candidate(after, start, level), z3.Or(z3.Not(found), wins))
             found = z3.Or(found, take)
             best_level = z3.If(take, bv(level), best_level)
             best_first = z3.If(take, pair.first, best_first)
@@ -203,6 +239,7 @@ class _Step:
         stops = z3.Or(z3.Not(merges), lines - 1 <= budget, z3.Not(again))
         self.merges, self.best_level, self.push_level = merges, best_level, push_level
         self.after, self.merged, self.pushed = after, merged, pushed
+        self.found, self.budget, self.stops = found, budget, stops
         self.claims: list[tuple[str, z3.BoolRef]] = [
             ("merges exactly when push does", merges == push_merges),
             ("the merge is push's", z3.Implies(merges, best_level == push_level)),
@@ -227,6 +264,43 @@ class _Step:
             *self.digit[:lowest_zero],
         ]
 
+    def at(self, digits: Sequence[int]) -> StepAt:
+        """The step's terms evaluated at push's digits `digits` (newest first,
+        at most k of them), for comparison with the model."""
+        if len(digits) > self.k:
+            raise ValueError(f"{len(digits)} digits, the step has {self.k}")
+        k = self.k
+        present = [j < len(digits) for j in range(k)]
+        got = self._outputs.at(present + [p and digits[j] == 1 for j, p in enumerate(present)])
+        count, budget, merges, stops, found, best_level = got[:6]
+        before, after, merged, pushed = (
+            got[6 + j * (k + 1) : 6 + (j + 1) * (k + 1)] for j in range(4)
+        )
+        candidates = got[6 + 4 * (k + 1) :]
+        lines = _lines(k, after)
+        firsts = {level: name for level, name in reversed(lines)}
+        return StepAt(
+            count=count,
+            before=[name for _, name in _lines(k, before)],
+            after=[name for _, name in lines],
+            candidates=[firsts[lv] for lv in reversed(range(k + 1)) if candidates[lv]],
+            choice=firsts[best_level] if found else None,
+            budget=budget,
+            merges=bool(merges),
+            stops=bool(stops),
+            merged=[name for _, name in _lines(k, merged)],
+            pushed=[name for _, name in _lines(k, pushed)],
+        )
+
+    @functools.cached_property
+    def _outputs(self) -> Terms:
+        scalars = [self.count, self.budget, self.merges, self.stops, self.found, self.best_level]
+        views = [self.before, self.after, self.merged, self.pushed]
+        return Terms(
+            scalars + [c for view in views for c in view] + self.candidates,
+            self.present + self.digit,
+        )
+
     def describe(self, model: z3.ModelRef) -> str:
         def ev(x: z3.ExprRef) -> int:
             return model.eval(x, model_completion=True).as_long()
@@ -248,19 +322,36 @@ class _Step:
         )
 
 
-def _render(k: int, counts: list[int]) -> str:
-    """A per-level view as SPEC 2 names its lines, oldest first."""
-    names, at = [], 0
+def _lines(k: int, counts: Sequence[int]) -> list[tuple[int, str]]:
+    """A per-level view's lines, oldest first, as (level, `start+count` name of SPEC 2)."""
+    out, at = [], 0
     for level in reversed(range(k + 1)):
         for _ in range(counts[level]):
-            names.append(f"{at}+{2**level}")
+            out.append((level, f"{at}+{2**level}"))
             at += 2**level
-    return ", ".join(names) if names else "(empty)"
+    return out
+
+
+def _render(k: int, counts: list[int]) -> str:
+    """A per-level view as SPEC 2 names its lines, oldest first."""
+    return ", ".join(name for _, name in _lines(k, counts)) or "(empty)"
 
 
 @functools.lru_cache(maxsize=4)
 def _step(k: int, form: Form, budget_offset: int, tie: Tie) -> _Step:
     return _Step(k, form, budget_offset, tie)
+
+
+def step_at(
+    digits: Sequence[int],
+    k: int,
+    form: Form = Form.LAST,
+    budget_offset: int = 0,
+    tie: Tie = Tie.OLDEST,
+) -> StepAt:
+    """The inductive step over `k` digits that `prove_push_bounded` proves,
+    evaluated at push's digits `digits` (newest first)."""
+    return _step(k, form, budget_offset, tie).at(digits)
 
 
 def _check(case: _Case) -> _Verdict:
@@ -296,7 +387,8 @@ def _run(k: int, form: Form, budget_offset: int, tie: Tie, processes: int) -> li
     # they go first.
     cases = [_Case(k, form, budget_offset, tie, j) for j in range(k)]
     cases.append(_Case(k, form, budget_offset, tie, None))
-    if processes <= 1:
+    # A daemonic process (a multiprocessing.Pool worker) may not start processes.
+    if processes <= 1 or multiprocessing.current_process().daemon:
         return [_check(case) for case in cases]
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
         return pool.map(_check, cases, chunksize=1)
@@ -315,7 +407,8 @@ def prove_push_bounded(
     SPEC 3.1's. The step is first checked over PRESCREEN_K digits in this
     process (every t <= 62), where a wrong planner shows its smallest
     counterexample in milliseconds; then over k digits in `processes`
-    spawned processes (1: in this process). A refuted step reports the
+    spawned processes (1, or a daemonic caller such as a multiprocessing
+    pool's worker: in this process). A refuted step reports the
     smallest T Z3 found, the view after the append, both merges and every
     claim that fails there.
     """

@@ -1,3 +1,4 @@
+from laws.proofs import link
 from laws.proofs.push_bounded import prove_push_bounded
 from laws.registry import Broken, Held, Profile, check_law, proved, statement_of
 from laws.spec import lines
@@ -25,6 +26,11 @@ def push_agrees(profile: Profile) -> Held:
     """With push's length as the budget, the due order makes exactly push's
     merges, at every t = 0..20,000."""
     strength = proved(push_agrees, prove_push_bounded(k=profile.push_k))
+    steps, pairs = link.linked(
+        push_agrees,
+        lambda: link.push_steps(profile),
+        lambda: link.pairs(profile, ["bits"]),
+    )
     found = first_disagreement(profile.push_t)
     if found is not None:
         t, view, expected = found
@@ -33,4 +39,8 @@ def push_agrees(profile: Profile) -> Held:
             statement_of(push_agrees),
             f"at t = {t} the view is {view}, push's lines are {expected}",
         )
-    return Held(f"{strength}; computed on the model for every t <= {profile.push_t:,}")
+    return Held(
+        f"{strength}; linked to the model: the proof's step is the model's at {steps}, "
+        f"its bit-vector order and tie rule on {pairs}; "
+        f"computed on the model for every t <= {profile.push_t:,}"
+    )

@@ -4,10 +4,11 @@ from itertools import pairwise
 from hypothesis import given
 from hypothesis import strategies as st
 
+from laws.proofs import link
 from laws.proofs.due import prove_division_free, prove_index_order, prove_machine_compare
 from laws.proofs.push_always import prove_push_always
 from laws.push.counter import stack
-from laws.registry import Broken, Held, Profile, check_law, derandomized, proved, statement_of
+from laws.registry import Broken, Held, Profile, check_law, proved, settings_for, statement_of
 from laws.spec import lines
 from model import bits, push
 from model import view as views
@@ -71,7 +72,13 @@ def push_agrees_always(profile: Profile) -> Held:
         prove_index_order(),
         prove_machine_compare(),
     )
-    checks = derandomized(profile.always_examples)
+    pairs, states, symbolic = link.linked(
+        push_agrees_always,
+        lambda: link.pairs(profile, ["last", "index", "tie", "lift", "machine"]),
+        lambda: link.push_states(profile),
+        lambda: link.crosshair_due(profile),
+    )
+    checks = settings_for(profile, profile.always_examples)
     try:
         checks(given(st.integers(0, 10**6))(one_step))()
         # Equal dues (T = 7: pair 0-3 and pair 4-5 are both due 2) go to the oldest.
@@ -83,6 +90,8 @@ def push_agrees_always(profile: Profile) -> Held:
     except AssertionError as error:
         raise Broken("push_agrees_always", statement_of(push_agrees_always), str(error)) from None
     return Held(
-        f"{strength}; on the model: one step from push at {profile.always_examples} t <= 10^6, "
+        f"{strength}; linked to the model: the proofs' due forms, tie rule, lifted pairs and "
+        f"64-bit compare on {pairs}, push_always's digits, budget and new pair at {states}, "
+        f"{symbolic}; on the model: one step from push at {profile.always_examples} t <= 10^6, "
         f"the due order against exact dues on {profile.always_examples} views"
     )
