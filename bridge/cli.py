@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge import corpus as corpora
+from bridge import expect as expected
 from bridge import report
 from bridge.compare import add_states, diverges, run, shrink
 from bridge.corpus import Options, exchanges, expected_path, make_engine, profile_of
@@ -36,7 +37,7 @@ from bridge.engines import EngineFault, ModelEngine
 from bridge.observe import PROTOCOL_1
 from bridge.profile import ProfileError, agreement, parse, to_json
 from bridge.stream import from_model
-from bridge.transcript import Header, TranscriptError, encode, sha256, write
+from bridge.transcript import Header, TranscriptError, sha256, write
 from model.profile import Profile
 from scenarios.format import Scenario, ScenarioError, loads, read, uses_version_2
 from scenarios.format import write as write_scenario
@@ -72,14 +73,8 @@ def write_regression(scenario: Scenario, profile: Profile, folder: Path, name: s
     `FOLDER/expected/scenarios/...`): `corpus FOLDER/scenarios` replays them."""
     path = folder / "scenarios" / f"{name}.jsonl"
     write_scenario(scenario, path)
-    records = []
-    for exchange in from_model(scenario, profile, strict=False):
-        if exchange.position is None:
-            records.append({"detail": True, **exchange.expected})
-        else:
-            records.append({"at": exchange.position, **exchange.expected})
     header = Header(path.name, sha256(path), to_json(profile), 0)
-    write(header, encode(records), expected_path(path, profile))
+    write(header, expected.records(path, profile), expected_path(path, profile))
     return path
 
 
@@ -236,20 +231,24 @@ def corpus(args: argparse.Namespace) -> int:
 
 def corpus_version() -> int | None:
     try:
-        from bridge.expect import version
-
-        return version()
+        return expected.version()
     except (OSError, ValueError, KeyError):
         return None
 
 
 def expect(args: argparse.Namespace) -> int:
-    from bridge.expect import refresh
-
-    current, changed = refresh(corpora.files(args.paths), args.jobs)
-    for name in changed:
-        print(f"changed {name}")
-    print(f"corpus version {current}")
+    """The model's transcripts of the scenarios: the bundled corpus's with its
+    version (bridge/expect.py), or those of scenarios of your own, beside
+    them in the layout `corpus` reads (corpus version 0: not the bundled one)."""
+    paths = corpora.files(args.paths)
+    if expected.bundled(paths):
+        current, changed = expected.refresh(paths, args.jobs)
+        for name in changed:
+            print(f"changed {name}")
+        print(f"corpus version {current}")
+        return 0
+    for name in expected.write_all(expected.make(paths, args.jobs), 0):
+        print(f"wrote {name}")
     return 0
 
 

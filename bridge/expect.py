@@ -15,7 +15,7 @@ from multiprocessing import Pool
 from pathlib import Path
 
 from bridge import transcript
-from bridge.corpus import EXPECTED, PROFILES, expected_path
+from bridge.corpus import CORPUS, EXPECTED, PROFILES, expected_path
 from bridge.profile import SPEC, parse, to_json
 from bridge.stream import from_model
 from model.profile import Profile
@@ -72,13 +72,31 @@ def committed() -> dict[str, bytes]:
     }
 
 
-def refresh(paths: list[Path], jobs: int) -> tuple[int, list[str]]:
-    """Make every transcript of `paths` again, under every kept profile; the
-    corpus version (bumped when a record changed) and the transcripts that
-    changed."""
+def make(paths: list[Path], jobs: int) -> list[tuple[Path, Profile, bytes]]:
+    """The model's transcript records of each scenario under every kept profile."""
     work = [(path, profile) for path in paths for profile in profiles()]
-    with Pool(jobs) as pool:
-        made = pool.map(_job, work)
+    with Pool(max(1, min(jobs, len(work)))) as pool:
+        return pool.map(_job, work)
+
+
+def write_all(made: list[tuple[Path, Profile, bytes]], version: int) -> list[str]:
+    """Write the transcripts; the ones whose bytes changed."""
+    changed = []
+    for path, profile, body in made:
+        stored = expected_path(path, profile)
+        header = transcript.Header(path.name, transcript.sha256(path), to_json(profile), version)
+        old = stored.read_bytes() if stored.exists() else None
+        transcript.write(header, body, stored)
+        if stored.read_bytes() != old:
+            changed.append(str(stored))
+    return changed
+
+
+def refresh(paths: list[Path], jobs: int) -> tuple[int, list[str]]:
+    """Make every transcript of the bundled corpus's `paths` again, under every
+    kept profile; the corpus version (bumped when a record changed) and the
+    transcripts that changed."""
+    made = make(paths, jobs)
     lock = json.loads(LOCK.read_text(encoding="utf-8")) if LOCK.exists() else {"version": 0}
     history: dict[str, str] = lock.get("history", {})
     bodies = committed()
@@ -89,15 +107,13 @@ def refresh(paths: list[Path], jobs: int) -> tuple[int, list[str]]:
     if history.get(str(current)) != now:
         current += 1
         history[str(current)] = now
-    changed = []
-    for path, profile, body in made:
-        stored = expected_path(path, profile)
-        header = transcript.Header(path.name, transcript.sha256(path), to_json(profile), current)
-        old = stored.read_bytes() if stored.exists() else None
-        transcript.write(header, body, stored)
-        if stored.read_bytes() != old:
-            changed.append(str(stored))
+    changed = write_all(made, current)
     LOCK.write_text(
         json.dumps({"version": current, "history": history}, indent=2) + "\n", encoding="utf-8"
     )
     return current, changed
+
+
+def bundled(paths: list[Path]) -> bool:
+    """Whether every path is a scenario of the bundled corpus."""
+    return all(path.resolve().parent == CORPUS for path in paths)

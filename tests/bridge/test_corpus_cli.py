@@ -1,0 +1,139 @@
+"""The corpus runner for CI: which scenarios it runs, known failures both
+ways, JUnit XML and JSON reports a parser reads, regressions kept out of
+every corpus, and stale transcripts refused."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+import bridge.cli as cli
+from bridge.corpus import CORPUS, expected_path
+
+SMALL = ["random_00", "random_11", "zoom_1", "refused_kind_0", "empty_chat"]
+
+
+def copy_corpus(into: Path, names: list[str]) -> Path:
+    """Some bundled scenarios, with their transcripts, in a corpus of our own."""
+    folder = into / "mine"
+    folder.mkdir(parents=True)
+    for name in names:
+        shutil.copy(CORPUS / f"{name}.jsonl", folder / f"{name}.jsonl")
+        stored = expected_path(folder / f"{name}.jsonl")
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(expected_path(CORPUS / f"{name}.jsonl"), stored)
+    return folder
+
+
+def tamper(transcript: Path) -> None:
+    """Change one recorded size, as a wrong expectation would."""
+    lines = gzip.decompress(transcript.read_bytes()).split(b"\n")
+    lines[3] = lines[3].replace(b'"size":', b'"size":1', 1)
+    transcript.write_bytes(gzip.compress(b"\n".join(lines)))
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = cli.main(args)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out + err
+
+
+def test_a_folder_runs_its_own_scenarios_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = copy_corpus(tmp_path, SMALL)
+    code, out = run(["corpus", str(folder), "--engine", "impl", "--jobs", "1"], capsys)
+    assert code == 0 and f"ALL {len(SMALL)} SCENARIOS AGREE" in out
+    code, out = run(
+        ["corpus", str(folder), "--only", "random_*", "--skip", "*_11", "--engine", "impl"],
+        capsys,
+    )
+    assert code == 0 and "ALL 1 SCENARIOS AGREE" in out and "random_00" in out
+
+
+def test_known_failures_both_ways_and_reports_for_ci(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = copy_corpus(tmp_path, SMALL)
+    tamper(expected_path(folder / "random_00.jsonl"))
+    known = tmp_path / "known.txt"
+    junit, report = tmp_path / "out" / "junit.xml", tmp_path / "out" / "report.json"
+    base = ["corpus", str(folder), "--engine", "impl", "--jobs", "1"]
+    code, out = run([*base, "--junit-xml", str(junit), "--json", str(report)], capsys)
+    assert code == 1 and "1 FAIL" in out
+    suite = ET.parse(junit).getroot()
+    assert suite.get("tests") == str(len(SMALL)) and suite.get("failures") == "1"
+    cases = {case.get("name"): case for case in suite.iter("testcase")}
+    assert set(cases) == set(SMALL)
+    failure = cases["random_00"].find("failure")
+    assert failure is not None and "field 'size'" in (failure.get("message") or "")
+    found = json.loads(report.read_text())
+    statuses = {case["scenario"]: case["status"] for case in found["scenarios"]}
+    assert statuses["random_00.jsonl"] == "FAIL" and found["counts"]["FAIL"] == 1
+    divergence = next(c["divergence"] for c in found["scenarios"] if c["status"] == "FAIL")
+    assert divergence["field"] == "size" and divergence["position"] == 2
+
+    known.write_text("# tampered on purpose\nrandom_00\n")
+    code, out = run([*base, "--known-failures", str(known)], capsys)
+    assert code == 0 and "1 known failures fail as listed" in out
+    known.write_text("random_00\nrandom_11\n")
+    code, out = run([*base, "--known-failures", str(known)], capsys)
+    assert code == 1 and "UNEXPECTED PASS" in out
+
+
+def test_a_stale_transcript_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = copy_corpus(tmp_path, ["random_00"])
+    scenario = folder / "random_00.jsonl"
+    scenario.write_bytes(scenario.read_bytes().replace(b'"size": 3', b'"size": 4', 1))
+    code, out = run(["corpus", str(folder), "--engine", "impl"], capsys)
+    assert code == 2 and "made from another version of" in out
+
+
+def test_compare_writes_regressions_outside_the_corpus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = copy_corpus(tmp_path, ["random_00"])
+    tamper(expected_path(folder / "random_00.jsonl"))
+    monkeypatch.chdir(tmp_path)
+    code, out = run(
+        ["compare", str(folder / "random_00.jsonl"), "--engine", "impl", "--shrink-seconds", "5"],
+        capsys,
+    )
+    assert code == 1
+    written = list((tmp_path / "optchat-regressions" / "scenarios").glob("*.jsonl"))
+    assert len(written) == 1 and "impl" in written[0].name
+    assert sorted(p.name for p in folder.glob("*.jsonl")) == ["random_00.jsonl"]
+
+
+def test_names_never_collide_between_engines() -> None:
+    first = cli.slug("my-engine --bridge --with-a-very-long-option-name-that-goes-on-and-on one")
+    second = cli.slug("my-engine --bridge --with-a-very-long-option-name-that-goes-on-and-on two")
+    assert first != second
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["corpus", "/no/such/folder"],
+        ["corpus", "--only", "nothing-matches-this"],
+        ["corpus", "--known-failures", "/no/such/file"],
+        ["corpus", "--profile", "/no/such/profile.json"],
+        ["corpus", "--jobs", "two"],
+        ["frobnicate"],
+        [],
+    ],
+)
+def test_command_line_mistakes_exit_2_without_a_traceback(args: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bridge", *args], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr

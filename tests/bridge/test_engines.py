@@ -1,0 +1,138 @@
+"""Engine processes as the bridge sees them: a crash, a hang, garbage or a
+fault at the header is an ENGINE FAULT naming the line, never a divergence;
+stderr is read all along; a command that cannot start is said in one line;
+protocol 1 engines keep working."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import bridge.cli as cli
+from bridge.corpus import CORPUS, Options, check
+from bridge.engines import EngineFault, ProcessEngine
+from bridge.profile import SPEC
+from bridge.stream import from_model
+from scenarios import format as scenario_format
+from tests.bridge.helpers import random_scenario
+
+FAULTY = Path(__file__).parent / "engines" / "faulty.py"
+MESSAGES = [{"event": "message", "kind": "user", "size": 3}] * 6
+
+
+def replay(engine: ProcessEngine) -> None:
+    scenario = replace(random_scenario(6, 10), events=MESSAGES)
+    engine.start(scenario)
+    try:
+        for exchange in from_model(scenario, SPEC, strict=True):
+            engine.send(exchange.line)
+            engine.receive()
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize(
+    ("how", "said"),
+    [
+        ("crash", "closed its output (crashed?) at event 3 (message)"),
+        ("hang", "gave no answer within 1 s at event 3 (message)"),
+        ("garbage", "printed garbage: b'hello, I am not JSON' at event 3"),
+        ("short", "answered without shrinking"),
+    ],
+)
+def test_engine_faults_name_the_event(how: str, said: str) -> None:
+    engine = ProcessEngine(f"{sys.executable} {FAULTY} {how} 3", timeout=1)
+    with pytest.raises(EngineFault) as caught:
+        replay(engine)
+    assert said in str(caught.value)
+    if how == "crash":
+        assert "exit code 3" in str(caught.value) and "boom" in str(caught.value)
+
+
+def test_an_engine_that_floods_its_stderr_is_not_a_hang() -> None:
+    """64 KB of stderr at every event fills a pipe nobody reads within one event."""
+    replay(ProcessEngine(f"{sys.executable} {FAULTY} noisy 99", timeout=5))
+
+
+def test_a_fault_at_the_header_leaves_no_engine_running() -> None:
+    engine = ProcessEngine(f"{sys.executable} {FAULTY} header 0", timeout=1)
+    with pytest.raises(EngineFault, match="answered the header with"):
+        engine.start(random_scenario(6, 3))
+    assert engine.process is None
+
+
+def test_an_engine_fault_is_not_a_divergence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "s.jsonl"
+    scenario_format.write(random_scenario(7, 20), path)
+    code = cli.main(["compare", str(path), "--engine", f"{sys.executable} {FAULTY} crash 2"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "ENGINE FAULT (not a divergence)" in err and "event 2" in err
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("/no/such/engine --bridge", "cannot be started: No such file or directory"),
+        ("", "the engine command is empty"),
+        (str(FAULTY), "cannot be started: Permission denied"),
+        ("engine 'unclosed", "cannot be split: No closing quotation"),
+    ],
+)
+def test_a_command_that_cannot_start_is_one_line_and_exit_2(
+    command: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "s.jsonl"
+    scenario_format.write(random_scenario(8, 5), path)
+    assert cli.main(["compare", str(path), "--engine", command]) == 2
+    out, err = capsys.readouterr()
+    assert said in err and "Traceback" not in out + err
+    assert str(path) not in err, "the engine's fault is not blamed on the scenario"
+
+
+def test_a_user_mistake_never_prints_a_traceback(tmp_path: Path) -> None:
+    """Missing, a directory, no file at all: exit 2, one message, in a fresh process."""
+    for args in (
+        ["compare", str(tmp_path / "nope.jsonl")],
+        ["compare", str(tmp_path)],
+        ["compare"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "bridge", *args, "--engine", "impl"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+            check=False,
+        )
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert "Traceback" not in done.stdout + done.stderr, args
+
+
+def test_a_protocol_1_engine_replays_version_1_scenarios_and_skips_version_2() -> None:
+    engine = f"{sys.executable} -m impl.protocol --protocol 1"
+    old = check(CORPUS / "random_00.jsonl", Options(engine, quiet=True))
+    assert (old.status, old.reason) == ("ok", "")
+    new = check(CORPUS / "zoom_1.jsonl", Options(engine, quiet=True))
+    assert new.status == "SKIPPED" and "protocol 2" in new.reason
+
+
+def test_a_hung_engine_is_killed_at_close() -> None:
+    engine = ProcessEngine(f"{sys.executable} {FAULTY} hang 1", timeout=1)
+    with pytest.raises(EngineFault):
+        replay(engine)
+    time.sleep(0.1)
+    survivors = subprocess.run(
+        ["pgrep", "-f", f"{FAULTY} hang 1"], capture_output=True, text=True, check=False
+    ).stdout.split()
+    for pid in survivors:
+        os.kill(int(pid), signal.SIGKILL)
+    assert not survivors, "the hung engine outlived the bridge"

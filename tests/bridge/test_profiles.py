@@ -1,0 +1,122 @@
+"""Engines that deviate from SPEC on purpose (SPEC 10): a declared profile is
+checked on everything else, a real bug is still caught, a start the engine
+makes itself is checked, and an engine that cannot take a scenario skips it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import bridge.cli as cli
+from bridge.corpus import CORPUS, PROFILES, Options, check
+from bridge.engines import ProcessEngine
+from bridge.profile import parse
+from bridge.stream import from_model
+from scenarios import format as scenario_format
+from scenarios.format import Scenario
+
+ENGINES = Path(__file__).parent / "engines"
+DEVIANT = PROFILES / "deviant.json"
+DECLARED = f"{sys.executable} -m impl.protocol --profile {DEVIANT}"
+SAMPLE = ["chooser_0", "refused_need_first_0", "refused_line_fits_1", "zoom_0", "random_07"]
+
+
+@pytest.mark.parametrize("name", SAMPLE)
+def test_the_deviant_engine_agrees_under_its_declared_profile(name: str) -> None:
+    verdict = check(CORPUS / f"{name}.jsonl", Options(DECLARED, quiet=True))
+    assert verdict.status == "ok", verdict.reason
+    assert verdict.agreement == (
+        "agrees with SPEC under declared deviations: trim_lines; kind_words (unii -> talk, "
+        "user -> you); need_first off; failure_cap none; calls self; ahead_in_wait off"
+    )
+
+
+def test_the_same_engine_under_spec_s_profile_diverges() -> None:
+    """The profile is what makes it agree: checked as SPEC's, it diverges."""
+    plain = f"{sys.executable} -m impl.protocol"
+    assert check(CORPUS / "chooser_0.jsonl", Options(plain, quiet=True)).status == "ok"
+    profile = parse(json.loads(DEVIANT.read_text()), str(DEVIANT))
+    assert check(CORPUS / "chooser_0.jsonl", Options("impl", profile=profile)).status == "ok"
+    conflict = check(CORPUS / "chooser_0.jsonl", Options(plain, profile=profile, quiet=True))
+    assert conflict.status == "FAULT" and "declares a profile other than" in conflict.reason
+
+
+def test_a_real_bug_in_the_deviant_engine_is_a_divergence_shrunk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    buggy = f"{sys.executable} {ENGINES / 'deviant_bug.py'} --profile {DEVIANT}"
+    path = CORPUS / "chooser_0.jsonl"
+    code = cli.main(
+        ["compare", str(path), "--engine", buggy, "--regressions", str(tmp_path)]
+        + ["--shrink-seconds", "20"]
+    )
+    assert code == 1
+    out = capsys.readouterr().out
+    assert "DIVERGENCE" in out and "field 'line'" in out
+    (shrunk,) = (tmp_path / "scenarios").glob("chooser_0-*.jsonl")
+    assert len(scenario_format.read(shrunk).events) < len(scenario_format.read(path).events)
+    assert (
+        cli.main(["compare", str(shrunk), "--engine", buggy, "--regressions", str(tmp_path)]) == 1
+    )
+    assert cli.main(["compare", str(shrunk), "--engine", DECLARED]) == 0
+
+
+def test_an_engine_that_cannot_take_a_scenario_is_skipped_never_passed() -> None:
+    picky = f"{sys.executable} {ENGINES / 'picky.py'}"
+    small = check(CORPUS / "zoom_0.jsonl", Options(picky, quiet=True))
+    assert small.status == "SKIPPED" and "NODE is 512 here, not 64" in small.reason
+    assert check(CORPUS / "empty_chat.jsonl", Options(picky, quiet=True)).status == "ok"
+
+
+def test_an_engine_without_zoom_skips_at_the_first_zoom(tmp_path: Path) -> None:
+    picky = f"{sys.executable} {ENGINES / 'picky.py'}"
+    constants = scenario_format.read(CORPUS / "steady_3000.jsonl").constants
+    events = [
+        {"event": "message", "kind": "user", "text": "hi"},
+        {"event": "zoom", "id": 0, "n": 1},
+    ]
+    path = tmp_path / "z.jsonl"
+    scenario_format.write(Scenario(constants, events), path)
+    verdict = check(path, Options(picky, quiet=True))
+    assert verdict.status == "SKIPPED" and "zoom" in verdict.reason
+
+
+def test_the_worked_example_of_calls_self(tmp_path: Path) -> None:
+    """bridge/PROTOCOL.md's worked example, worked by hand: JOBS 2, NODE 64,
+    every message over NODE, lines of 40 bytes (two make an 81-byte source)."""
+    constants = {**scenario_format.read(CORPUS / "steady_3000.jsonl").constants}
+    constants.update(node=64, jobs=2)
+    message = {"event": "message", "kind": "user", "size": 100}
+    events = [
+        message,
+        {"event": "start", "node": [0, 0]},
+        message,
+        {"event": "start", "node": [0, 1]},
+        {"event": "end", "node": [0, 1], "size": 40},
+        message,
+        {"event": "fail", "node": [0, 3]},
+        {"event": "end", "node": [0, 0], "size": 40},
+    ]
+    path = tmp_path / "example.jsonl"
+    scenario = Scenario(constants, events)
+    scenario_format.write(scenario, path)
+    profile_file = tmp_path / "self.json"
+    profile_file.write_text('{"calls": "self"}')
+    engine = ProcessEngine(f"{sys.executable} -m impl.protocol --profile {profile_file}")
+    ready = engine.start(scenario_format.read(path))
+    assert ready.profile is not None and ready.profile.self_calls
+    sent, answers = [], []
+    for exchange in from_model(scenario_format.read(path), ready.profile, strict=False):
+        engine.send(exchange.line)
+        sent.append(exchange.position)
+        answers.append(engine.receive())
+    engine.close()
+    # Starts are not sent; the fail of (0,3), never started, is never sent.
+    assert sent == [0, 2, 4, 5, 7, None]
+    started = [a.get("started") for a in answers[:-1]]
+    assert started == [[[0, 0]], [[0, 1]], None, [[0, 2]], [[1, 0]]]
+    assert answers[1]["queue"] == []
+    assert "line" in answers[2] and "line" in answers[4]
