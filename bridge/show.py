@@ -121,13 +121,10 @@ def sent(scenario: Scenario, profile: Profile) -> list[dict[str, Any]]:
 def code(state: State, view: View) -> str:
     """A view as one letter per line, oldest first: its level as `a`, `b`,
     ... when built, `A`, `B`, ... while not (SPEC 3); the lines tile the
-    chat, so their levels say where each one lies."""
-    return "".join(
-        (string.ascii_lowercase if machine.text(state, n) is not None else string.ascii_uppercase)[
-            n.level
-        ]
-        for n in view
-    )
+    chat, so their levels say where each one lies. (Levels stop at `z`:
+    a chat of 2^26 messages.)"""
+    letters = (string.ascii_uppercase, string.ascii_lowercase)
+    return "".join(letters[machine.text(state, n) is not None][n.level] for n in view)
 
 
 def stop(k: int, line: dict[str, Any], answer: dict[str, Any], state: State) -> dict[str, Any]:
@@ -180,7 +177,7 @@ def replay(scenario: Scenario, profile: Profile, wanted: Collection[int] = ()) -
 # The sawtooth picture.
 
 WIDTH, HEIGHT = 1000, 330
-LEFT, RIGHT, TOP, BOTTOM = 70, 880, 40, 250
+LEFT, RIGHT, TOP, BOTTOM = 70, 880, 52, 250
 RAILS = (262, 280)
 """Where the chat view's and the compaction view's batch marks are drawn."""
 AXIS = 310
@@ -188,7 +185,7 @@ AXIS = 310
 SHRINKING = "#f3c9c9"
 
 STYLE = (
-    "text{font:12px sans-serif;fill:#333}.size{fill:none;stroke-width:1.3}"
+    "text{font:12px sans-serif;fill:#333}.title{font-weight:bold}.size{fill:none;stroke-width:1.3}"
     f".chat{{stroke:{CHAT}}}.cview{{stroke:{COMPACTION}}}"
     ".budget{stroke-width:1;stroke-dasharray:6 3}.floor{stroke-dasharray:2 3}"
     f".shrinking{{fill:{SHRINKING}}}"
@@ -209,17 +206,15 @@ def stretches(flags: list[bool]) -> list[tuple[int, int]]:
 
 
 def key(entries: list[tuple[str, str, str]]) -> str:
-    """The picture's key, in a row at its top: (words, colour, `line` or `box`)."""
+    """The picture's key, in a row under its title: (words, colour, `line` or `box`)."""
     out = []
-    at = RIGHT - 470
+    at = LEFT
     for words, colour, shape in entries:
         if shape == "line":
-            out.append(
-                svg.element("line", stroke=colour, stroke_width=2, x1=at, x2=at + 18, y1=12, y2=12)
-            )
+            out.append(svg.line(at, 32, at + 18, 32, stroke=colour, stroke_width=2))
         else:
-            out.append(svg.element("rect", fill=colour, x=at, y=6, width=18, height=12))
-        out.append(svg.text(words, x=at + 24, y=16))
+            out.append(svg.element("rect", fill=colour, x=at, y=26, width=18, height=12))
+        out.append(svg.text(words, x=at + 24, y=36))
         at += 40 + 7 * len(words)
     return "".join(out)
 
@@ -239,12 +234,12 @@ def sawtooth(
         ("CCEILING", constants["cceiling"], COMPACTION, "budget"),
         ("CFLOOR", constants["cfloor"], COMPACTION, "budget floor"),
     ]
-    high = max([p.size for p in points] + [b[1] for b in budgets] + [1]) * 1.08
+    high = max([max(p.size, p.csize) for p in points] + [b[1] for b in budgets] + [1]) * 1.08
     y = svg.Linear(0, high, BOTTOM, TOP)
     out = [svg.element("style", STYLE), svg.element("title", escape(title))]
-    out.append(svg.text(title, x=LEFT, y=16, font_weight="bold"))
+    out.append(svg.text(title, x=LEFT, y=15, class_="title"))
     for value in svg.ticks(high):
-        out.append(svg.element("line", class_="grid", x1=LEFT, x2=RIGHT, y1=y(value), y2=y(value)))
+        out.append(svg.line(LEFT, y(value), RIGHT, y(value), class_="grid"))
         out.append(svg.text(f"{value:,}", x=LEFT - 6, y=y(value) + 4, text_anchor="end"))
     for first, last in stretches([p.shrinking for p in points]):
         width = max(x(last) - x(first), 1.0)
@@ -253,33 +248,27 @@ def sawtooth(
                 "rect", class_="shrinking", x=x(first), y=TOP, width=width, height=BOTTOM - TOP
             )
         )
-    for label, value, colour, style in budgets:
-        out.append(
-            svg.element(
-                "line", class_=style, stroke=colour, x1=LEFT, x2=RIGHT, y1=y(value), y2=y(value)
-            )
-        )
-        out.append(svg.text(f"{label} {value:,}", x=RIGHT + 6, y=y(value) + 4, fill=colour))
-    for field, style in (("size", "chat"), ("csize", "cview")):
+    below = 0.0
+    for label, value, colour, style in sorted(budgets, key=lambda b: -b[1]):
+        out.append(svg.line(LEFT, y(value), RIGHT, y(value), class_=style, stroke=colour))
+        below = max(y(value) + 4, below + 13)
+        out.append(svg.text(f"{label} {value:,}", x=RIGHT + 6, y=below, fill=colour))
+    for field, style in (("csize", "cview"), ("size", "chat")):
         curve = svg.envelope([(x(k), y(getattr(p, field))) for k, p in enumerate(points)])
         out.append(svg.element("polyline", class_=f"size {style}", points=svg.points(curve)))
     for rail, style, colour in ((RAILS[0], "batch", CHAT), (RAILS[1], "cbatch", COMPACTION)):
         out.append(svg.text(f"{style}es", x=LEFT - 6, y=rail + 10, text_anchor="end", fill=colour))
-        for k, p in enumerate(points):
-            if getattr(p, style):
-                out.append(
-                    svg.element(
-                        "line", class_=style, stroke=colour, x1=x(k), x2=x(k), y1=rail, y2=rail + 12
-                    )
-                )
-    out.append(svg.element("line", class_="axis", x1=LEFT, x2=RIGHT, y1=BOTTOM, y2=BOTTOM))
+        out += [
+            svg.line(x(k), rail, x(k), rail + 12, class_=style, stroke=colour)
+            for k, p in enumerate(points)
+            if getattr(p, style)
+        ]
+    out.append(svg.line(LEFT, BOTTOM, RIGHT, BOTTOM, class_="axis"))
     for value in svg.ticks(max(count - 1, 0), 8):
         out.append(svg.text(f"{value:,}", x=x(value), y=AXIS, text_anchor="middle"))
     out.append(svg.text("events", x=RIGHT + 6, y=AXIS))
     if mark is not None:
-        out.append(
-            svg.element("line", class_="divergence", x1=x(mark), x2=x(mark), y1=TOP, y2=AXIS - 18)
-        )
+        out.append(svg.line(x(mark), TOP, x(mark), AXIS - 18, class_="divergence"))
     out.append(
         key(
             [
@@ -354,7 +343,7 @@ def side(state: dict[str, Any], other: dict[str, Any]) -> list[list[Any]]:
     view = well_formed(state.get("view"))
     theirs = set(well_formed(other.get("view")))
     built = built_lines(state.get("render"), len(view)) or [True] * len(view)
-    return [[l, i, b, (l, i) not in theirs] for (l, i), b in zip(view, built, strict=True)]
+    return [[*line, b, line not in theirs] for line, b in zip(view, built, strict=True)]
 
 
 def render_diff(expected: Any, found: Any, names: tuple[str, str]) -> str:
@@ -388,7 +377,8 @@ def events_table(events: list[dict[str, Any]], first: int) -> str:
 def divergence_section(
     comparison: Comparison, scenario: Scenario, messages: int
 ) -> tuple[str, dict[str, Any] | None]:
-    """The divergence as HTML, and the two views there for the page's script."""
+    """The divergence as HTML, and the two views there for the page's
+    script, drawn over the `messages` the model had logged there."""
     found = comparison.divergence
     assert found is not None
     names = comparison.names
@@ -403,17 +393,15 @@ def divergence_section(
         parts.append("<p>The engine's whole state there could not be had (it failed again).</p>")
     else:
         expected, engine_state = found.states
-        data = {
-            "T": messages,
-            "expected": side(expected, engine_state),
-            "found": side(engine_state, expected),
-        }
-        for key, who in (("expected", names[0]), ("found", names[1])):
-            lines = len(data[key])
-            differ = sum(1 for line in data[key] if line[3])
+        views = {"expected": side(expected, engine_state), "found": side(engine_state, expected)}
+        data = {"T": messages, **views}
+        for which, who in (("expected", names[0]), ("found", names[1])):
+            lines = len(views[which])
+            differ = sum(1 for line in views[which] if line[3])
             parts.append(
-                f"<h3>{escape(who)}: the chat view, {lines} lines, {differ} not in the other</h3>"
-                f'<svg id="{key}-bar" class="bar"></svg>'
+                f"<h3>{escape(who)}: the chat view, {lines} lines, {differ} not in the other "
+                "(red below it)</h3>"
+                f'<svg id="{which}-bar" class="bar"></svg>'
             )
         parts += [
             "<h3>The renders (SPEC 3)</h3>",
@@ -436,18 +424,21 @@ def divergence_section(
 # The page.
 
 CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1040px;color:#222;padding:0 12px}
+body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1040px;color:#222;
+padding:0 12px}
 h1{font-size:20px}h2{font-size:17px;margin-top:28px}h3{font-size:14px;margin:14px 0 4px}
 svg{max-width:100%;height:auto}svg.bar{width:100%;display:block}
 .bar text{font:11px sans-serif;text-anchor:middle;pointer-events:none}.bar .on-dark{fill:#fff}
-.line{stroke:#fff;stroke-width:.5}.line.unbuilt{stroke:#777}.line.thin{stroke:none}.line.differs{stroke:#c00;stroke-width:3}
+.line{stroke:#fff;stroke-width:.5}.line.unbuilt{stroke:#777}.line.thin{stroke:none}
+.differs-mark{fill:#c00}
 .running{fill:#222}.queued{fill:#fff;stroke:#222;stroke-width:1}
 .controls{display:flex;gap:8px;align-items:center}#slider{flex:1}
 .legend span{display:inline-block;width:14px;height:12px;vertical-align:-2px;margin:0 3px 0 10px}
 .hatch{background:repeating-linear-gradient(45deg,#fff 0 2px,#666 2px 3px)}
 .diff{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:12px}
 .diff .add{color:#070}.diff .del{color:#b00}.diff .hunk{color:#777}
-.events{border-collapse:collapse;font-size:12px}.events td,.events th{padding:1px 8px;text-align:left}
+.events{border-collapse:collapse;font-size:12px}
+.events td,.events th{padding:1px 8px;text-align:left}
 code{font-size:12px;word-break:break-all}
 """
 
@@ -482,22 +473,27 @@ function draw(svg, lines, T, calls) {
   const x = scale(T), top = D.palette.length - 1;
   for (const [l, i, built, differs] of lines) {
     const a = x(i * 2 ** l), b = x((i + 1) * 2 ** l);
-    const kind = "line" + (b - a < 3 ? " thin" : "") + (built ? "" : " unbuilt") + (differs ? " differs" : "");
+    const kind = ["line", b - a < 3 && "thin", !built && "unbuilt", differs && "differs"];
     const fill = built ? D.palette[Math.min(l, top)] : "url(#hatch)";
-    const seg = add(svg, "rect", {class: kind, x: a, y: 0, width: Math.max(b - a, 0.3), height: BAR, fill});
+    const width = Math.max(b - a, 0.3);
+    const seg = add(svg, "rect", {class: kind.filter(Boolean).join(" "), x: a, y: 0, width,
+      height: BAR, fill});
     const notes = (built ? "" : ", not built yet") + (differs ? ", not in the other view" : "");
     add(seg, "title", {}, `${name(l, i)}: level ${l}${notes}`);
-    if (b - a > 46) add(svg, "text", {x: (a + b) / 2, y: BAR / 2 + 4, class: l > top / 2 ? "on-dark" : ""}, name(l, i));
+    const under = {class: "differs-mark", x: a, y: BAR + 1, width: Math.max(b - a, 2), height: 5};
+    if (differs) add(svg, "rect", under);
+    const shade = l > top / 2 ? "on-dark" : "";
+    if (b - a > 46) add(svg, "text", {x: (a + b) / 2, y: BAR / 2 + 4, class: shade}, name(l, i));
   }
   for (const [row, kind, nodes] of calls) {
     for (const [l, i] of nodes) {
       const a = x(i * 2 ** l), b = x((i + 1) * 2 ** l), w = Math.max(b - a, 4);
-      const y = BAR + 3 + row * (LANE + 2);
+      const y = BAR + 7 + row * (LANE + 2);
       const mark = add(svg, "rect", {class: kind, x: (a + b - w) / 2, y, width: w, height: LANE});
       add(mark, "title", {}, `${kind}: ${name(l, i)}`);
     }
   }
-  svg.setAttribute("viewBox", `0 0 ${W} ${BAR + 4 + calls.length * (LANE + 2)}`);
+  svg.setAttribute("viewBox", `0 0 ${W} ${BAR + 7 + calls.length * (LANE + 2)}`);
 }
 const slider = $("slider"), saw = $("sawtooth");
 const left = +saw.dataset.left, right = +saw.dataset.right, count = +saw.dataset.count;
@@ -591,6 +587,11 @@ def embedded(data: dict[str, Any]) -> str:
     return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
 
 
+def opened(trace: Replay, at: int | None) -> int:
+    """Which stop shows event `at`: the last one when None or none does."""
+    return next((n for n, s in enumerate(trace.stops) if s["at"] == at), len(trace.stops) - 1)
+
+
 def page(
     title: str,
     scenario: Scenario,
@@ -599,21 +600,16 @@ def page(
     chosen: int | None,
     comparison: Comparison | None,
 ) -> str:
-    """The whole report as one HTML document."""
+    """The whole report as one HTML document, its views opened at event
+    `chosen` (the divergence, or the last event, when None)."""
     found = comparison.divergence if comparison else None
-    at_of = {p.at: k for k, p in enumerate(trace.points)}
-    mark = None
-    if found is not None:
-        mark = len(trace.points) - 1 if found.position is None else at_of.get(found.position)
-    start_at = chosen if chosen is not None else (found.position if found else None)
-    start = len(trace.stops) - 1
-    for n, s in enumerate(trace.stops):
-        if s["at"] == start_at:
-            start = n
-    section, views = "", None
+    where = found.position if found else None
+    start = opened(trace, where if chosen is None else chosen)
+    section, views, mark = "", None, None
     if comparison is not None and found is not None:
-        messages = trace.stops[start]["T"] if trace.stops else 0
-        section, views = divergence_section(comparison, scenario, messages)
+        there: dict[str, Any] = trace.stops[opened(trace, where)] if trace.stops else {"T": 0}
+        mark = there.get("k")
+        section, views = divergence_section(comparison, scenario, there["T"])
     data = {"palette": PALETTE, "stops": trace.stops, "start": start, "divergence": views}
     body = [
         HATCH,
@@ -676,10 +672,11 @@ def write_report(
 
 
 def no_event(scenario: Scenario, at: int) -> str:
+    """Why the replay has no event `at`."""
     count = len(scenario.events)
     if not 0 <= at < count:
         return f"the scenario has {count} events" + (f", 0 to {count - 1}" if count else "")
-    return f"event {at} is a start, which is not sent under calls: self (SPEC 10)"
+    return f"event {at} is not sent under calls: self (SPEC 10): a start, or an outcome never due"
 
 
 def write_divergence_report(
@@ -745,7 +742,8 @@ def against(
 
 
 def run(args: argparse.Namespace) -> int:
-    """The `show` command: 0 when the page (or picture) is written, 2 on bad input."""
+    """The `show` command: 0 when the page (or picture) is written, 2 on bad
+    input; an EngineFault is left to bridge/cli.py to report, as for `compare`."""
     from bridge.cli import UsageError, read_profile  # bridge.cli imports this module
 
     output: Path = args.output
@@ -781,7 +779,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     command.add_argument("--timeout", type=float, default=10.0, help="seconds per answer")
     command.add_argument("--at", type=int, metavar="EVENT", help="the event to open the views at")
     command.add_argument(
-        "-o", "--output", type=Path, required=True, metavar="PATH",
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        metavar="PATH",
         help="the report (.html), or the sawtooth alone (.svg)",
-    )  # fmt: skip
+    )
     command.set_defaults(run=run)

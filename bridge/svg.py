@@ -16,7 +16,7 @@ def num(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def element(tag: str, content: str = "", **attributes: object) -> str:
+def element(tag: str, content: str = "", /, **attributes: object) -> str:
     """`<tag a="v">content</tag>`, or `<tag a="v"/>` without content.
     `class_` is written `class`, other underscores as dashes; None is left out."""
     shown = []
@@ -28,6 +28,11 @@ def element(tag: str, content: str = "", **attributes: object) -> str:
         shown.append(f' {name}="{escape(text)}"')
     head = f"<{tag}{''.join(shown)}"
     return f"{head}>{content}</{tag}>" if content else f"{head}/>"
+
+
+def line(x1: float, y1: float, x2: float, y2: float, **attributes: object) -> str:
+    """A `<line>` from (x1, y1) to (x2, y2)."""
+    return element("line", x1=float(x1), y1=float(y1), x2=float(x2), y2=float(y2), **attributes)
 
 
 def text(content: str, **attributes: object) -> str:
