@@ -14,7 +14,7 @@ import sys
 import time
 import traceback
 from dataclasses import replace
-from multiprocessing import Pool
+from multiprocessing import Process, Queue
 from pathlib import Path
 
 from laws import lock
@@ -157,6 +157,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def check_all(names: list[str], profile: Profile, out: Queue[tuple[str, Result, float]]) -> None:
+    """Run the check laws one after another (in the second process)."""
+    for name in names:
+        result, seconds = check_law(name, profile)
+        out.put((name, result, seconds))
+
+
 def run(
     chosen: list[Law], profile: Profile, engine: EngineProfile | None, folder: Path
 ) -> tuple[dict[str, Result], dict[str, float], str, str | None]:
@@ -166,11 +173,13 @@ def run(
     results: dict[str, Result] = {}
     seconds: dict[str, float] = {}
     steps = [law for law in chosen if law.kind == "step"]
-    checks = [law for law in chosen if law.kind == "check"]
+    checks = [law.name for law in chosen if law.kind == "check"]
     summary = ""
     harness = None
-    with Pool(1) as pool:
-        pending = {law.name: pool.apply_async(check_law, (law.name, profile)) for law in checks}
+    done: Queue[tuple[str, Result, float]] = Queue()
+    worker = Process(target=check_all, args=(checks, profile, done))
+    worker.start()
+    try:
         if steps:
             began = time.perf_counter()
             verdicts = check_step_laws(steps, profile, folder, progress, engine)
@@ -184,11 +193,13 @@ def run(
                 f"events of which {tally.refused} refused, {shared:.1f} s outside the laws' "
                 "own checks)"
             )
-        for name, future in pending.items():
+        for _ in checks:
             if profile.first_break and any(isinstance(r, Broken) for r in results.values()):
-                pool.terminate()
                 break
-            results[name], seconds[name] = future.get()
+            name, results[name], seconds[name] = done.get()
+    finally:
+        worker.terminate()
+        worker.join()
     for law in chosen:
         off = law.off(engine) if engine is not None else None
         if off is not None:

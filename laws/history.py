@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -35,6 +36,8 @@ from model.node import Node
 from model.profile import Profile as EngineProfile
 from model.profile import deviations, options
 from scenarios import format as scenario_format
+
+T = TypeVar("T")
 
 SMALL_TEXT = st.text(alphabet=st.sampled_from(list("ab é€😀\r\n\u2028 ")), max_size=12)
 
@@ -92,6 +95,19 @@ def any_profile(draw: st.DrawFn) -> EngineProfile:
     return EngineProfile() if draw(st.integers(0, 3)) else draw(engine_profiles())
 
 
+@cache
+def below(n: int) -> st.SearchStrategy[int]:
+    """An index in `range(n)`: strategies are made once, since making one
+    costs Hypothesis more than drawing from it."""
+    return st.integers(0, n - 1)
+
+
+def choose(data: st.DataObject, items: Sequence[T]) -> T:
+    """One of `items`, drawn."""
+    return items[data.draw(below(len(items)))]
+
+
+@cache
 def texts(node: int) -> st.SearchStrategy[str]:
     """Message texts: tiny ones, and sized ones up to six times NODE."""
     return st.one_of(
@@ -100,6 +116,7 @@ def texts(node: int) -> st.SearchStrategy[str]:
     )
 
 
+@cache
 def replies(node: int) -> st.SearchStrategy[tuple[str, ...]]:
     """What a call got: fitting, over-long, empty and blank replies."""
     reply = st.one_of(
@@ -112,25 +129,24 @@ def replies(node: int) -> st.SearchStrategy[tuple[str, ...]]:
 def illegal(data: st.DataObject, state: machine.State) -> Event:
     """An event drawn with no regard to what the state allows."""
     t = bits.to_int(state.count)
-    level = data.draw(st.integers(0, 3))
-    node = Node(level, bits.from_int(data.draw(st.integers(0, (t >> level) + 1))))
-    return data.draw(
-        st.sampled_from(
-            [
-                Start(node),
-                End(node, "x"),
-                End(node, ""),
-                End(node, "x" * (state.constants.node + 1)),
-                Fail(node),
-                Wait(),
-                Settle(),
-                Timeout(),
-                Message("bot", "hi"),
-                Message("user", "a\ud800"),
-                Zoom(bits.from_int(t + 1), bits.ONE),
-                Zoom(bits.ZERO, bits.from_int(3)),
-            ]
-        )
+    level = data.draw(below(4))
+    node = Node(level, bits.from_int(data.draw(below((t >> level) + 2))))
+    return choose(
+        data,
+        [
+            Start(node),
+            End(node, "x"),
+            End(node, ""),
+            End(node, "x" * (state.constants.node + 1)),
+            Fail(node),
+            Wait(),
+            Settle(),
+            Timeout(),
+            Message("bot", "hi"),
+            Message("user", "a\ud800"),
+            Zoom(bits.from_int(t + 1), bits.ONE),
+            Zoom(bits.ZERO, bits.from_int(3)),
+        ],
     )
 
 
@@ -147,23 +163,23 @@ def draw_event(data: st.DataObject, state: machine.State) -> Event:
     options += ["timeout"] if state.queue.waiting else ["wait"]
     if state.queue.waiting and machine.settled(state):
         options += ["settle"] * 4
-    choice = data.draw(st.sampled_from(options))
+    choice = choose(data, options)
     if choice == "message":
-        return Message(data.draw(st.sampled_from(KINDS)), data.draw(texts(c.node)))
+        return Message(choose(data, KINDS), data.draw(texts(c.node)))
     if choice == "start":
-        return Start(data.draw(st.sampled_from(machine.candidates(state))))
+        return Start(choose(data, machine.candidates(state)))
     if choice in ("end", "replies", "fail"):
-        node = data.draw(st.sampled_from(state.queue.running))
+        node = choose(data, state.queue.running)
         if choice == "fail":
             return Fail(node)
         if choice == "replies":
             return End(node, replies=data.draw(replies(c.node)))
-        size = data.draw(st.one_of(st.integers(1, 6), st.integers(1, c.node)))
-        return End(node, scenario_format.sized_text(size, data.draw(st.integers(0, 60))))
+        size = 1 + data.draw(below(6 if data.draw(below(2)) else c.node))
+        return End(node, scenario_format.sized_text(size, data.draw(below(61))))
     if choice == "zoom":
         t = bits.to_int(state.count)
-        n = 1 << data.draw(st.integers(0, max(0, t.bit_length() - 1)))
-        id = data.draw(st.integers(0, t)) // n * n
+        n = 1 << data.draw(below(max(1, t.bit_length())))
+        id = data.draw(below(t + 1)) // n * n
         return Zoom(bits.from_int(id), bits.from_int(n))
     if choice == "illegal":
         return illegal(data, state)
@@ -263,7 +279,7 @@ def _search(
             failures.append(Failure(law, message, constants, chosen, list(events)))
             raise Stop
 
-        for _ in range(data.draw(st.integers(0, profile.steps))):
+        for _ in range(data.draw(below(profile.steps + 1))):
             event = draw_event(data, state)
             refused: str | None = None
             try:

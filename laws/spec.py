@@ -5,8 +5,10 @@ line chooser and the rules of SPEC 4.1, each restated from SPEC.md."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from fractions import Fraction
+from functools import cache
 
 from model import bits, machine
 from model import text as texts
@@ -21,8 +23,10 @@ PLACEHOLDER = "(not summarized yet: zoom it)"
 """What an unbuilt line shows (SPEC 3, 7), restated."""
 
 
+@cache
 def plain(node: Node) -> Line:
-    """A node as `(level, index)` integers."""
+    """A node as `(level, index)` integers (the laws ask for the same nodes
+    again and again, so they are remembered)."""
     return node.level, bits.to_int(node.index)
 
 
@@ -130,6 +134,7 @@ def context_end(line: Line) -> int:
     return index if level == 0 else span(line)[1]
 
 
+@cache
 def node_of(line: Line) -> Node:
     return Node(line[0], bits.from_int(line[1]))
 
@@ -147,17 +152,12 @@ def cut(text: str, limit: int) -> str:
     return text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
 
 
+NEWLINE = re.compile("\r\n|\r|\n")
+
+
 def flat(text: str) -> str:
-    """Every `\r\n`, `\r` and `\n` turned into one space (SPEC 3)."""
-    out, k = [], 0
-    while k < len(text):
-        if text[k] == "\r" and text[k + 1 : k + 2] == "\n":
-            out.append(" ")
-            k += 2
-        else:
-            out.append(" " if text[k] in "\r\n" else text[k])
-            k += 1
-    return "".join(out)
+    """Every `\\r\\n`, `\\r` and `\\n` turned into one space (SPEC 3)."""
+    return NEWLINE.sub(" ", text)
 
 
 def render(rows: list[tuple[Line, str]]) -> str:

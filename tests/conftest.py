@@ -6,6 +6,4 @@ import os
 from pathlib import Path
 
 ROOT = str(Path(__file__).resolve().parent.parent)
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    p for p in (ROOT, os.environ.get("PYTHONPATH", "")) if p
-)
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH", "")) if p)

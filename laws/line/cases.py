@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -38,18 +39,24 @@ def fits(reply: str, node: int) -> bool:
     return 1 <= size(reply.strip()) <= node
 
 
-@st.composite
-def cases(draw: st.DrawFn) -> Case:
-    node = draw(st.integers(4, 64))
+@cache
+def texts_of(node: int) -> tuple[st.SearchStrategy[str], st.SearchStrategy[list[str]]]:
+    """A call's source and replies at one NODE, made once per NODE: making a
+    strategy costs Hypothesis more than drawing from it."""
     reply = st.one_of(
         st.sampled_from(["", " ", "\n"]),
         st.builds(sized_text, st.integers(1, 3 * node), st.integers(0, 40)),
     )
+    source = st.builds(sized_text, st.integers(1, 4 * node), st.integers(0, 40))
+    return source, st.lists(reply, max_size=7)
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    node = draw(st.integers(4, 64))
+    source, replies = texts_of(node)
     return Case(
-        source=draw(st.builds(sized_text, st.integers(1, 4 * node), st.integers(0, 40))),
-        replies=draw(st.lists(reply, max_size=7)),
-        node=node,
-        tries=draw(st.integers(1, 5)),
+        source=draw(source), replies=draw(replies), node=node, tries=draw(st.integers(1, 5))
     )
 
 

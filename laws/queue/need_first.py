@@ -18,4 +18,4 @@ def need_first(step: Step) -> None:
     if step.after.queue.waiting:
         for node in step.after.started:
             line = plain(node)
-            assert line in lines(step.before.chat.view), f"{name(line)} started in a wait"
+            assert line in view, f"{name(line)} started in a wait"

@@ -18,7 +18,7 @@ def zoom_opens_node(step: Step) -> None:
     """`zoom(id, 1)` is the message's line whole, `zoom(id, n)` renders the node's two
     halves, anything else is refused as `zoom`."""
     state = step.after
-    asked = [(span(line)[0], 1 << line[0]) for line in lines(state.chat.view)]
+    asked = [(span(line)[0], 1 << line[0]) for line in lines(state.chat.view)[-3:]]
     if isinstance(step.event, Zoom):
         asked.append((bits.to_int(step.event.id), bits.to_int(step.event.n)))
     for id, n in asked + [(0, 3), (1, 2)]:

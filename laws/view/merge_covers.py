@@ -6,7 +6,7 @@ from model.events import Message
 @step_law
 def merge_covers(step: Step) -> None:
     """A merge keeps the tiling: every view a batch passes through covers 0..T-1 once."""
-    if not isinstance(step.event, Message):
+    if not isinstance(step.event, Message) or step.refused:
         return
     for view in replay_merges(step.before, step.event, step.after.chat.merges):
         spans = [span(line) for line in view]

@@ -6,7 +6,7 @@ from model.events import Message
 @step_law
 def merge_is_one_pair(step: Step) -> None:
     """A merge replaces two sibling lines with their built parent, or changes nothing."""
-    if not isinstance(step.event, Message):
+    if not isinstance(step.event, Message) or step.refused:
         assert step.after.chat.view == step.before.chat.view, "a view changed without a message"
         return
     views = replay_merges(step.before, step.event, step.after.chat.merges)

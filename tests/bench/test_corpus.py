@@ -21,7 +21,10 @@ def plain(value: Any) -> Any:
     return value
 
 
-@pytest.mark.parametrize("path", sorted(files(), key=lambda p: p.stat().st_size)[:3])
+@pytest.mark.parametrize(
+    "path",
+    sorted((p for p in files() if p.stem.startswith("random")), key=lambda p: p.stat().st_size)[:3],
+)
 def test_both_replays_end_with_the_same_observations(path: Any) -> None:
     scenario, events = materialized(path)
     _, model = model_replay(scenario, events)

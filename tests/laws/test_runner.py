@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.engines import ModelEngine
+from bridge.engines import model_event
 from laws import lock
 from laws.all import all_laws
 from laws.history import check_step_laws
@@ -29,8 +29,9 @@ def three_lines_at_most(step: Step) -> None:
 
 def test_a_broken_law_gives_a_shrunk_history_that_replays(tmp_path: Path) -> None:
     law = Law("three_lines_at_most", "view", "step", three_lines_at_most)
-    results, _, _ = check_step_laws([law], SMALL, tmp_path)
-    broken = results["three_lines_at_most"]
+    verdicts = check_step_laws([law], SMALL, tmp_path)
+    assert verdicts.harness is None
+    broken = verdicts.results["three_lines_at_most"]
     assert isinstance(broken, Broken)
     assert "the view has three lines" in broken.counterexample
     scenario = scenario_format.read(Path(broken.scenario))
@@ -38,16 +39,16 @@ def test_a_broken_law_gives_a_shrunk_history_that_replays(tmp_path: Path) -> Non
     assert [e["event"] for e in scenario.events] == ["message"] * 3
     state = machine.initial(Constants(**scenario.constants))
     for position, event in enumerate(scenario.events):
-        state = machine.step(state, ModelEngine.event(event, position))
+        state = machine.step(state, model_event(event, position))
     with pytest.raises(AssertionError):
         three_lines_at_most(Step(state, Retry(), state))
 
 
 def test_a_true_law_holds_with_its_strength(tmp_path: Path) -> None:
     law = next(law for law in all_laws() if law.name == "view_covers")
-    results, _, tally = check_step_laws([law], SMALL, tmp_path)
-    assert isinstance(results["view_covers"], Held)
-    assert tally.histories >= SMALL.histories
+    verdicts = check_step_laws([law], SMALL, tmp_path)
+    assert isinstance(verdicts.results["view_covers"], Held)
+    assert verdicts.tally.histories >= SMALL.histories
 
 
 def test_the_lock_names_a_changed_law(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -68,9 +69,19 @@ def test_the_committed_lock_matches_the_laws() -> None:
     assert lock.changes(all_laws()) == []
 
 
+def spec_8_laws() -> list[str]:
+    """The first cell of every law table row in SPEC.md section 8."""
+    text = (Path(__file__).resolve().parents[2] / "SPEC.md").read_text()
+    section = text.split("\n## 8", 1)[1].split("\n## 9", 1)[0]
+    rows = [line.split("|")[1].strip() for line in section.splitlines() if line.startswith("| ")]
+    return [name for name in rows if name not in ("law", "---")]
+
+
 def test_every_law_of_spec_8_is_there_once() -> None:
     names = [law.name for law in all_laws()]
-    assert len(names) == len(set(names)) == 31
+    assert len(names) == len(set(names))
+    assert sorted(names) == sorted(spec_8_laws())
+    assert len(names) == 47
     for law in all_laws():
         assert law.function.__name__ == law.name
         assert law.statement, f"{law.name} has no statement"
