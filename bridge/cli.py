@@ -30,7 +30,7 @@ from typing import Any
 
 from bridge import corpus as corpora
 from bridge import expect as expected
-from bridge import report
+from bridge import report, show
 from bridge.compare import add_states, diverges, run, shrink
 from bridge.corpus import Options, exchanges, expected_path, make_engine, profile_of
 from bridge.engines import EngineFault, ModelEngine
@@ -130,7 +130,11 @@ def compare(args: argparse.Namespace) -> int:
         },
     )
     target = write_regression(small, profile, args.regressions, f"{path.stem}-{slug(subject.name)}")
+    page = show.write_divergence_report(
+        target.with_suffix(".html"), scenario, found, ("model", subject.name), profile, small
+    )
     print(f"shrunk to {len(small.events)} of {len(scenario.events)} events: {target}")
+    print(f"the divergence shown: {page}")
     print(f"replay it: python -m bridge compare {target} --engine {json.dumps(subject.name)}")
     return 1
 
@@ -176,6 +180,7 @@ def corpus(args: argparse.Namespace) -> int:
         args.live_model,
         args.keep_going,
         quiet=args.jobs > 1,
+        report=args.report,
     )
     began = time.monotonic()
     verdicts = []
@@ -284,6 +289,9 @@ def parser() -> argparse.ArgumentParser:
     run_corpus.add_argument("--known-failures", type=Path, metavar="FILE")
     run_corpus.add_argument("--junit-xml", type=Path, metavar="PATH")
     run_corpus.add_argument("--json", type=Path, metavar="PATH")
+    run_corpus.add_argument(
+        "--report", type=Path, metavar="DIR", help="one HTML page per failing scenario (show)"
+    )
     run_corpus.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     run_corpus.add_argument(
         "--live-model", action="store_true", help="the model instead of the committed transcripts"
@@ -308,6 +316,7 @@ def parser() -> argparse.ArgumentParser:
     run_expect.add_argument("paths", nargs="*", type=Path, metavar="PATH")
     run_expect.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
 
+    show.add_parser(commands)
     commands.add_parser("laws", help="the laws of SPEC 8 (python -m laws --help)", add_help=False)
     return top
 

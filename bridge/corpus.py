@@ -127,6 +127,8 @@ class Options:
     live: bool = False
     keep_going: bool = False
     quiet: bool = False
+    report: Path | None = None
+    """A folder for one HTML report per failing scenario (`corpus --report`)."""
 
 
 def heartbeat(name: str, total: int, quiet: bool) -> Any:
@@ -239,6 +241,15 @@ def check(path: Path, options: Options) -> Verdict:
         return verdict("ok", answers=result.answers, agreement=said, notes=notes)
     found = result.divergence
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
+    if options.report is not None:
+        # bridge.show imports this module for profile_of, so not at the top.
+        from bridge.show import write_divergence_report
+
+        options.report.mkdir(parents=True, exist_ok=True)
+        names = ("expected", subject.name)
+        write_divergence_report(
+            options.report / f"{path.stem}.html", scenario, found, names, profile
+        )
     return verdict(
         "FAIL",
         reason=found.summary(),

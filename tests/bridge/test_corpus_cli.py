@@ -67,8 +67,16 @@ def test_known_failures_both_ways_and_reports_for_ci(
     known = tmp_path / "known.txt"
     junit, report = tmp_path / "out" / "junit.xml", tmp_path / "out" / "report.json"
     base = ["corpus", str(folder), "--engine", "impl", "--jobs", "1"]
-    code, out = run([*base, "--junit-xml", str(junit), "--json", str(report)], capsys)
+    pages = tmp_path / "pages"
+    code, out = run(
+        [*base, "--junit-xml", str(junit), "--json", str(report), "--report", str(pages)], capsys
+    )
     assert code == 1 and "1 FAIL" in out
+    # One page per failing scenario, naming the diverging field and event.
+    (page,) = pages.glob("*.html")
+    assert page.name == "random_00.html"
+    html = page.read_text()
+    assert "DIVERGENCE between expected and impl" in html and "size" in html
     suite = ET.parse(junit).getroot()
     assert suite.get("tests") == str(len(SMALL)) and suite.get("failures") == "1"
     cases = {case.get("name"): case for case in suite.iter("testcase")}
@@ -110,6 +118,10 @@ def test_compare_writes_regressions_outside_the_corpus(
     assert code == 1
     written = list((tmp_path / "optchat-regressions" / "scenarios").glob("*.jsonl"))
     assert len(written) == 1 and "impl" in written[0].name
+    # The divergence shown beside the shrunk scenario, with its shrunk events.
+    html = written[0].with_suffix(".html").read_text()
+    assert "DIVERGENCE between model and impl" in html and "shrunk" in html.lower()
+    assert f"the divergence shown: optchat-regressions/scenarios/{written[0].stem}.html" in out
     assert sorted(p.name for p in folder.glob("*.jsonl")) == ["random_00.jsonl"]
 
 
