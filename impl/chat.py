@@ -10,8 +10,11 @@ not, so it must be closed and its directory opened again, which folds the
 last acknowledged state back from the logs. A Chat opened with
 `read_only=True` answers what a turn reads and refuses every call that would
 change it (ReadOnly). `close` and `unsubscribe` are always allowed, so that
-cleaning up after a closed chat never fails. See `impl/store.py` for what is
-stored and how a directory is opened.
+cleaning up after a closed chat never fails. Listeners are called after
+every change, and also after a write that failed, so that a waiting turn
+(which then gets Closed) and the compactor (which then stops) learn of it
+at once. See `impl/store.py` for what is stored and how a directory is
+opened.
 """
 
 from __future__ import annotations
@@ -23,10 +26,9 @@ from pathlib import Path
 from impl.constants import Constants
 from impl.errors import Refused
 from impl.planner import Planner, check_message
-from impl.render import render_lines
+from impl.profile import Profile
 from impl.store import Clock, Store, local_now
-from impl.text import message_line
-from impl.tree import Node, end, halves
+from impl.tree import Node
 
 
 def clip(text: str, cap: int) -> str:
@@ -78,16 +80,17 @@ class Chat:
         clock: Clock = local_now,
         *,
         read_only: bool = False,
+        profile: Profile | None = None,
     ) -> Chat:
         """Open (or create) the chat directory at `path`, taking its lock and
-        folding its logs (SPEC 6). Without `constants`, those the chat was
-        made with. Raises Locked when another live process owns it and
-        StoreError naming file, line and problem when it cannot be opened
-        (impl/store.py says which constants must match, and what
-        `read_only` does)."""
+        folding its logs (SPEC 6). Without `constants` or `profile`, those
+        the chat was made with (a new chat: SPEC's). Raises Locked when
+        another live process owns it and StoreError naming file, line and
+        problem when it cannot be opened (impl/store.py says which constants
+        must match, and what `read_only` does)."""
         store = Store(path, clock, read_only)
         try:
-            planner, dates = store.load(constants)
+            planner, dates = store.load(constants, profile)
         except BaseException:
             store.close()
             raise
@@ -139,9 +142,11 @@ class Chat:
         c = self.constants
         pieces = [clip(text, c.tool_cap)] if kind == "tool" else split(text, c.split)
         ids = []
-        for piece in pieces:
-            ids.append(self._message(kind, piece))
-        self._changed()
+        try:
+            for piece in pieces:
+                ids.append(self._message(kind, piece))
+        finally:
+            self._changed()
         return ids
 
     def _message(self, kind: str, text: str) -> int:
@@ -181,17 +186,9 @@ class Chat:
     def zoom(self, id: int, n: int) -> str:
         """Open a part of the chat: `zoom(id, 1)` is message `id`'s line whole;
         for a larger power of two `n`, node `id+n`'s two halves rendered like
-        the view (SPEC 2, 3). `id` must be a multiple of `n`; Refused (rule
-        `zoom`) otherwise, or when the messages are not logged yet."""
-        p = self._reading()
-        if n < 1 or n & (n - 1) or id < 0 or id % n:
-            raise Refused("zoom", f"need n a power of 2 and id a multiple of n, not {id}, {n}")
-        node = (n.bit_length() - 1, id // n)
-        if end(node) > p.count:
-            raise Refused("zoom", f"messages {id}..{id + n - 1} are not all logged yet")
-        if n == 1:
-            return message_line(*p.tree.messages[id])
-        return render_lines([(half, p.shown(half)) for half in halves(node)])
+        the view. Refused (rule `zoom`) unless `id` is a multiple of `n` and
+        the messages are all logged (SPEC 3.5; the planner's `zoom`)."""
+        return self._reading().zoom(id, n)
 
     def date(self, id: int) -> str:
         """When message `id` was logged, ISO 8601 with its timezone (SPEC 6)."""
@@ -220,17 +217,21 @@ class Chat:
         logged, with the free parents it completes (SPEC 2, 4, 5, 6)."""
         p = self._writing()
         outcome = p.end((level, index), line)
-        self.store.log_nodes(p, outcome.built)
-        self._changed()
+        try:
+            self.store.log_nodes(p, outcome.built)
+        finally:
+            self._changed()
 
     def fail(self, level: int, index: int) -> None:
         """A call failed: logged; the FAILURES-th failure builds the node from
         its source cut to NODE bytes (SPEC 4, 6)."""
         p = self._writing()
         outcome = p.fail((level, index))
-        self.store.log_failure(p, (level, index))
-        self.store.log_nodes(p, outcome.built)
-        self._changed()
+        try:
+            self.store.log_failure(p, (level, index))
+            self.store.log_nodes(p, outcome.built)
+        finally:
+            self._changed()
 
     def retry(self) -> None:
         """RETRY has passed: failed nodes may start again (SPEC 4)."""

@@ -7,6 +7,12 @@ reply; an exception from it is a failed call. The compactor starts the
 chat's candidates as they appear, at most JOBS at once, asks each node's
 line in one conversation with "too long" follow-ups (SPEC 5), ticks RETRY,
 and cancels the merge calls that a waiting turn stops.
+
+The compactor stops, cancelling its calls, when the chat refuses a call
+(StoreError): the chat was closed, or one of its writes failed (a full
+disk). It raises nothing then: the chat refuses every call from then on,
+so its owner's next call is the one that says why (Closed, naming the
+failed write), and a reopen finds every acknowledged message.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 
 from impl.chat import Chat
+from impl.errors import StoreError
 from impl.line import LineChooser
 from impl.text import check_utf8, cut, size
 from impl.tree import Node, end, first, name
@@ -67,7 +74,8 @@ class Compactor:
         self._wake = asyncio.Event()
 
     async def run(self) -> None:
-        """Start candidates whenever the chat changes, tick RETRY, until cancelled."""
+        """Start candidates whenever the chat changes, tick RETRY, until
+        cancelled or until the chat refuses a call (module doc)."""
         self.chat.subscribe(self._wake.set)
         try:
             while True:
@@ -81,6 +89,8 @@ class Compactor:
                         await self._wake.wait()
                 except TimeoutError:
                     self.chat.retry()
+        except StoreError:
+            return  # the chat's own next call says why (module doc)
         finally:
             self.chat.unsubscribe(self._wake.set)
             await self._cancel(list(self._tasks.values()))
@@ -102,7 +112,9 @@ class Compactor:
 
     async def _call(self, node: Node) -> None:
         """One compaction call: replies until the line is chosen (SPEC 5),
-        then the node is built; an exception fails the call (SPEC 4)."""
+        then the node is built; an exception from the summarizer fails the
+        call (SPEC 4). A StoreError from the chat ends it quietly: `run`
+        then stops (module doc)."""
         chat, c = self.chat, self.chat.constants
         try:
             source = chat.source(*node)
@@ -127,6 +139,8 @@ class Compactor:
                 return
             if node in chat.running():
                 chat.put(*node, line)
+        except StoreError:
+            return
         finally:
             if self._tasks.get(node) is asyncio.current_task():
                 del self._tasks[node]

@@ -12,8 +12,9 @@ Layout of a chat directory:
 - `view.json`: `{t, view, shrinking, compaction, compaction_shrinking}`,
   written to `view.json.tmp`, fsynced, and only then renamed over
   `view.json`, after every message.
-- `constants.json`: the constants the chat was made with (SPEC 7), written
-  once, when the chat is made, the same way as `view.json`.
+- `constants.json`: the constants the chat was made with (SPEC 7) and,
+  under `profile`, its engine profile's options (SPEC 10), written once,
+  when the chat is made, the same way as `view.json`.
 - `lock`: the owner's pid, held with `flock` while the chat is open and
   emptied at close. The kernel drops the `flock` of a dead process, so a
   lock left by a crash is taken over (with a warning naming the old pid).
@@ -41,10 +42,16 @@ CCEILING, CFLOOR) must be the ones the chat was made with; another value is
 a StoreError naming each ("this chat was made with ceiling=128000, opened
 with ceiling=16000"). The others (JOBS, AHEAD, TRIES, FAILURES, RETRY,
 SETTLE_TIMEOUT, the tool cap and split) govern one run: the caller's are
-used, or the stored ones when the caller gives none. A chat made before
-constants were stored (no `constants.json`) opens with the constants given
-(the defaults when none), checked only by the fold, and they are stored
-once the load succeeded: from then on a mismatch is named.
+used, or the stored ones when the caller gives none. The profile shapes
+the saved state too (its lines, the calls its queue allows): a profile
+given that differs from the stored one is a StoreError naming each option
+("... made with profile.trim_lines=false, opened with
+profile.trim_lines=true"); none given opens with the stored one. A chat made
+before constants were stored (no `constants.json`) opens with the constants
+and profile given (SPEC's when none), checked only by the fold, and they are
+stored once the load succeeded: from then on a mismatch is named. A
+`constants.json` without `profile` was written before profiles were stored,
+when every chat ran SPEC's profile: it stands for SPEC's profile.
 
 Persisted: every message, every built node (with the free ones), every
 batch, every failed call. Not persisted: running calls (lost at a restart:
@@ -92,6 +99,7 @@ from typing import Any
 from impl.constants import Constants
 from impl.errors import Closed, Locked, ReadOnly, Refused, StoreError, WriteFailed
 from impl.planner import Planner, check_message
+from impl.profile import OPTIONS, Profile
 from impl.text import size
 from impl.tree import Node
 
@@ -260,17 +268,36 @@ def batch_record(planner: Planner, compaction: bool) -> dict[str, Any]:
     }
 
 
-def _constants_for(path: Path, stored: Constants | None, given: Constants | None) -> Constants:
-    """The constants to open with: the caller's, checked against the
-    stored ones, or the stored ones (module doc, SPEC 7)."""
-    if stored is None or given is None:
-        return stored or given or Constants()
-    differ = [name for name in SHAPE if getattr(stored, name) != getattr(given, name)]
+def _settings_for(
+    path: Path,
+    stored: tuple[Constants, Profile] | None,
+    constants: Constants | None,
+    profile: Profile | None,
+) -> tuple[Constants, Profile]:
+    """The constants and profile to open with: the caller's, checked against
+    the stored ones, or the stored ones (module doc, SPEC 7, 10)."""
+    if stored is None:
+        return constants or Constants(), profile or Profile()
+    made_constants, made_profile = stored
+    differ: list[tuple[str, str, str]] = []
+    if constants is not None:
+        differ += [
+            (name, str(getattr(made_constants, name)), str(getattr(constants, name)))
+            for name in SHAPE
+            if getattr(made_constants, name) != getattr(constants, name)
+        ]
+    if profile is not None:
+        made, given = made_profile.to_json(), profile.to_json()
+        differ += [
+            (f"profile.{name}", json.dumps(made[name]), json.dumps(given[name]))
+            for name in OPTIONS
+            if made[name] != given[name]
+        ]
     if differ:
-        made = ", ".join(f"{name}={getattr(stored, name)}" for name in differ)
-        opened = ", ".join(f"{name}={getattr(given, name)}" for name in differ)
-        raise StoreError(f"{path}: this chat was made with {made}, opened with {opened}")
-    return given
+        made_with = ", ".join(f"{name}={was}" for name, was, _ in differ)
+        opened = ", ".join(f"{name}={now}" for name, _, now in differ)
+        raise StoreError(f"{path}: this chat was made with {made_with}, opened with {opened}")
+    return constants or made_constants, made_profile
 
 
 class Store:
@@ -435,14 +462,17 @@ class Store:
         """Write view.json whole, then rename it into place (SPEC 6)."""
         self._replace("view.json", json.dumps(_saved(planner)).encode())
 
-    def load(self, constants: Constants | None) -> tuple[Planner, list[str]]:
-        """Fold the logs into a planner (with the constants chosen as the
-        module doc says) and the messages' dates, complete an interrupted
-        last message and check view.json, then write the repairs unless
-        reading only (module doc, SPEC 6)."""
+    def load(
+        self, constants: Constants | None, profile: Profile | None = None
+    ) -> tuple[Planner, list[str]]:
+        """Fold the logs into a planner (with the constants and profile
+        chosen as the module doc says) and the messages' dates, complete an
+        interrupted last message and check view.json, then write the repairs
+        unless reading only (module doc, SPEC 6)."""
         new = self._check_layout()
-        stored = self._stored_constants()
-        planner = Planner(_constants_for(self.path / "constants.json", stored, constants))
+        stored = self._stored_settings()
+        path = self.path / "constants.json"
+        planner = Planner(*_settings_for(path, stored, constants, profile))
         main, tree = read_log(self.path / "main"), read_log(self.path / "tree")
         dates, messages = _messages(main)
         fold = _Fold(planner, messages, self._saved_view())
@@ -460,7 +490,8 @@ class Store:
         for record in repairs:
             self.log_tree(record)
         if stored is None:
-            self._replace("constants.json", json.dumps(asdict(planner.constants)).encode())
+            made = {**asdict(planner.constants), "profile": planner.profile.to_json()}
+            self._replace("constants.json", json.dumps(made).encode())
         if fold.saved != _saved(planner):
             self.save_view(planner)
         return planner, dates
@@ -477,7 +508,8 @@ class Store:
                 raise StoreError(f"{folder}: missing, but the chat has logs or a saved view")
         return False
 
-    def _stored_constants(self) -> Constants | None:
+    def _stored_settings(self) -> tuple[Constants, Profile] | None:
+        """The constants and profile in `constants.json` (module doc)."""
         path = self.path / "constants.json"
         if not path.exists():
             return None
@@ -485,7 +517,8 @@ class Store:
             stored = _loads(_read(path))
             if not isinstance(stored, dict):
                 raise ValueError("not a JSON object")
-            return Constants(**stored)
+            profile = Profile.from_json(stored.pop("profile", {}))
+            return Constants(**stored), profile
         except (ValueError, TypeError) as error:
             raise StoreError(f"{path}:1: not the constants of a chat: {error}") from None
 

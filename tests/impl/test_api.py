@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from impl.chat import clip, split
+from impl.chat import Chat, clip, split
 from impl.errors import Refused
 from impl.planner import Planner
-from tests.impl.helpers import SMALL, reopen
+from impl.profile import Profile
+from tests.impl.helpers import SMALL, Clock, reopen
 
 
 def test_zoom_opens_messages_whole_and_nodes_into_their_halves(tmp_path: Path) -> None:
@@ -29,6 +30,20 @@ def test_zoom_opens_messages_whole_and_nodes_into_their_halves(tmp_path: Path) -
             with pytest.raises(Refused) as refused:
                 chat.zoom(*bad)
             assert refused.value.rule == "zoom"
+
+
+def test_zoom_is_the_planner_s_and_follows_the_chat_s_profile(tmp_path: Path) -> None:
+    """Chat.zoom is the planner's zoom (SPEC 3.5), so it writes a message's
+    line with the profile's word for its kind (SPEC 10), as the view does."""
+    words = Profile(kind_words={"user": "you", "unii": "talk"})
+    with Chat.open(tmp_path, SMALL, Clock(), profile=words) as chat:
+        chat.append("user", "hello")
+        chat.append("unii", "hi there")
+        assert chat.zoom(0, 1) == "you: hello"
+        assert chat.zoom(0, 2) == "<chat>\n0+1|you: hello\n1+1|talk: hi there\n</chat>"
+        assert chat.render() == "<chat>\n0+1|you: hello\n1+1|talk: hi there\n</chat>"
+        with pytest.raises(Refused, match="zoom: messages 0..3 are not all logged yet"):
+            chat.zoom(0, 4)
 
 
 def test_long_text_is_split_whole_over_several_messages(tmp_path: Path) -> None:

@@ -4,13 +4,18 @@ stopping merge calls."""
 from __future__ import annotations
 
 import asyncio
+import gc
+import os
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from impl.chat import Chat
 from impl.compactor import Compactor, task, too_long
+from impl.errors import Closed
 from impl.fake import FakeSummarizer
-from tests.impl.helpers import SMALL, reopen
+from tests.impl.helpers import SMALL, FullDisk, reopen
 
 
 def is_merge(conversation: list[dict[str, str]]) -> bool:
@@ -144,3 +149,51 @@ def test_a_too_long_reply_gets_a_follow_up_showing_the_cut(tmp_path: Path) -> No
             assert "x" * 64 + "[CUT HERE]" + "x" * 36 in seen[1][2]["content"]
 
     asyncio.run(main())
+
+
+def test_a_failed_write_stops_the_compactor_and_the_owner_s_next_call_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A put that hits a full disk inside a compaction call: no task dies with
+    an unretrieved exception, the compactor stops, a waiting turn and the
+    owner's next call get Closed naming the failed write, and a reopen finds
+    every acknowledged message (SPEC 6)."""
+    disk = FullDisk()
+    monkeypatch.setattr(os, "write", disk)
+    texts = [f"message {t} " + "words " * 20 for t in range(3)]  # each a leaf call
+
+    async def main() -> None:
+        loop_errors: list[dict[str, object]] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _, ctx: loop_errors.append(ctx))
+        gate = asyncio.Event()
+
+        async def summarize(conversation: list[dict[str, str]]) -> str:
+            await gate.wait()
+            return "a line"
+
+        chat = reopen(tmp_path, replace(SMALL, retry=60))
+        compactor = asyncio.create_task(Compactor(chat, summarize).run())
+        for text in texts:
+            chat.append("user", text)
+        while len(chat.running()) < 3:
+            await asyncio.sleep(0.001)
+        turn = asyncio.create_task(chat.wait_settled(timeout=60))
+        await asyncio.sleep(0.01)
+        disk.room = 0
+        gate.set()
+        async with asyncio.timeout(5):  # far below the turn's 60 s and RETRY
+            assert await compactor is None
+            with pytest.raises(Closed, match=r"a write failed \(.*tree/.*No space left on device"):
+                await turn
+        with pytest.raises(Closed, match=r"a write failed \(.*No space left on device"):
+            chat.append("user", "one more")
+        chat.close()
+        gc.collect()
+        assert loop_errors == []
+
+    asyncio.run(main())
+    disk.room = None
+    with reopen(tmp_path) as chat:
+        assert [chat.zoom(i, 1) for i in range(chat.planner.count)] == [
+            "user: " + text for text in texts
+        ]

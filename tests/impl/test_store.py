@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 from impl.chat import Chat
 from impl.constants import Constants
 from impl.errors import Locked, StoreError
+from impl.profile import Profile
 from tests.impl.helpers import SMALL, SMALL_MODEL, Clock, drive, files, reopen
 from tests.impl.replay import as_pairs, model_state
 
@@ -308,10 +310,22 @@ def test_a_lock_that_is_a_directory_is_an_error_naming_it(tmp_path: Path) -> Non
         reopen(tmp_path)
 
 
+SPEC_PROFILE = {
+    "trim_lines": False,
+    "kind_words": {},
+    "need_first": True,
+    "failure_cap": "failures",
+    "calls": "driven",
+    "ahead_in_wait": True,
+}
+"""SPEC 10's defaults, the profile of a chat opened without one."""
+
+
 def test_the_constants_are_stored_and_a_mismatch_is_named(tmp_path: Path) -> None:
     with reopen(tmp_path) as chat:
         drive(chat, 20, seed=7)
-    assert json.loads((tmp_path / "constants.json").read_bytes()) == asdict(SMALL)
+    stored = json.loads((tmp_path / "constants.json").read_bytes())
+    assert stored == {**asdict(SMALL), "profile": SPEC_PROFILE}
     with pytest.raises(
         StoreError,
         match=f"{tmp_path / 'constants.json'}: this chat was made with ceiling=600, floor=250, "
@@ -331,6 +345,53 @@ def test_a_chat_made_before_constants_were_stored_opens_and_stores_them(tmp_path
     (tmp_path / "constants.json").unlink()
     with reopen(tmp_path) as chat:
         assert snapshot(chat) == live
-    assert json.loads((tmp_path / "constants.json").read_bytes()) == asdict(SMALL)
+    stored = json.loads((tmp_path / "constants.json").read_bytes())
+    assert stored == {**asdict(SMALL), "profile": SPEC_PROFILE}
     with pytest.raises(StoreError, match="this chat was made with node=64, ceiling=600"):
         reopen(tmp_path, Constants())
+
+
+WORDS = Profile(kind_words={"user": "you"}, trim_lines=True)
+
+
+def test_the_profile_is_stored_and_a_mismatch_is_named(tmp_path: Path) -> None:
+    with Chat.open(tmp_path, SMALL, Clock(), profile=WORDS) as chat:
+        drive(chat, 20, seed=9)
+        live = snapshot(chat)
+    stored = json.loads((tmp_path / "constants.json").read_bytes())
+    words = {"kind_words": {"user": "you"}, "trim_lines": True}
+    assert stored == {**asdict(SMALL), "profile": {**SPEC_PROFILE, **words}}
+    with Chat.open(tmp_path) as chat:  # none given: the chat's own
+        assert chat.planner.profile == WORDS
+        assert snapshot(chat) == live
+        assert chat.zoom(0, 1).startswith("you: ")
+    before = files(tmp_path)
+    with pytest.raises(
+        StoreError,
+        match=re.escape(
+            f"{tmp_path / 'constants.json'}: this chat was made with "
+            'profile.trim_lines=true, profile.kind_words={"user": "you"}, opened with '
+            "profile.trim_lines=false, profile.kind_words={}"
+        ),
+    ):
+        Chat.open(tmp_path, SMALL, Clock(), profile=Profile())
+    assert files(tmp_path) == before
+    with pytest.raises(StoreError, match="made with ceiling=600, profile.trim_lines=true, "):
+        Chat.open(
+            tmp_path, replace(SMALL, ceiling=900), profile=Profile(kind_words=WORDS.kind_words)
+        )
+
+
+def test_a_chat_stored_without_a_profile_was_made_under_spec_s(tmp_path: Path) -> None:
+    with reopen(tmp_path) as chat:
+        drive(chat, 20, seed=10)
+        live = snapshot(chat)
+    path = tmp_path / "constants.json"
+    path.write_text(json.dumps(asdict(SMALL)))  # as written before profiles were stored
+    with Chat.open(tmp_path, SMALL, Clock(), profile=Profile()) as chat:
+        assert snapshot(chat) == live
+    with pytest.raises(StoreError, match="made with profile.need_first=true, opened with "):
+        Chat.open(tmp_path, SMALL, Clock(), profile=Profile(need_first=False))
+    path.write_text(json.dumps({**asdict(SMALL), "profile": {"calls": "often"}}))
+    with pytest.raises(StoreError, match="constants.json:1: not the constants of a chat: calls"):
+        reopen(tmp_path)
