@@ -13,6 +13,7 @@ none of them, so engines that read only version 1 still read it.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,6 +143,8 @@ def check_header(header: Any, path: str) -> None:
     unknown = set(header) - {"format", "generator", "seed", "constants", "notes"}
     if unknown:
         raise _fail(path, 1, f"unknown header field {sorted(unknown)[0]!r}")
+    if not isinstance(header.get("notes", {}), dict):
+        raise _fail(path, 1, f"notes must be a JSON object, not {header['notes']!r:.40}")
     constants = header.get("constants")
     if not isinstance(constants, dict):
         raise _fail(path, 1, "the header needs a constants object")
@@ -212,10 +215,19 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _finite(text: str) -> float:
+    """A JSON fraction as a float, refused when too large for one (1e400)."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"the number {text:.40} is too large (it would read as infinity)")
+    return value
+
+
 def loads(text: str) -> Any:
-    """One JSON value, strictly: no NaN or Infinity; ValueError says what is wrong."""
+    """One JSON value, strictly: no NaN or Infinity, nor a number too large
+    for a float; ValueError says what is wrong."""
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite)
     except RecursionError:
         raise ValueError("nested too deeply") from None
     except json.JSONDecodeError as error:

@@ -240,11 +240,10 @@ def test_a_bad_header_is_refused() -> None:
         parse([*lines({"event": "wait"}), "{oops"], "f.jsonl")
 
 
-@pytest.mark.xfail(
-    strict=True, raises=(TypeError, ValueError), reason="format.py: notes are not checked"
-)
-def test_notes_that_are_not_an_object_are_refused() -> None:
-    refused_by(lines(header={**HEADER_2, "notes": 5}))
+@pytest.mark.parametrize("notes", [5, "text", ["a"], None, True])
+def test_notes_that_are_not_an_object_are_refused(notes: object) -> None:
+    said = refused_by(lines(header={**HEADER_2, "notes": notes}))
+    assert said == f"f.jsonl:1: notes must be a JSON object, not {notes!r}"
 
 
 WAIT = b'{"event": "wait"}'
@@ -254,6 +253,22 @@ BAD_FILES: dict[str, tuple[bytes, str]] = {
     "NaN": (HEAD + b'\n{"event": "message", "kind": "user", "size": NaN}\n', ":2: NaN is not"),
     "Infinity": (HEAD + b'\n{"event": "zoom", "id": Infinity, "n": 1}\n', ":2: Infinity is not"),
     "-Infinity": (HEAD + b'\n{"event": "zoom", "id": 0, "n": -Infinity}\n', ":2: -Infinity is"),
+    "1e400": (
+        HEAD + b"\n" + WAIT + b'\n{"event": "zoom", "id": 1e400, "n": 1}\n',
+        ":3: the number 1e400 is too large (it would read as infinity)",
+    ),
+    "1e400 in the header": (
+        json.dumps(HEADER_2).replace('"retry": 10', '"retry": 1e400').encode() + b"\n",
+        ":1: the number 1e400 is too large",
+    ),
+    "notes not an object": (
+        json.dumps({**HEADER_2, "notes": [1]}).encode() + b"\n" + WAIT + b"\n",
+        ":1: notes must be a JSON object, not [1]",
+    ),
+    "a size of 10^12": (
+        HEAD + b"\n" + WAIT + b'\n{"event": "message", "kind": "user", "size": 1000000000000}\n',
+        f":3: a size is a natural number of at most {CAP}, not 1000000000000",
+    ),
     "5,000 digits": (
         HEAD + b"\n" + WAIT + b'\n{"event": "zoom", "id": ' + b"7" * 5_000 + b', "n": 1}\n',
         ":3: a number with too many digits",
