@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -239,14 +241,45 @@ def loads(text: str) -> Any:
         raise
 
 
-def parse(lines: Iterable[str | bytes], path: str = "<scenario>", checked: bool = True) -> Scenario:
+BEAT = 10.0
+"""The most seconds reading a scenario goes without a line on stderr."""
+
+
+def reading_beat(path: str, clock: Callable[[], float] = time.monotonic) -> Callable[[int], None]:
+    """A progress callback for reading `path`: given the number of lines read
+    so far, it prints one line on stderr once BEAT seconds have passed since
+    the start or since the last line it printed."""
+    began = clock()
+    last = began
+
+    def beat(lines: int) -> None:
+        nonlocal last
+        now = clock()
+        if now - last >= BEAT:
+            last = now
+            print(f"  ... reading {path}: {lines} lines ({now - began:.0f} s)", file=sys.stderr)
+
+    return beat
+
+
+def parse(
+    lines: Iterable[str | bytes],
+    path: str = "<scenario>",
+    checked: bool = True,
+    beat: Callable[[int], None] | None = None,
+) -> Scenario:
     """A scenario from its lines, strictly checked (`file:line: problem`);
     without `checked`, its events are only read as JSON (for a file known to
-    be checked already, byte for byte)."""
+    be checked already, byte for byte). `beat` is called with the lines read
+    every 1,024 lines; by default `reading_beat(path)`, so a large file
+    (50 MB) says on stderr that it is being read."""
     header: dict[str, Any] | None = None
     events: list[dict[str, Any]] = []
     texts: list[str] = []
+    tick = reading_beat(path) if beat is None else beat
     for number, raw in enumerate(lines, start=1):
+        if not number % 1024:
+            tick(number)
         if isinstance(raw, bytes):
             try:
                 raw = raw.decode("utf-8")

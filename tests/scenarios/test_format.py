@@ -21,6 +21,7 @@ from scenarios.format import (
     header,
     parse,
     read,
+    reading_beat,
     sized_text,
     text_of,
     write,
@@ -365,3 +366,22 @@ def test_the_writer_writes_the_lowest_version_that_holds_the_events(
     write(written, path)
     assert json.loads(path.read_bytes().split(b"\n")[0])["format"] == version
     assert read(path).events == events
+
+
+def test_reading_a_large_file_says_so_on_stderr_at_most_every_10_s(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    times = iter([100.0, 103.0, 110.0, 112.0, 119.9, 120.7, 121.0])
+    beat = reading_beat("big.jsonl", clock=lambda: next(times))
+    for lines_read in (1024, 2048, 3072, 4096, 5120, 6144):
+        beat(lines_read)
+    assert capsys.readouterr().err == (
+        "  ... reading big.jsonl: 2048 lines (10 s)\n  ... reading big.jsonl: 5120 lines (21 s)\n"
+    )
+
+
+def test_parse_calls_its_beat_every_1024_lines() -> None:
+    called: list[int] = []
+    events = [{"event": "wait"}] * 3000
+    assert len(parse(lines(*events), beat=called.append).events) == 3000
+    assert called == [1024, 2048]
