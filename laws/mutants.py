@@ -1,20 +1,33 @@
 """`python -m laws.mutants`: the deliberate breaks of SPEC 9, each applied in a
 scratch copy of the project (never in the working tree), then its gate run
 there: the laws for a model break, the bridge on the committed corpus for an
-engine break. A break its gate does not catch is MISSED and fails the run.
-The copy holds the sources only, not the engine's C build (build/ is not
-part of the project), so an engine break runs as plain Python there."""
+engine break. Each break ends `caught` (by which laws or scenarios), `MISSED`
+(its gate passed), or `HARNESS ERROR` (the gate itself failed, or the break no
+longer applies to the sources): never counted as caught nor as missed.
+Exit 0 when every break is caught, 1 when one is missed, 2 on a harness error.
+
+`--first-catch` (for `make test`) stops each gate at its first catch: the laws
+with `--first-break`, the laws a break should break tried first; the corpus
+streamed and stopped at its first FAIL, the scenarios that should fail first.
+The full run names everything that catches each break.
+
+The copy holds the sources only, not the engine's C build (build/ is not part
+of the project), so an engine break runs as plain Python there."""
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,12 +37,15 @@ ROOT = Path(__file__).resolve().parent.parent
 @dataclass(frozen=True)
 class Break:
     """A deliberate break: in `path`, each `old` (which must occur exactly once)
-    becomes its `new`."""
+    becomes its `new`. `first`: what should catch it, tried first by
+    `--first-catch`: law names for a model break (gate "laws"), scenario globs
+    for an engine break (gate "bridge")."""
 
     name: str
     path: str
     edits: tuple[tuple[str, str], ...]
-    gate: str  # "laws" (a model break) or "bridge" (an engine break)
+    gate: str
+    first: tuple[str, ...]
 
 
 BREAKS = [
@@ -41,12 +57,14 @@ BREAKS = [
             ("count_plus_one = bits.increment(count)", "count_plus_one = count"),
         ),
         "laws",
+        ("fit_merges_most_due",),
     ),
     Break(
         "due without the shift (T for T + 1)",
         "model/due.py",
         (("count_plus_one = bits.increment(count)", "count_plus_one = count"),),
         "laws",
+        ("fit_merges_most_due",),
     ),
     Break(
         "pair levels swapped in the cross comparison",
@@ -58,18 +76,192 @@ BREAKS = [
             ),
         ),
         "laws",
+        ("fit_merges_most_due",),
     ),
     Break(
         "budget of push's length + 1 in push_agrees",
         "model/push.py",
         (("len(stack), order", "len(stack) + 1, order"),),
         "laws",
+        ("push_agrees",),
     ),
     Break(
         "merging into an unbuilt parent",
         "model/view.py",
         (("return is_pair(view, k) and built(nodes.parent(view[k]))", "return is_pair(view, k)"),),
         "laws",
+        ("fit_merges_built",),
+    ),
+    Break(
+        "ties broken toward the newest pair",
+        "model/view.py",
+        (("order(count, view[k], view[best])", "not order(count, view[best], view[k])"),),
+        "laws",
+        ("fit_merges_most_due",),
+    ),
+    Break(
+        "the compaction view merged down to CCEILING after a chat merge",
+        "model/cview.py",
+        (
+            (
+                "batch = views.fit_bytes(chat.view, count, tree, cfloor, chat.size)",
+                "batch = views.fit_bytes(chat.view, count, tree, cceiling, chat.size)",
+            ),
+        ),
+        "laws",
+        ("cview_follows_chat",),
+    ),
+    Break(
+        "ready merges ordered by (index, level)",
+        "model/queue.py",
+        (
+            (
+                "return a.level < b.level or (a.level == b.level and bits.less(a.index, b.index))",
+                "return bits.less(a.index, b.index) or (a.index == b.index and a.level < b.level)",
+            ),
+        ),
+        "laws",
+        ("queue_order",),
+    ),
+    Break(
+        "the render without its last newline before </chat>",
+        "model/render.py",
+        (('return f"<chat>\\n{rows}</chat>"', 'return f"<chat>\\n{rows[:-1]}</chat>"'),),
+        "laws",
+        ("render_bytes",),
+    ),
+    Break(
+        "a leaf allowed to start with AHEAD unbuilt leaves before it",
+        "model/queue.py",
+        (
+            ("queue.unbuilt.index(leaf) < ahead", "queue.unbuilt.index(leaf) <= ahead"),
+            ("queue.unbuilt[: constants.ahead]", "queue.unbuilt[: constants.ahead + 1]"),
+        ),
+        "laws",
+        ("ahead_bound",),
+    ),
+    Break(
+        "one call more than JOBS offered",
+        "model/queue.py",
+        (
+            ("room = constants.jobs - len(", "room = constants.jobs + 1 - len("),
+            ("len(queue.running) >= constants.jobs", "len(queue.running) > constants.jobs"),
+        ),
+        "laws",
+        ("jobs_bound",),
+    ),
+    Break(
+        "the failure cap one failure late",
+        "model/machine.py",
+        (("failed < state.constants.failures", "failed <= state.constants.failures"),),
+        "laws",
+        ("fail_cap_builds",),
+    ),
+    Break(
+        "a leaf's context stopping one message short",
+        "model/cview.py",
+        (
+            (
+                "return node.index if node.level == 0 else nodes.end(node)",
+                "return bits.sub(node.index, bits.ONE) if node.level == 0 and node.index "
+                "else nodes.end(node)",
+            ),
+        ),
+        "laws",
+        ("context_ends_at_node",),
+    ),
+    Break(
+        "the sawtooth's batch starting at CEILING reached",
+        "model/sawtooth.py",
+        (("size > ceiling", "size >= ceiling"),),
+        "laws",
+        ("cview_sawtooth",),
+    ),
+    Break(
+        "the line chooser going on after a follow-up as long as the best",
+        "model/line.py",
+        (
+            (
+                "texts.size(reply) >= texts.size(best)",
+                "texts.size(reply) > texts.size(best)",
+            ),
+        ),
+        "laws",
+        ("line_stops_when_not_shorter",),
+    ),
+    Break(
+        "trim_lines inert",
+        "model/machine.py",
+        (("if state.profile.trim_lines:", "if False:"),),
+        "laws",
+        ("trim_lines_trims",),
+    ),
+    Break(
+        "kind_words inert",
+        "model/machine.py",
+        (
+            (
+                "texts.message_line(state.profile.word(event.kind), event.text)",
+                "texts.message_line(event.kind, event.text)",
+            ),
+        ),
+        "laws",
+        ("kind_words_lead",),
+    ),
+    Break(
+        "need_first inert",
+        "model/queue.py",
+        (
+            ("if queue.waiting and profile.need_first:", "if queue.waiting:"),
+            (
+                "if queue.waiting and profile.need_first and node not in view:",
+                "if queue.waiting and node not in view:",
+            ),
+            ("    if not need_first:\n        return replace(queue, waiting=True)\n", ""),
+        ),
+        "laws",
+        ("no_need_first_stops_nothing",),
+    ),
+    Break(
+        "failure_cap inert",
+        "model/machine.py",
+        (
+            (
+                "if not state.profile.capped or failed < state.constants.failures:",
+                "if failed < state.constants.failures:",
+            ),
+        ),
+        "laws",
+        ("no_cap_keeps_trying",),
+    ),
+    Break(
+        "calls inert",
+        "model/machine.py",
+        (
+            (
+                "if state.profile.self_calls:\n                raise",
+                "if False:\n                raise",
+            ),
+            ("if state.profile.self_calls:\n        while", "if False:\n        while"),
+        ),
+        "laws",
+        ("self_starts_every_candidate",),
+    ),
+    Break(
+        "ahead_in_wait inert",
+        "model/queue.py",
+        (
+            (
+                "lifted = queue.waiting and not profile.ahead_in_wait\n    leaves",
+                "lifted = False\n    leaves",
+            ),
+            (
+                "lifted = queue.waiting and not profile.ahead_in_wait\n    if node",
+                "lifted = False\n    if node",
+            ),
+        ),
+        "laws",
+        ("wait_ignores_ahead", "queue_order"),
     ),
     Break(
         "due measured from the first message, in the engine",
@@ -81,6 +273,7 @@ BREAKS = [
             ),
         ),
         "bridge",
+        ("random_0*", "late_*"),
     ),
     Break(
         "the engine's batch merging to CEILING instead of FLOOR",
@@ -92,14 +285,84 @@ BREAKS = [
             ),
         ),
         "bridge",
+        ("random_0*", "late_*"),
     ),
     Break(
-        "ties broken toward the newest pair",
-        "model/view.py",
-        (("order(count, view[k], view[best])", "not order(count, view[best], view[k])"),),
-        "laws",
+        "the engine's line chooser going on after a follow-up as long as the best",
+        "impl/line.py",
+        (
+            (
+                "self.best is not None and size(reply) >= size(self.best)",
+                "self.best is not None and size(reply) > size(self.best)",
+            ),
+        ),
+        "bridge",
+        ("chooser_*",),
     ),
 ]
+
+GATES = ("laws", "bridge")
+CAUGHT, MISSED, HARNESS = "caught", "MISSED", "HARNESS ERROR"
+
+LAW_BROKEN = re.compile(r"^LAW BROKEN: (\w+)$", re.M)
+SCENARIO = re.compile(r"^\[\d+/\d+\] (\S+)\s+(\S+\.jsonl)", re.M)
+FIRST_FAIL = re.compile(r"^\[\d+/\d+\] FAIL ")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a gate said of a break: its verdict, what caught it, and for a
+    break not caught what the gate printed last (or what failed)."""
+
+    verdict: str
+    by: tuple[str, ...] = ()
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What a gate's process did: its exit code (None when it was stopped),
+    what it printed, and whether it was stopped at its first catch or timed out."""
+
+    code: int | None
+    output: str
+    stopped: bool = False
+    timed_out: bool = False
+
+
+def classify(gate: str, run: Gate) -> Outcome:
+    """The verdict on a break from its gate's run. The laws: exit 1 naming
+    broken laws is caught, exit 0 naming none is missed. The bridge: FAIL
+    scenarios with exit 1 (or a stop at the first FAIL) are caught, exit 0
+    with none is missed. Anything else is a harness error: a time-out, exit 2,
+    a HARNESS ERROR, a scenario the bridge could not check (FAULT, BAD,
+    ERROR), or an exit that disagrees with what was printed."""
+    tail = run.output[-3000:]
+    if run.timed_out:
+        return Outcome(HARNESS, why=f"the gate timed out\n{tail}")
+    if gate == "laws":
+        caught = tuple(LAW_BROKEN.findall(run.output))
+        if run.code == 2 or "HARNESS ERROR" in run.output:
+            return Outcome(HARNESS, caught, f"the laws run failed outside every law\n{tail}")
+    else:
+        seen = SCENARIO.findall(run.output)
+        faults = [
+            f"{status} {name}" for status, name in seen if status in ("FAULT", "BAD", "ERROR")
+        ]
+        if faults:
+            return Outcome(HARNESS, why=f"the bridge could not check {', '.join(faults)}\n{tail}")
+        caught = tuple(name for status, name in seen if status == "FAIL")
+        if run.stopped and caught:
+            return Outcome(CAUGHT, caught)
+    if run.code == 1 and caught:
+        return Outcome(CAUGHT, caught)
+    if run.code == 0 and not caught:
+        return Outcome(MISSED, why=tail)
+    return Outcome(HARNESS, caught, f"the gate exited {run.code} naming {len(caught)}\n{tail}")
+
+
+class Orphaned(Exception):
+    """A break's text is no longer in the sources (once)."""
 
 
 def scratch_copy(into: Path) -> Path:
@@ -120,66 +383,197 @@ def scratch_copy(into: Path) -> Path:
     return copy
 
 
-def apply(copy: Path, mutation: Break) -> None:
-    path = copy / mutation.path
-    text = path.read_text(encoding="utf-8")
+def applied(text: str, mutation: Break) -> str:
+    """`text` with the break's edits made; Orphaned when an edit's text does
+    not occur exactly once."""
     for old, new in mutation.edits:
         if text.count(old) != 1:
-            raise SystemExit(
-                f"mutants: {mutation.path} no longer holds {old!r} once; "
+            raise Orphaned(
+                f"{mutation.path} holds {old!r} {text.count(old)} times, not once: "
                 f"update the break {mutation.name!r} in laws/mutants.py"
             )
         text = text.replace(old, new)
-    path.write_text(text, encoding="utf-8")
+    return text
 
 
-def run_gate(copy: Path, mutation: Break, profile: str) -> tuple[list[str], str]:
-    """Run the break's gate in the copy: the laws for a model break (the names
-    of the broken laws), the bridge on the corpus for an engine break (the
-    scenarios that diverge)."""
-    env = dict(os.environ, PYTHONPATH=str(copy), PYTHONHASHSEED="0")
-    if mutation.gate == "laws":
-        command = ["-m", "laws", "--profile", profile]
-        pattern = r"^LAW BROKEN: (\w+)$"
-    else:
-        command = ["-m", "bridge", "corpus", "--engine", "impl", "--without-model"]
-        pattern = r"^\[\d+/\d+\] FAIL (\S+)"
-    done = subprocess.run(
+def apply(copy: Path, mutation: Break) -> None:
+    path = copy / mutation.path
+    path.write_text(applied(path.read_text(encoding="utf-8"), mutation), encoding="utf-8")
+
+
+def run_process(command: list[str], copy: Path, seconds: float, stop: bool) -> Gate:
+    """Run a gate's command in the copy, in its own process group, reading
+    what it prints as it comes; with `stop`, kill the group at the first FAIL
+    line. The group is killed too when it runs past `seconds`."""
+    env = dict(os.environ, PYTHONPATH=str(copy), PYTHONHASHSEED="0", OPTCHAT_PURE="1")
+    process = subprocess.Popen(
         [sys.executable, *command],
         cwd=copy,
         env=env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
-        timeout=1800,
+        start_new_session=True,
     )
-    caught = re.findall(pattern, done.stdout, flags=re.M)
-    return caught, done.stdout + done.stderr
+    expired = threading.Event()
+
+    def kill() -> None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def expire() -> None:
+        expired.set()
+        kill()
+
+    timer = threading.Timer(seconds, expire)
+    timer.start()
+    lines: list[str] = []
+    stopped = False
+    assert process.stdout is not None
+    try:
+        for line in process.stdout:
+            lines.append(line)
+            if stop and FIRST_FAIL.match(line):
+                stopped = True
+                kill()
+                break
+        process.stdout.close()
+        code = process.wait()
+    finally:
+        timer.cancel()
+    kill()  # a worker the gate left behind
+    return Gate(None if stopped else code, "".join(lines), stopped, expired.is_set())
+
+
+def ordered_scenarios(copy: Path, first: tuple[str, ...]) -> list[str]:
+    """The corpus's scenarios, those matching a `first` glob first."""
+    paths = sorted((copy / "scenarios" / "corpus").glob("*.jsonl"))
+    early = [p for p in paths if any(fnmatch.fnmatch(p.name, g) for g in first)]
+    return [str(p) for p in early + [p for p in paths if p not in early]]
+
+
+def attempts(copy: Path, mutation: Break, profile: str, first_catch: bool) -> list[list[str]]:
+    """The gate's commands, tried in turn while the break is missed: under
+    `first_catch` the laws it should break, then every law."""
+    if mutation.gate == "bridge":
+        corpus = ["-m", "bridge", "corpus", "--engine", "impl", "--jobs", "1"]
+        return [corpus + ordered_scenarios(copy, mutation.first) if first_catch else corpus]
+    laws = ["-m", "laws", "--profile", profile]
+    if not first_catch:
+        return [laws]
+    laws.append("--first-break")
+    return [[*laws, "--only", *mutation.first], laws]
+
+
+@dataclass(frozen=True)
+class Result:
+    mutation: Break
+    outcome: Outcome
+    seconds: float
+
+
+def run_break(mutation: Break, profile: str, first_catch: bool, timeout: float) -> Result:
+    """Plant the break in a scratch copy and run its gate there."""
+    began = time.perf_counter()
+    outcome = Outcome(MISSED)
+    with tempfile.TemporaryDirectory(prefix="optchat-mutant-") as scratch:
+        copy = scratch_copy(Path(scratch))
+        try:
+            apply(copy, mutation)
+        except Orphaned as error:
+            outcome = Outcome(HARNESS, why=str(error))
+        else:
+            for command in attempts(copy, mutation, profile, first_catch):
+                stop = first_catch and mutation.gate == "bridge"
+                outcome = classify(mutation.gate, run_process(command, copy, timeout, stop))
+                if outcome.verdict != MISSED:
+                    break
+    return Result(mutation, outcome, time.perf_counter() - began)
+
+
+def shown(names: tuple[str, ...], most: int) -> str:
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def report_line(result: Result) -> str:
+    outcome = result.outcome
+    line = f"{outcome.verdict:<13} {result.mutation.name} ({result.seconds:.0f} s)"
+    if outcome.verdict == CAUGHT:
+        return f"{line} by {shown(outcome.by, 6)}"
+    return f"{line}\n    " + outcome.why.replace("\n", "\n    ")
+
+
+def table(results: list[Result]) -> str:
+    width = max(len(r.mutation.name) for r in results)
+    rows = [f"{'break':<{width}}  {'gate':<6}  {'outcome':<13}  {'s':>4}  caught by"]
+    for r in results:
+        by = shown(r.outcome.by, 8 if r.mutation.gate == "bridge" else 99)
+        rows.append(
+            f"{r.mutation.name:<{width}}  {r.mutation.gate:<6}  {r.outcome.verdict:<13}  "
+            f"{r.seconds:4.0f}  {by}"
+        )
+    return "\n".join(rows)
+
+
+def run_all(chosen: list[Break], args: argparse.Namespace) -> list[Result]:
+    """Run the breaks `args.jobs` at a time, a line for each as it ends and,
+    every 10 s without one, which are still running."""
+    results: list[Result] = []
+    began: dict[str, float] = {}
+
+    def one(mutation: Break) -> Result:
+        began[mutation.name] = time.perf_counter()
+        return run_break(mutation, args.profile, args.first_catch, args.timeout)
+
+    with ThreadPoolExecutor(args.jobs) as pool:
+        running: set[Future[Result]] = {pool.submit(one, m) for m in chosen}
+        while running:
+            done, running = wait(running, timeout=10, return_when=FIRST_COMPLETED)
+            for future in done:
+                results.append(future.result())
+                print(report_line(results[-1]), flush=True)
+            if not done:
+                now = time.perf_counter()
+                names = [m.name for m in chosen if m.name in began]
+                late = [n for n in names if n not in {r.mutation.name for r in results}]
+                print(
+                    "  ... running: " + "; ".join(f"{n} ({now - began[n]:.0f} s)" for n in late),
+                    file=sys.stderr,
+                    flush=True,
+                )
+    order = {m.name: k for k, m in enumerate(chosen)}
+    return sorted(results, key=lambda r: order[r.mutation.name])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m laws.mutants", description=__doc__)
-    parser.add_argument("--profile", default="ci")
-    parser.add_argument("--only", nargs="*", default=None, help="names (substrings) of breaks")
+    parser.add_argument("--profile", choices=("ci", "deep"), default="ci")
+    parser.add_argument("--only", nargs="+", metavar="TEXT", help="breaks whose name holds TEXT")
+    parser.add_argument("--first-catch", action="store_true", help="stop each gate at a catch")
+    parser.add_argument("--jobs", type=int, default=2, help="breaks run at once (default 2)")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds per gate run")
     args = parser.parse_args(argv)
-    missed = 0
+    if args.jobs < 1:
+        parser.error("--jobs is at least 1")
     chosen = [b for b in BREAKS if args.only is None or any(o in b.name for o in args.only)]
-    for mutation in chosen:
-        began = time.perf_counter()
-        with tempfile.TemporaryDirectory(prefix="optchat-mutant-") as scratch:
-            copy = scratch_copy(Path(scratch))
-            apply(copy, mutation)
-            broken, output = run_gate(copy, mutation, args.profile)
-        seconds = time.perf_counter() - began
-        if broken:
-            shown = ", ".join(broken[:8]) + (
-                f" and {len(broken) - 8} more" if len(broken) > 8 else ""
-            )
-            print(f"caught  {mutation.name} ({seconds:.0f} s) by {shown}", flush=True)
-        else:
-            missed += 1
-            print(f"MISSED  {mutation.name} ({seconds:.0f} s)\n{output[-2000:]}", flush=True)
-    print(f"{len(chosen) - missed} of {len(chosen)} deliberate breaks caught")
-    return 1 if missed else 0
+    if not chosen:
+        parser.error(f"no break's name holds {' or '.join(map(repr, args.only))}")
+    began = time.perf_counter()
+    results = run_all(chosen, args)
+    print(f"\n{table(results)}\n")
+    missed = [r.mutation.name for r in results if r.outcome.verdict == MISSED]
+    errors = [r.mutation.name for r in results if r.outcome.verdict == HARNESS]
+    caught = len(results) - len(missed) - len(errors)
+    summary = f"{caught} of {len(results)} deliberate breaks caught"
+    if missed:
+        summary += f"; MISSED: {'; '.join(missed)}"
+    if errors:
+        summary += f"; HARNESS ERROR: {'; '.join(errors)}"
+    print(f"{summary} ({time.perf_counter() - began:.0f} s)")
+    return 2 if errors else 1 if missed else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,157 @@
+"""`python -m laws.mutants`: the three outcomes from what a gate printed and
+how it exited, every break still planted in today's sources, gates stopped at
+their first catch or at a time-out, and one real run of two cheap breaks."""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from pathlib import Path
+
+import pytest
+
+from laws import mutants
+from laws.all import all_laws
+from laws.mutants import CAUGHT, HARNESS, MISSED, Break, Gate, classify
+
+LAWS_HOLD = "law  result\nview_covers  holds\nALL 47 LAWS HOLD (60.0 s, profile ci)\n"
+LAWS_BROKEN = (
+    "law  result\nrender_bytes  BROKEN\n\nLAW BROKEN: render_bytes\n  says: the render is\n"
+    "\nLAW BROKEN: context_render_bytes\n  says: a node's context\n"
+    "\n2 of 47 laws BROKEN, 0 lock problems (9.0 s)\n"
+)
+CORPUS_AGREES = "[1/2] ok   a.jsonl (0.1 s, 0 s in all)\n[2/2] ok   b.jsonl (0.1 s, 0 s in all)\n"
+
+
+def corpus_with(status: str) -> str:
+    return (
+        f"[1/2] ok   a.jsonl (0.1 s, 0 s in all)\n[2/2] {status:<4} b.jsonl (0.2 s, 0 s in all)\n"
+    )
+
+
+def test_laws_naming_broken_laws_with_exit_1_catch_the_break() -> None:
+    outcome = classify("laws", Gate(1, LAWS_BROKEN))
+    assert outcome.verdict == CAUGHT
+    assert outcome.by == ("render_bytes", "context_render_bytes")
+
+
+def test_laws_that_all_hold_miss_the_break() -> None:
+    outcome = classify("laws", Gate(0, LAWS_HOLD))
+    assert (outcome.verdict, outcome.by) == (MISSED, ())
+    assert "ALL 47 LAWS HOLD" in outcome.why
+
+
+@pytest.mark.parametrize(
+    "gate",
+    [
+        Gate(2, "law  result\n\nHARNESS ERROR: the histories failed outside every law:\n"),
+        Gate(1, LAWS_BROKEN + "\nHARNESS ERROR (3.0 s)\n"),
+        Gate(2, "laws: no law is named nothing\n"),
+        Gate(1, "law  result\n\nLAWS.lock: law x changed\n0 of 47 laws BROKEN, 1 lock problems\n"),
+        Gate(0, LAWS_BROKEN),
+        Gate(-9, LAWS_BROKEN),
+        Gate(None, "", timed_out=True),
+    ],
+    ids=["harness", "broken-and-harness", "usage", "lock-only", "exit-0-naming", "killed", "time"],
+)
+def test_a_laws_gate_that_failed_itself_is_a_harness_error(gate: Gate) -> None:
+    assert classify("laws", gate).verdict == HARNESS
+
+
+def test_a_failing_scenario_catches_an_engine_break() -> None:
+    assert classify("bridge", Gate(1, corpus_with("FAIL"))) == mutants.Outcome(CAUGHT, ("b.jsonl",))
+    stopped = Gate(None, "[1/2] FAIL a.jsonl (0.1 s, 0 s in all)\n", stopped=True)
+    assert classify("bridge", stopped) == mutants.Outcome(CAUGHT, ("a.jsonl",))
+
+
+def test_a_corpus_that_agrees_misses_the_break() -> None:
+    assert classify("bridge", Gate(0, CORPUS_AGREES + "ALL 2 SCENARIOS AGREE\n")).verdict == MISSED
+
+
+@pytest.mark.parametrize("status", ["FAULT", "BAD", "ERROR"])
+def test_a_scenario_the_bridge_could_not_check_is_a_harness_error(status: str) -> None:
+    outcome = classify("bridge", Gate(2, corpus_with(status)))
+    assert outcome.verdict == HARNESS
+    assert f"{status} b.jsonl" in outcome.why
+    # Even beside a FAIL: the gate did not run whole.
+    mixed = corpus_with(status) + "[3/3] FAIL c.jsonl (0.1 s, 0 s in all)\n"
+    assert classify("bridge", Gate(2, mixed)).verdict == HARNESS
+
+
+@pytest.mark.parametrize(
+    "gate",
+    [Gate(1, CORPUS_AGREES), Gate(0, corpus_with("FAIL")), Gate(None, "", timed_out=True)],
+    ids=["exit-1-naming-none", "exit-0-naming", "time"],
+)
+def test_a_bridge_gate_whose_exit_disagrees_is_a_harness_error(gate: Gate) -> None:
+    assert classify("bridge", gate).verdict == HARNESS
+
+
+@pytest.mark.parametrize("mutation", mutants.BREAKS, ids=lambda b: b.name)
+def test_every_break_is_planted_in_todays_sources(mutation: Break) -> None:
+    text = (mutants.ROOT / mutation.path).read_text(encoding="utf-8")
+    for old, new in mutation.edits:
+        assert text.count(old) == 1, f"{mutation.path} holds {old!r} {text.count(old)} times"
+        assert old != new
+    assert mutants.applied(text, mutation) != text
+
+
+def test_what_should_catch_each_break_exists() -> None:
+    laws = {law.name for law in all_laws()}
+    scenarios = [p.name for p in (mutants.ROOT / "scenarios" / "corpus").glob("*.jsonl")]
+    for mutation in mutants.BREAKS:
+        assert mutation.gate in mutants.GATES
+        assert mutation.path.startswith("model/" if mutation.gate == "laws" else "impl/")
+        assert mutation.first, mutation.name
+        for name in mutation.first:
+            if mutation.gate == "laws":
+                assert name in laws, f"{mutation.name}: no law {name}"
+            else:
+                assert fnmatch.filter(scenarios, name), f"{mutation.name}: no scenario {name}"
+    assert len({b.name for b in mutants.BREAKS}) == len(mutants.BREAKS)
+
+
+def test_a_break_whose_text_is_gone_is_a_harness_error_naming_it() -> None:
+    gone = Break("a break of code long gone", "model/due.py", (("no such text", "x"),), "laws", ())
+    result = mutants.run_break(gone, "ci", first_catch=True, timeout=60)
+    assert result.outcome.verdict == HARNESS
+    assert "a break of code long gone" in result.outcome.why
+    assert "0 times" in result.outcome.why
+
+
+def test_the_first_fail_stops_the_gate(tmp_path: Path) -> None:
+    script = (
+        "import time\n"
+        "print('[1/3] ok   a.jsonl (0.1 s, 0 s in all)', flush=True)\n"
+        "print('[2/3] FAIL b.jsonl (0.1 s, 0 s in all)', flush=True)\n"
+        "time.sleep(60)\n"
+        "print('[3/3] FAIL c.jsonl (0.1 s, 60 s in all)', flush=True)\n"
+    )
+    began = time.monotonic()
+    gate = mutants.run_process(["-c", script], tmp_path, 30, stop=True)
+    assert time.monotonic() - began < 10
+    assert (gate.stopped, gate.timed_out, gate.code) == (True, False, None)
+    assert classify("bridge", gate) == mutants.Outcome(CAUGHT, ("b.jsonl",))
+
+
+def test_a_gate_past_its_time_is_killed_and_a_harness_error(tmp_path: Path) -> None:
+    script = "import time\nprint('ALL 47 LAWS HOLD', flush=True)\ntime.sleep(60)\n"
+    began = time.monotonic()
+    gate = mutants.run_process(["-c", script], tmp_path, 1, stop=False)
+    assert time.monotonic() - began < 10
+    assert gate.timed_out
+    assert classify("laws", gate).verdict == HARNESS
+
+
+def test_two_cheap_breaks_are_caught_by_what_should_catch_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    wanted = ["render without its last newline", "engine's line chooser"]
+    assert mutants.main(["--first-catch", "--jobs", "2", "--only", *wanted]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split(" (")[0]: line for line in out.splitlines() if line.startswith(CAUGHT)}
+    render = lines[f"{CAUGHT:<13} the render without its last newline before </chat>"]
+    assert render.endswith("by render_bytes")
+    chooser = next(line for name, line in lines.items() if "engine's line chooser" in name)
+    assert "by chooser_" in chooser
+    assert out.rstrip().splitlines()[-1].startswith("2 of 2 deliberate breaks caught")
