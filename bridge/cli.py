@@ -8,6 +8,7 @@
   expect [PATH ...]   make the committed transcripts again (the corpus version)
   show FILE           a scenario, and a divergence, as one HTML page
   laws [...]          the laws of SPEC 8 (needs the `laws` extra)
+  files               where SPEC.md, PROTOCOL.md, the schemas and the corpus are
 
 An engine (--engine) is `model`, `impl`, or a command speaking
 bridge/PROTOCOL.md. Exit codes, the same for every command: 0 agree (or
@@ -28,9 +29,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bridge import __version__, fuzz, kit, report, show
 from bridge import corpus as corpora
 from bridge import expect as expected
-from bridge import report, show
 from bridge.compare import add_states, diverges, run, shrink
 from bridge.corpus import Options, exchanges, expected_path, make_engine, profile_of
 from bridge.engines import EngineFault, ModelEngine
@@ -257,6 +258,12 @@ def expect(args: argparse.Namespace) -> int:
     return 0
 
 
+def files(args: argparse.Namespace) -> int:
+    for what, path in kit.documents().items():
+        print(f"{what + ':':<22} {path}")
+    return 0
+
+
 def laws(rest: list[str]) -> int:
     try:
         from laws.__main__ import main as laws_main
@@ -271,6 +278,11 @@ def laws(rest: list[str]) -> int:
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="python -m bridge", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    top.add_argument(
+        "--version",
+        action="version",
+        version=f"optchat-spec {__version__} (corpus version {corpus_version()})",
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -317,7 +329,9 @@ def parser() -> argparse.ArgumentParser:
     run_expect.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
 
     show.add_parser(commands)
+    fuzz.add_parser(commands, engine_options)
     commands.add_parser("laws", help="the laws of SPEC 8 (python -m laws --help)", add_help=False)
+    commands.add_parser("files", help="where the kit's documents and data are")
     return top
 
 
@@ -335,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         "compare": compare,
         "replay": replay,
         "expect": expect,
+        "files": files,
     }
     try:
         if args.command in command:
