@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export PYTHONPATH := $(CURDIR)
 export PYTHONHASHSEED := 0
 
-.PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean
+.PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean crash
 
 ENGINE := build/engine/impl/SOURCES
 
@@ -71,6 +71,11 @@ corpus: venv
 # Every benchmark as ratios measured in one run; see BENCHMARKS.md.
 bench: venv engine
 	$(PY) -m bench
+
+# The long crash test (SPEC 6), outside `make test`: 100 SIGKILLs with the
+# compactor running, some on a full disk (README, "Crash test").
+crash: venv
+	$(PY) -m tests.impl.crash_long --kills 100
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build
