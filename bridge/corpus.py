@@ -25,6 +25,7 @@ from typing import Any
 from bridge import transcript
 from bridge.compare import MISSING, Divergence, add_states, run
 from bridge.engines import Engine, EngineFault, ModelEngine, ProcessEngine, engine
+from bridge.kit import SCENARIOS
 from bridge.observe import PROTOCOL_1
 from bridge.profile import SPEC, agreement, key
 from bridge.stream import Exchange, from_model, from_transcript
@@ -38,10 +39,9 @@ from scenarios.format import (
     uses_version_2,
 )
 
-HERE = Path(__file__).resolve().parent.parent / "scenarios"
-CORPUS = HERE / "corpus"
-EXPECTED = HERE / "expected"
-PROFILES = HERE / "profiles"
+CORPUS = SCENARIOS / "corpus"
+EXPECTED = SCENARIOS / "expected"
+PROFILES = SCENARIOS / "profiles"
 
 
 def files(targets: list[Path] | None = None) -> list[Path]:

@@ -1,0 +1,35 @@
+"""Where the kit's documents and data are (`optchat-spec files`), in a clone
+and in an installed copy alike: each is found beside the package that carries
+it, never relative to the current directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import scenarios
+
+BRIDGE = Path(__file__).resolve().parent
+SCENARIOS = Path(scenarios.__file__).resolve().parent
+
+
+def spec() -> Path:
+    """SPEC.md: `bridge/SPEC.md` in a wheel (setup.py copies it there), the
+    project root's in a clone."""
+    packaged = BRIDGE / "SPEC.md"
+    return packaged if packaged.is_file() else BRIDGE.parent / "SPEC.md"
+
+
+def documents() -> dict[str, Path]:
+    """Each document and data folder of the kit, by what it is."""
+    return {
+        "spec": spec(),
+        "protocol": BRIDGE / "PROTOCOL.md",
+        "scenario format": SCENARIOS / "README.md",
+        "scenario schema": SCENARIOS / "schema.json",
+        "transcript schema": SCENARIOS / "transcript.schema.json",
+        "answer schema": BRIDGE / "answer.schema.json",
+        "corpus": SCENARIOS / "corpus",
+        "expected transcripts": SCENARIOS / "expected",
+        "corpus version": SCENARIOS / "expected" / "CORPUS.json",
+        "engine profiles": SCENARIOS / "profiles",
+    }
