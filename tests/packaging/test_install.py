@@ -1,0 +1,260 @@
+"""The kit as its users install it. The wheel, built from a copy of the
+project, holds the five packages with their data (the corpus, its
+transcripts and version, the profiles, the schemas, PROTOCOL.md, SPEC.md)
+and declares no dependency. Installed with nothing else into a fresh
+virtual environment, its `optchat-spec` command replays the bundled corpus
+against `impl.protocol` from an empty directory, writes a JUnit report that
+a JUnit parser reads, and takes a known-failures list both ways; and
+docs/ci-local.sh, run as a downstream project runs it, does the same."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bridge.corpus import expected_path
+from tests.bridge.test_corpus_cli import copy_corpus, tamper
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = sorted(p.stem for p in (ROOT / "scenarios" / "corpus").glob("*.jsonl"))
+TRANSCRIPTS = sorted(
+    str(p.relative_to(ROOT)) for p in (ROOT / "scenarios" / "expected").rglob("*.jsonl.gz")
+)
+NOT_SHIPPED = shutil.ignore_patterns(
+    ".git", ".venv", "build", "__pycache__", "*.egg-info", ".*_cache", ".hypothesis*", "optchat-*"
+)
+
+
+def changelog_version() -> str:
+    """The newest version CHANGELOG.md names (`## 0.2.0: ...`)."""
+    found = re.search(r"^## (\d+\.\d+\.\d+)", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert found, "CHANGELOG.md names no version"
+    return found.group(1)
+
+
+def corpus_version() -> int:
+    held = json.loads((ROOT / "scenarios" / "expected" / "CORPUS.json").read_text())
+    return int(held["version"])
+
+
+@dataclass(frozen=True)
+class Installed:
+    wheel: Path
+    venv: Path
+    empty: Path
+    """An empty directory to run the command from."""
+    env: dict[str, str]
+    """The environment without the project on PYTHONPATH."""
+
+    @property
+    def python(self) -> Path:
+        return self.venv / "bin" / "python"
+
+    @property
+    def engine(self) -> str:
+        return f"{self.python} -m impl.protocol"
+
+    def run(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.venv / "bin" / "optchat-spec"), *args],
+            cwd=cwd or self.empty,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The wheel built from a copy of the project (so nothing is written into
+    the tree), installed into a fresh virtual environment that has no pip,
+    with pip told to look in no index: a declared dependency would fail it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_", "OPTCHAT"))}
+    source = tmp_path_factory.mktemp("clone") / "optchat-spec"
+    shutil.copytree(ROOT, source, ignore=NOT_SHIPPED)
+    dist = tmp_path_factory.mktemp("dist")
+    pip = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check"]
+    built = subprocess.run(
+        [*pip, "wheel", str(source), "--no-deps", "--no-build-isolation", "--no-index", "-w", dist],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, (
+        "the wheel was not built (this needs setuptools>=77 from requirements.lock, as after "
+        f"`make venv`):\n{built.stdout}{built.stderr}"
+    )
+    (wheel,) = dist.glob("optchat_spec-*.whl")
+    venv = tmp_path_factory.mktemp("venv") / "v"
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "venv", "--without-pip", str(venv)],
+            env=env,
+            capture_output=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError) as error:
+        pytest.skip(f"a virtual environment cannot be made here: {error}")
+    python = venv / "bin" / "python"
+    done = subprocess.run(
+        [*pip, "--python", str(python), "install", "--no-index", "--no-cache-dir", str(wheel)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, f"not installed without any other package:\n{done.stderr}"
+    return Installed(wheel, venv, tmp_path_factory.mktemp("empty"), env)
+
+
+def test_the_wheel_holds_the_packages_and_their_data(installed: Installed) -> None:
+    with zipfile.ZipFile(installed.wheel) as wheel:
+        names = set(wheel.namelist())
+        info = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        metadata = wheel.read(info).decode()
+        entry_points = wheel.read(info.replace("METADATA", "entry_points.txt")).decode()
+        spec = wheel.read("bridge/SPEC.md")
+    top = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert top == {"model", "laws", "impl", "bridge", "scenarios"}
+    assert {f"scenarios/corpus/{s}.jsonl" for s in SCENARIOS} <= names
+    assert set(TRANSCRIPTS) <= names and len(TRANSCRIPTS) >= 2 * len(SCENARIOS)
+    for data in (
+        "scenarios/expected/CORPUS.json",
+        "scenarios/profiles/deviant.json",
+        "scenarios/schema.json",
+        "scenarios/transcript.schema.json",
+        "scenarios/README.md",
+        "bridge/answer.schema.json",
+        "bridge/PROTOCOL.md",
+        "laws/LAWS.lock",
+        "laws/proofs/push_bounded.py",
+    ):
+        assert data in names, data
+    assert spec == (ROOT / "SPEC.md").read_bytes()
+    assert f"\nVersion: {changelog_version()}\n" in metadata
+    assert "License-Expression: MIT" in metadata or "License: MIT" in metadata
+    # Every declared requirement belongs to an extra: the runner needs none.
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    assert requires and all("extra ==" in line for line in requires), requires
+    assert re.search(r"^optchat-spec = bridge\.cli:main$", entry_points, re.M)
+
+
+def test_the_installed_command_agrees_on_the_bundled_corpus(installed: Installed) -> None:
+    began = time.monotonic()
+    done = installed.run(
+        "corpus", "--engine", installed.engine, "--jobs", "2", "--junit-xml", "out.xml"
+    )
+    seconds = time.monotonic() - began
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert f"ALL {len(SCENARIOS)} SCENARIOS AGREE" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+    suite = ET.parse(installed.empty / "out.xml").getroot()
+    cases = list(suite.iter("testcase"))
+    assert len(cases) == len(SCENARIOS) >= 29
+    assert sorted(case.get("name", "") for case in cases) == SCENARIOS
+    assert suite.get("failures") == "0" and suite.get("errors") == "0"
+    assert not [case for case in cases if list(case)], "a case failed, erred or was skipped"
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert properties["corpus_version"] == str(corpus_version())
+    print(f"the whole corpus through the installed command: {seconds:.1f} s")
+
+
+def test_the_installed_command_runs_from_its_own_packages(installed: Installed) -> None:
+    site = installed.venv / "lib"
+    where = subprocess.run(
+        [str(installed.python), "-c", "import bridge, impl, model, scenarios, laws; print(bridge)"],
+        cwd=installed.empty,
+        env=installed.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert str(site) in where.stdout, where.stdout
+    version = installed.run("--version")
+    assert version.stdout.strip() == (
+        f"optchat-spec {changelog_version()} (corpus version {corpus_version()})"
+    )
+    listed = installed.run("files")
+    assert listed.returncode == 0, listed.stderr
+    paths = {
+        what: Path(path.strip())
+        for what, _, path in (line.partition(":") for line in listed.stdout.splitlines())
+    }
+    assert paths and all(path.is_relative_to(site) and path.exists() for path in paths.values())
+    assert paths["spec"].read_bytes() == (ROOT / "SPEC.md").read_bytes()
+    assert paths["protocol"].read_bytes() == (ROOT / "bridge" / "PROTOCOL.md").read_bytes()
+    # The laws are an extra: without it, a usage error naming it, no traceback.
+    laws = installed.run("laws")
+    assert laws.returncode == 2 and "`laws` extra" in laws.stderr
+    assert "Traceback" not in laws.stdout + laws.stderr
+
+
+def test_known_failures_both_ways_from_the_installed_command(
+    installed: Installed, tmp_path: Path
+) -> None:
+    known = tmp_path / "known-failures.txt"
+    known.write_text("zoom_1  # listed, but it agrees\n")
+    done = installed.run(
+        "corpus", "--engine", installed.engine, "--only", "zoom_1", "--known-failures", str(known)
+    )
+    assert done.returncode == 1 and "UNEXPECTED PASS" in done.stdout, done.stdout + done.stderr
+
+    folder = copy_corpus(tmp_path, ["random_00", "zoom_1"])
+    tamper(expected_path(folder / "random_00.jsonl"))
+    known.write_text("# a transcript tampered on purpose\nrandom_00\n")
+    done = installed.run(
+        "corpus",
+        str(folder),
+        "--engine",
+        installed.engine,
+        "--known-failures",
+        str(known),
+        "--junit-xml",
+        str(tmp_path / "known.xml"),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ALL 2 SCENARIOS AGREE, 1 known failures fail as listed" in done.stdout
+    suite = ET.parse(tmp_path / "known.xml").getroot()
+    skipped = {case.get("name"): case.find("skipped") for case in suite.iter("testcase")}
+    assert skipped["zoom_1"] is None and skipped["random_00"] is not None
+    assert "expected failure" in (skipped["random_00"].get("message") or "")
+
+
+def test_the_local_ci_script_runs_the_corpus(installed: Installed, tmp_path: Path) -> None:
+    """docs/ci-local.sh with the environment already installed (a downstream
+    project's second run): it builds, replays, and leaves both reports."""
+    (tmp_path / "conformance").mkdir()
+    (tmp_path / "conformance" / "known-failures.txt").write_text("# none yet\n")
+    env = {
+        **installed.env,
+        "ENGINE": installed.engine,
+        "BUILD": "echo built > built.txt",
+        "OPTCHAT_SPEC_VENV": str(installed.venv),
+    }
+    done = subprocess.run(
+        ["bash", str(ROOT / "docs" / "ci-local.sh"), "--only", "zoom_*", "--jobs", "2"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    zooms = [s for s in SCENARIOS if s.startswith("zoom_")]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "built.txt").read_text() == "built\n"
+    assert f"ALL {len(zooms)} SCENARIOS AGREE" in done.stdout
+    suite = ET.parse(tmp_path / "reports" / "optchat-spec.xml").getroot()
+    assert sorted(case.get("name", "") for case in suite.iter("testcase")) == zooms
+    report = json.loads((tmp_path / "reports" / "optchat-spec.json").read_text())
+    assert report["counts"] == {"ok": len(zooms)}
