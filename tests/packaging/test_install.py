@@ -31,6 +31,8 @@ SCENARIOS = sorted(p.stem for p in (ROOT / "scenarios" / "corpus").glob("*.jsonl
 TRANSCRIPTS = sorted(
     str(p.relative_to(ROOT)) for p in (ROOT / "scenarios" / "expected").rglob("*.jsonl.gz")
 )
+pytestmark = pytest.mark.xdist_group("installed")
+"""One wheel and one environment for the module, under `pytest -n --dist loadgroup` too."""
 NOT_SHIPPED = shutil.ignore_patterns(
     ".git", ".venv", "build", "__pycache__", "*.egg-info", ".*_cache", ".hypothesis*", "optchat-*"
 )
@@ -80,7 +82,8 @@ class Installed:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     """The wheel built from a copy of the project (so nothing is written into
     the tree), installed into a fresh virtual environment that has no pip,
-    with pip told to look in no index: a declared dependency would fail it."""
+    with pip told to look in no index: a declared dependency would fail it,
+    and nothing but the kit may land there."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_", "OPTCHAT"))}
     source = tmp_path_factory.mktemp("clone") / "optchat-spec"
     shutil.copytree(ROOT, source, ignore=NOT_SHIPPED)
@@ -115,6 +118,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
         text=True,
     )
     assert done.returncode == 0, f"not installed without any other package:\n{done.stderr}"
+    (site,) = venv.glob("lib/python*/site-packages")
+    # Nothing but the kit itself was installed.
+    assert [p.name.split("-")[0] for p in site.glob("*.dist-info")] == ["optchat_spec"]
     return Installed(wheel, venv, tmp_path_factory.mktemp("empty"), env)
 
 
