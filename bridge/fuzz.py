@@ -49,11 +49,13 @@ class Diverged(Exception):
 
 @dataclass
 class Found:
-    """A diverging scenario, and when it was found."""
+    """A diverging history: its events up to the divergence, how many it had,
+    and when it was found."""
 
     scenario: Scenario
     divergence: Divergence
     seconds: float
+    generated: int
 
 
 def size_of(scenario: Scenario) -> tuple[int, int]:
@@ -100,8 +102,8 @@ class Fuzzer:
         return self.first.seconds + self.shrink_seconds - self.seconds()
 
     def shrink_over(self) -> bool:
-        """Whether Hypothesis's part of the shrinking budget (a third) is spent."""
-        return self.first is not None and self.shrinking_left() < self.shrink_seconds * 2 / 3
+        """Whether Hypothesis's part of the shrinking budget (a quarter) is spent."""
+        return self.first is not None and self.shrinking_left() < self.shrink_seconds * 3 / 4
 
     def beat(self, _answers: int = 0) -> None:
         """A progress line on stderr, at most every BEAT_SECONDS."""
@@ -168,9 +170,9 @@ class Fuzzer:
             raise Halt from None
         if found is None:
             return
-        here = Found(scenario, found, self.seconds())
+        here = Found(cut(scenario, found), found, self.seconds(), len(scenario.events))
         self.first = self.first or here
-        if self.best is None or size_of(scenario) < size_of(self.best.scenario):
+        if self.best is None or size_of(here.scenario) < size_of(self.best.scenario):
             self.best = here
         raise Diverged
 
@@ -199,6 +201,110 @@ def marked(scenario: Scenario, profile: Profile) -> Scenario:
         plain,
         events=[{**e, "refused": rules[k]} if k in rules else e for k, e in enumerate(events)],
     )
+
+
+LOWEST = {"floor": 0, "cfloor": 0, "node": 4}
+"""The smallest value of each constant shrinking tries (1 for the others not
+listed; a ceiling not below its floor)."""
+
+SHRUNK_CONSTANTS = ("floor", "ceiling", "cfloor", "cceiling", "node")
+SHRUNK_CONSTANTS += ("jobs", "ahead", "tries", "failures")
+
+
+def smaller_constants(
+    scenario: Scenario, still: Callable[[Scenario], bool], deadline: float
+) -> Scenario:
+    """The scenario with each constant as small as found while `still` holds
+    (smaller budgets need fewer events to reach the same batch)."""
+    from model.constants import Constants
+
+    constants = dict(scenario.constants)
+    for name in SHRUNK_CONSTANTS:
+        value = int(constants[name])
+        lowest = {"ceiling": constants["floor"], "cceiling": constants["cfloor"]}.get(
+            name, LOWEST.get(name, 1)
+        )
+        steps = {value - ((value - int(lowest)) >> k) for k in range(value.bit_length() + 1)}
+        for candidate in sorted(steps):
+            if not lowest <= candidate < value or time.monotonic() >= deadline:
+                continue
+            trial = {**constants, name: candidate}
+            try:
+                Constants(**trial)  # type: ignore[arg-type]
+            except ValueError:
+                continue
+            if still(replace(scenario, constants=trial, lines=None)):
+                constants = trial
+                break
+    return replace(scenario, constants=constants, lines=None)
+
+
+def without_oldest(scenario: Scenario, level: int) -> Scenario | None:
+    """The scenario without its first 2^level messages, the nodes of later
+    events renumbered to match (those at `level` or below; one inside the
+    removed messages goes with them). None when it has fewer messages."""
+    block = 1 << level
+    gone = {k for k, e in enumerate(scenario.events) if e["event"] == "message"}
+    gone = set(sorted(gone)[:block])
+    if len(gone) < block:
+        return None
+    events = []
+    for k, event in enumerate(scenario.events):
+        if k in gone:
+            continue
+        if "node" in event and event["node"][0] <= level:
+            node_level, index = event["node"]
+            index -= 1 << (level - node_level)
+            if index < 0:
+                continue
+            event = {**event, "node": [node_level, index]}
+        events.append(event)
+    return replace(scenario, events=events, lines=None)
+
+
+def drop_oldest(scenario: Scenario, still: Callable[[Scenario], bool], deadline: float) -> Scenario:
+    """The scenario without as many of its oldest messages as found while
+    `still` holds: what diverges is often about the newest ones only, which
+    removing single events cannot renumber."""
+    messages = sum(e["event"] == "message" for e in scenario.events)
+    level = max(messages.bit_length() - 1, 0)
+    while level >= 0 and time.monotonic() < deadline:
+        trial = without_oldest(scenario, level)
+        if trial is not None and trial.events and still(trial):
+            scenario = trial
+        else:
+            level -= 1
+    return scenario
+
+
+def fewer_events(
+    scenario: Scenario, still: Callable[[Scenario], bool], deadline: float
+) -> Scenario:
+    """Events removed (bridge.compare.shrink) and the oldest messages dropped
+    in turn while `still` holds, until neither removes one."""
+    while True:
+        scenario = shrink(scenario, still, deadline - time.monotonic())
+        dropped = drop_oldest(scenario, still, deadline)
+        if dropped is scenario or time.monotonic() >= deadline:
+            return dropped
+        scenario = dropped
+
+
+def simplify(scenario: Scenario, still: Callable[[Scenario], bool], seconds: float) -> Scenario:
+    """Fewer events while `still` holds; then, in turn, smaller constants and
+    fewer events again, kept only while that leaves fewer events, until
+    `seconds` are spent."""
+    deadline = time.monotonic() + seconds
+    scenario = fewer_events(scenario, still, deadline)
+    while time.monotonic() < deadline:
+        trial = smaller_constants(scenario, still, deadline)
+        if trial.constants == scenario.constants:
+            break
+        trial = fewer_events(trial, still, deadline)
+        if len(trial.events) >= len(scenario.events):
+            break
+        scenario = trial
+    return scenario
 
 
 def search(fuzzer: Fuzzer, seed: int, histories: int | None, max_events: int) -> None:
@@ -373,20 +479,30 @@ def fuzz(
     first = fuzzer.first
     print(
         f"DIVERGED after {first.seconds:.1f} s, at history {fuzzer.histories} "
-        f"({len(first.scenario.events)} events): {first.divergence.summary()}",
+        f"({first.generated} events): {first.divergence.summary()}",
         flush=True,
     )
     print(f"shrinking ({args.shrink_seconds:g} s at most) ...", flush=True)
-    small = cut(fuzzer.best.scenario, fuzzer.best.divergence)
-    if not fuzzer.diverges(small):
-        small = fuzzer.best.scenario
-    small = shrink(small, fuzzer.diverges, max(fuzzer.shrinking_left(), 0.0))
+    print(
+        f"Hypothesis shrank it to {len(fuzzer.best.scenario.events)} events "
+        f"in {fuzzer.seconds() - first.seconds:.1f} s",
+        flush=True,
+    )
+    # Removing events from Hypothesis's smallest history can stop at a larger
+    # scenario than from the history first found: both are tried, each with
+    # half of what is left, and the smaller kept.
+    starts = [fuzzer.best.scenario] + [first.scenario] * (first is not fuzzer.best)
+    shrunk = [
+        simplify(s, fuzzer.diverges, fuzzer.shrinking_left() / (len(starts) - k))
+        for k, s in enumerate(starts)
+    ]
+    small = min(shrunk, key=size_of)
     final = marked(
         replace(
             small,
             generator=f"bridge fuzz: shrunk from a generated history against {subject.name}",
             seed=seed,
-            notes={"engine": subject.name, "events_before": len(first.scenario.events)},
+            notes={"engine": subject.name, "events_before": first.generated},
         ),
         profile,
     )
@@ -404,7 +520,7 @@ def fuzz(
     )
     profile_given = f" --profile {args.profile}" if args.profile is not None else ""
     print(
-        f"shrunk to {len(final.events)} of {len(first.scenario.events)} events "
+        f"shrunk to {len(final.events)} of {first.generated} events "
         f"({fuzzer.tries} tries): {path}\n"
         f"the divergence shown: {page}\n"
         f"replay it: python -m bridge compare {path} --engine {engine}{profile_given}\n"
