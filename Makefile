@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export PYTHONPATH := $(CURDIR)
 export PYTHONHASHSEED := 0
 
-.PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean crash
+.PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean sawtooth crash
 
 ENGINE := build/engine/impl/SOURCES
 
@@ -27,14 +27,12 @@ lint: venv
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
-# The CI gate: lint, unit tests, the laws (CI profile), the bridge on the
-# committed corpus (the compiled engine in this process, then the plain-Python
-# one through the line protocol), and every deliberate break of SPEC 9.
+# The CI gate: lint, then side by side on every core (tests/gate.py): unit
+# tests, the laws (CI profile), the model and the engine (C build, plain
+# Python through the line protocol, the deviant profile) on the committed
+# corpus, and every deliberate break of SPEC 9 up to its first catch.
 test: venv lint engine
-	$(PY) -m pytest
-	$(PY) -m laws
-	$(MAKE) --no-print-directory bridge bridge-protocol
-	$(PY) -m laws.mutants
+	$(PY) -m tests.gate
 
 laws: venv
 	$(PY) -m laws
@@ -54,13 +52,19 @@ mutants: venv
 mutation: venv
 	$(PY) -m laws.mutation
 
-# Model and engine on the whole corpus, the model against its committed transcripts.
+# The model, then the engine (C build, in this process), each against the
+# committed transcripts of the whole corpus.
 bridge: venv engine
+	$(PY) -m bridge corpus --engine model
 	$(PY) -m bridge corpus --engine impl
 
 # The engine again, as plain Python in a separate process speaking bridge/PROTOCOL.md.
 bridge-protocol: venv
-	OPTCHAT_PURE=1 $(PY) -m bridge corpus --without-model --engine "$(PY) -m impl.protocol"
+	OPTCHAT_PURE=1 $(PY) -m bridge corpus --engine "$(PY) -m impl.protocol"
+
+# The picture at the top of README: the sawtooth of a corpus scenario.
+sawtooth: venv
+	$(PY) -m bridge show scenarios/corpus/late_1500.jsonl -o docs/sawtooth.svg
 
 # Regenerate the corpus and its expected transcripts; show what changed.
 corpus: venv

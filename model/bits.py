@@ -55,7 +55,9 @@ def flip_lowest(bits: Bits) -> Bits:
     """The number with its lowest bit flipped: a node's sibling index (SPEC 2)."""
     if not bits:
         return ONE
-    return canonical((1 - bits[0],) + bits[1:])
+    if bits[0] == 0:
+        return (1,) + bits[1:]
+    return canonical((0,) + bits[1:])
 
 
 def shift(bits: Bits, k: int) -> Bits:
@@ -82,13 +84,12 @@ def add(a: Bits, b: Bits) -> Bits:
         a, b = b, a
     out: list[int] = []
     carry = 0
-    for k, bit in enumerate(b):
-        total = a[k] + bit + carry
+    for x, y in zip(a, b):
+        total = x + y + carry
         out.append(total & 1)
         carry = total >> 1
-    if not carry:
-        return tuple(out) + a[len(b) :]
-    return tuple(out) + increment(a[len(b) :])
+    rest = a[len(b) :]
+    return tuple(out) + (increment(rest) if carry else rest)
 
 
 def sub(a: Bits, b: Bits) -> Bits:

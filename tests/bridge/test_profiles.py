@@ -51,7 +51,7 @@ def test_a_real_bug_in_the_deviant_engine_is_a_divergence_shrunk(
     path = CORPUS / "chooser_0.jsonl"
     code = cli.main(
         ["compare", str(path), "--engine", buggy, "--regressions", str(tmp_path)]
-        + ["--shrink-seconds", "20"]
+        + ["--shrink-seconds", "5"]
     )
     assert code == 1
     out = capsys.readouterr().out

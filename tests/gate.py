@@ -1,0 +1,206 @@
+"""`python -m tests.gate`: the CI gate (`make test`), its independent stages
+run side by side on every core.
+
+Each stage is one command of the project (README, "Testing"); its output
+goes to build/gate/STAGE.log. Every 10 s a line says which stages run and
+the last thing each printed; at the end a table gives each stage's result,
+wall time and CPU time, and the log of each failed stage is shown. The exit
+code keeps the project's contract: 0 when every stage passes, 2 when a
+stage reports bad input, an engine fault or a harness error (its own exit
+code 2, or a crash), else 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = ROOT / "build" / "gate"
+PY = sys.executable
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One command of the gate, with the environment it needs."""
+
+    name: str
+    command: tuple[str, ...]
+    what: str
+    env: tuple[tuple[str, str], ...] = ()
+
+
+STAGES = [
+    Stage(
+        "unit",
+        (PY, "-m", "pytest", "-n", "2", "-p", "no:cacheprovider"),
+        "unit tests (pytest, two workers)",
+    ),
+    Stage(
+        "bridge-model",
+        (PY, "-m", "bridge", "corpus", "--engine", "model", "--jobs", "2"),
+        "the model against its committed transcripts, whole corpus",
+    ),
+    Stage("laws", (PY, "-m", "laws"), "every law of SPEC 8, CI profile"),
+    Stage(
+        "mutants",
+        (PY, "-m", "laws.mutants", "--first-catch", "--jobs", "2"),
+        "every deliberate break of SPEC 9, each up to its first catch",
+    ),
+    Stage(
+        "bridge-protocol",
+        (PY, "-m", "bridge", "corpus", "--engine", f"{shlex.quote(PY)} -m impl.protocol"),
+        "the engine as plain Python through bridge/PROTOCOL.md, whole corpus",
+        (("OPTCHAT_PURE", "1"),),
+    ),
+    Stage(
+        "bridge-deviant",
+        (PY, "-m", "bridge", "corpus", "--engine", "impl")
+        + ("--profile", "scenarios/profiles/deviant.json"),
+        "the engine under the deviant profile against that profile's transcripts",
+    ),
+    Stage(
+        "bridge-impl",
+        (PY, "-m", "bridge", "corpus", "--engine", "impl", "--jobs", "2"),
+        "the engine (C build) in process, whole corpus",
+    ),
+]
+"""In the order they start: the longest first, so the last to end is short."""
+
+
+@dataclass
+class Running:
+    """A started stage."""
+
+    stage: Stage
+    process: subprocess.Popen[bytes]
+    log: Path
+    began: float
+    code: int | None = None
+    seconds: float = 0.0
+    cpu: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+def start(stage: Stage) -> Running:
+    LOGS.mkdir(parents=True, exist_ok=True)
+    log = LOGS / f"{stage.name}.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            stage.command,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **dict(stage.env)},
+        )
+    return Running(stage, process, log, time.monotonic())
+
+
+def last_line(log: Path, width: int = 70) -> str:
+    """The last non-empty line a stage printed so far, cut to `width`."""
+    with log.open("rb") as file:
+        file.seek(max(0, log.stat().st_size - 4096))
+        tail = file.read().decode("utf-8", "replace").replace("\r", "\n")
+    lines = [line.strip() for line in tail.split("\n") if line.strip()]
+    said = lines[-1] if lines else "(nothing yet)"
+    return said if len(said) <= width else said[: width - 3] + "..."
+
+
+def reap(running: list[Running]) -> Running | None:
+    """Wait for any stage to end (at most one second); the ended one, with
+    its exit code and CPU time."""
+    try:
+        pid, status, usage = os.wait4(-1, os.WNOHANG)
+    except ChildProcessError:
+        return None
+    if pid == 0:
+        time.sleep(0.2)
+        return None
+    for stage in running:
+        if stage.process.pid == pid:
+            stage.code = os.waitstatus_to_exitcode(status)
+            stage.process.returncode = stage.code
+            stage.seconds = time.monotonic() - stage.began
+            stage.cpu = usage.ru_utime + usage.ru_stime
+            return stage
+    return None
+
+
+def verdict(code: int | None) -> str:
+    return {0: "passed", 1: "FAILED", 2: "BAD INPUT OR HARNESS ERROR"}.get(
+        code if code is not None else -1, f"CRASHED (exit {code})"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.gate", description=__doc__)
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="stages at once (default: cores)"
+    )
+    parser.add_argument("--only", nargs="*", metavar="STAGE", help="these stages only")
+    args = parser.parse_args(argv)
+    names = [s.name for s in STAGES]
+    unknown = sorted(set(args.only or []) - set(names))
+    if unknown:
+        parser.error(f"no stage {', '.join(unknown)}; the stages are {', '.join(names)}")
+    waiting = [s for s in STAGES if args.only is None or s.name in args.only]
+    began = time.monotonic()
+    running: list[Running] = []
+    ended: list[Running] = []
+    said = began
+    for stage in waiting:
+        print(f"gate: {stage.name:<16} {stage.what}", flush=True)
+    while waiting or running:
+        while waiting and len(running) < max(1, args.jobs):
+            stage = waiting.pop(0)
+            running.append(start(stage))
+            print(f"[{time.monotonic() - began:5.0f} s] started {stage.name}", flush=True)
+        done = reap(running)
+        if done is not None:
+            running.remove(done)
+            ended.append(done)
+            print(
+                f"[{time.monotonic() - began:5.0f} s] {done.stage.name} {verdict(done.code)} "
+                f"({done.seconds:.0f} s): {last_line(done.log)}",
+                flush=True,
+            )
+        if time.monotonic() - said >= 10 and running:
+            said = time.monotonic()
+            for stage in running:
+                print(
+                    f"[{said - began:5.0f} s]   {stage.stage.name}: {last_line(stage.log)}",
+                    flush=True,
+                )
+    wall = time.monotonic() - began
+    failed = [r for r in ended if r.code != 0]
+    for stage in failed:
+        lines = stage.log.read_text(encoding="utf-8", errors="replace").splitlines()
+        print(
+            f"\n==== {stage.stage.name}: {verdict(stage.code)}; its last lines ({stage.log}) ===="
+        )
+        print("\n".join(lines[-60:]))
+    print(f"\n{'stage':<16} {'result':<10} {'wall s':>7} {'cpu s':>7}")
+    for stage in sorted(ended, key=lambda r: -r.seconds):
+        print(
+            f"{stage.stage.name:<16} {verdict(stage.code)[:10]:<10} "
+            f"{stage.seconds:7.1f} {stage.cpu:7.1f}"
+        )
+    cpu = sum(r.cpu for r in ended)
+    print(f"{'gate':<16} {'':<10} {wall:7.1f} {cpu:7.1f}")
+    if not failed:
+        print(f"GATE PASSED: {len(ended)} stages in {wall:.0f} s")
+        return 0
+    code = 2 if any(r.code != 1 for r in failed) else 1
+    print(f"GATE FAILED: {', '.join(r.stage.name for r in failed)}")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
