@@ -1,0 +1,48 @@
+"""The gate runner (`make test`): every stage runs, its failure is shown with
+its log, and the exit code follows the project's contract."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import gate
+
+
+def stage(name: str, code: int, said: str) -> gate.Stage:
+    script = f"print({said!r}); raise SystemExit({code})"
+    return gate.Stage(name, (sys.executable, "-c", script), f"prints {said}")
+
+
+@pytest.mark.parametrize(
+    ("codes", "exit"),
+    [((0, 0, 0), 0), ((0, 1, 0), 1), ((1, 2, 0), 2), ((0, 0, -9), 2)],
+)
+def test_the_exit_code_follows_the_contract(
+    codes: tuple[int, ...],
+    exit: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    stages = [stage(f"s{k}", code, f"stage {k} said this") for k, code in enumerate(codes)]
+    monkeypatch.setattr(gate, "STAGES", stages)
+    monkeypatch.setattr(gate, "LOGS", tmp_path)
+    assert gate.main(["--jobs", "2"]) == exit
+    out = capsys.readouterr().out
+    for k, code in enumerate(codes):
+        assert (tmp_path / f"s{k}.log").read_text() == f"stage {k} said this\n"
+        row = next(line for line in out.splitlines() if line.startswith(f"s{k} "))
+        assert ("passed" in row) == (code == 0)
+        # A failed stage's log is shown, naming it.
+        assert (f"==== s{k}:" in out) == (code != 0)
+    assert ("GATE PASSED: 3 stages" in out) == (exit == 0)
+
+
+def test_an_unknown_stage_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        gate.main(["--only", "unti"])
+    assert stopped.value.code == 2
+    assert "no stage unti" in capsys.readouterr().err
