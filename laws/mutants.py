@@ -401,15 +401,15 @@ def apply(copy: Path, mutation: Break) -> None:
     path.write_text(applied(path.read_text(encoding="utf-8"), mutation), encoding="utf-8")
 
 
-def run_process(command: list[str], copy: Path, seconds: float, stop: bool) -> Gate:
-    """Run a gate's command in the copy, in its own process group, reading
-    what it prints as it comes; with `stop`, kill the group at the first FAIL
-    line. The group is killed too when it runs past `seconds`."""
-    env = dict(os.environ, PYTHONPATH=str(copy), PYTHONHASHSEED="0", OPTCHAT_PURE="1")
+def run_process(command: list[str], copy: Path, seconds: float, stop: bool, **env: str) -> Gate:
+    """Run a gate's command in the copy (with `env` beside the copy's own), in
+    its own process group, reading what it prints as it comes; with `stop`,
+    kill the group at the first FAIL line. The group is killed too when it
+    runs past `seconds`."""
     process = subprocess.Popen(
         [sys.executable, *command],
         cwd=copy,
-        env=env,
+        env=dict(os.environ, PYTHONPATH=str(copy), PYTHONHASHSEED="0", OPTCHAT_PURE="1", **env),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
