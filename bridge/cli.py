@@ -94,14 +94,15 @@ def compare(args: argparse.Namespace) -> int:
             return 0
         profile = profile_of(ready.profile, options.profile, subject.name)
         fields = PROTOCOL_1 if ready.protocol == 1 else None
-        result = run(
-            exchanges(path, scenario, profile, options.live),
-            subject,
-            ready,
-            fields,
-            args.keep_going,
-            corpora.heartbeat(path.name, len(scenario.events) + 1, quiet=False),
-        )
+        with corpora.Heartbeat(path.name, len(scenario.events) + 1, quiet=False) as beat:
+            result = run(
+                exchanges(path, scenario, profile, options.live),
+                subject,
+                ready,
+                fields,
+                args.keep_going,
+                beat,
+            )
     finally:
         subject.close()
     if result.unsupported is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Iterator
@@ -131,18 +132,39 @@ class Options:
     """A folder for one HTML report per failing scenario (`corpus --report`)."""
 
 
-def heartbeat(name: str, total: int, quiet: bool) -> Any:
-    """A progress callback: one line on stderr at most every 10 s."""
-    began = time.monotonic()
-    last = [began]
+class Heartbeat:
+    """Progress of one replay on stderr every 10 s: a timer thread reads the
+    count of answers the replay reports, so a single long event (a model
+    batch over a huge view) still shows the replay alive. Use it in `with`."""
 
-    def beat(done: int) -> None:
-        now = time.monotonic()
-        if not quiet and now - last[0] >= 10:
-            last[0] = now
-            print(f"  ... {name}: {done}/{total} answers ({now - began:.0f} s)", file=sys.stderr)
+    def __init__(self, name: str, total: int, quiet: bool, every: float = 10.0) -> None:
+        self.name, self.total, self.quiet, self.every = name, total, quiet, every
+        self.done = 0
+        self.began = time.monotonic()
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._beat, daemon=True)
 
-    return beat
+    def __call__(self, done: int) -> None:
+        self.done = done
+
+    def __enter__(self) -> Heartbeat:
+        if not self.quiet:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stopped.set()
+        if self.thread.is_alive():
+            self.thread.join()
+
+    def _beat(self) -> None:
+        while not self.stopped.wait(self.every):
+            print(
+                f"  ... {self.name}: {self.done}/{self.total} answers "
+                f"({time.monotonic() - self.began:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def profile_of(declared: Profile | None, given: Profile | None, name: str) -> Profile:
@@ -215,14 +237,15 @@ def check(path: Path, options: Options) -> Verdict:
             return verdict("SKIPPED", reason="the engine speaks protocol 1; this needs protocol 2")
         profile = profile_of(ready.profile, options.profile, subject.name)
         fields = PROTOCOL_1 if ready.protocol == 1 else None
-        result = run(
-            exchanges(path, scenario, profile, options.live),
-            subject,
-            ready,
-            fields,
-            options.keep_going,
-            heartbeat(path.name, len(scenario.events) + 1, options.quiet),
-        )
+        with Heartbeat(path.name, len(scenario.events) + 1, options.quiet) as beat:
+            result = run(
+                exchanges(path, scenario, profile, options.live),
+                subject,
+                ready,
+                fields,
+                options.keep_going,
+                beat,
+            )
     except ScenarioError as error:
         return verdict("BAD", reason=str(error))
     except (EngineFault, transcript.TranscriptError) as error:

@@ -39,7 +39,7 @@ class Stage:
 STAGES = [
     Stage(
         "unit",
-        (PY, "-m", "pytest", "-n", "2", "-p", "no:cacheprovider"),
+        (PY, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider"),
         "unit tests (pytest, two workers)",
     ),
     Stage(

@@ -9,12 +9,14 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 import bridge.cli as cli
+import bridge.corpus as corpora
 from bridge.corpus import CORPUS, expected_path
 
 SMALL = ["random_00", "random_11", "zoom_1", "refused_kind_0", "empty_chat"]
@@ -149,3 +151,17 @@ def test_command_line_mistakes_exit_2_without_a_traceback(args: list[str]) -> No
     )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_the_heartbeat_speaks_during_one_long_event(capsys: pytest.CaptureFixture[str]) -> None:
+    """A replay stuck in one event (a model batch over a huge view) still says
+    every period how far it is; a quiet one says nothing."""
+    with corpora.Heartbeat("big.jsonl", 500, quiet=False, every=0.05) as beat:
+        beat(42)
+        time.sleep(0.3)
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) >= 3
+    assert all(line.startswith("  ... big.jsonl: 42/500 answers") for line in said)
+    with corpora.Heartbeat("big.jsonl", 500, quiet=True, every=0.05) as beat:
+        time.sleep(0.2)
+    assert capsys.readouterr().err == ""
