@@ -9,6 +9,7 @@ check failed outside every law).
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from laws import lock
 from laws.all import all_laws
-from laws.history import check_step_laws
+from laws.history import Verdicts, check_step_laws, merged
 from laws.registry import PROFILES, Broken, Held, Law, NotApplicable, Profile
 from model.profile import Profile as EngineProfile
 from model.profile import deviations, from_options
@@ -85,6 +86,12 @@ def parser() -> argparse.ArgumentParser:
         help="where counterexamples are written as scenarios",
     )
     top.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes for the step laws' histories in an exploring run (default: cores)",
+    )
+    top.add_argument(
         "--first-break",
         action="store_true",
         help="stop at the first broken law, without shrinking it (for deliberate breaks)",
@@ -120,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         profile = replace(profile, first_break=True)
     began = time.perf_counter()
     try:
-        results, seconds, summary, harness = run(chosen, profile, engine, args.regressions)
+        results, seconds, summary, harness = run(
+            chosen, profile, engine, args.regressions, args.jobs
+        )
     except Exception:
         print(f"HARNESS ERROR: the laws run failed outside every law\n{traceback.format_exc()}")
         return 2
@@ -157,6 +166,48 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def step_shard(
+    names: list[str],
+    profile: Profile,
+    folder: Path,
+    engine: EngineProfile | None,
+    out: Queue[Verdicts],
+) -> None:
+    """Check the named step laws on one shard's histories (in its own process)."""
+    laws = [law for law in all_laws() if law.name in names]
+    out.put(check_step_laws(laws, profile, folder, progress, engine))
+
+
+def step_verdicts(
+    steps: list[Law], profile: Profile, folder: Path, engine: EngineProfile | None, jobs: int
+) -> Verdicts:
+    """The step laws over the profile's histories. An exploring run (with a
+    seed) splits them over `jobs` processes, shard k exploring from seed + k;
+    a derandomized run draws the same cases in every process, so it runs one."""
+    if jobs <= 1 or profile.seed is None:
+        return check_step_laws(steps, profile, folder, progress, engine)
+    share = -(-profile.histories // jobs)
+    names = [law.name for law in steps]
+    out: Queue[Verdicts] = Queue()
+    shards = [
+        Process(
+            target=step_shard,
+            args=(names, replace(profile, histories=share, seed=profile.seed + k), folder),
+            kwargs={"engine": engine, "out": out},
+        )
+        for k in range(jobs)
+    ]
+    for shard in shards:
+        shard.start()
+    try:
+        found = [out.get() for _ in shards]
+    finally:
+        for shard in shards:
+            shard.terminate()
+            shard.join()
+    return merged(found, steps, replace(profile, histories=share * jobs), engine)
+
+
 def check_all(names: list[str], profile: Profile, out: Queue[tuple[str, Result, float]]) -> None:
     """Run the check laws one after another (in the second process)."""
     for name in names:
@@ -165,11 +216,16 @@ def check_all(names: list[str], profile: Profile, out: Queue[tuple[str, Result, 
 
 
 def run(
-    chosen: list[Law], profile: Profile, engine: EngineProfile | None, folder: Path
+    chosen: list[Law],
+    profile: Profile,
+    engine: EngineProfile | None,
+    folder: Path,
+    jobs: int = 1,
 ) -> tuple[dict[str, Result], dict[str, float], str, str | None]:
     """Check the chosen laws: the check laws (proofs, loops) in a second
-    process while this one generates histories for the step laws, two cores,
-    two halves of the work. With `first_break`, stop at the first broken law."""
+    process while this one generates histories for the step laws (over
+    `jobs` processes when exploring). With `first_break`, stop at the first
+    broken law."""
     results: dict[str, Result] = {}
     seconds: dict[str, float] = {}
     steps = [law for law in chosen if law.kind == "step"]
@@ -182,7 +238,7 @@ def run(
     try:
         if steps:
             began = time.perf_counter()
-            verdicts = check_step_laws(steps, profile, folder, progress, engine)
+            verdicts = step_verdicts(steps, profile, folder, engine, jobs)
             results.update(verdicts.results)
             seconds.update(verdicts.tally.seconds)
             harness = verdicts.harness

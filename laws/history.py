@@ -397,6 +397,34 @@ def check_step_laws(
     return Verdicts(results, None, tally)
 
 
+def merged(
+    shards: list[Verdicts], laws: list[Law], profile: Profile, engine: EngineProfile | None
+) -> Verdicts:
+    """The verdicts of shards that each checked the same laws on their own
+    histories, as one run: a law broken in any shard is broken (the first
+    shard's counterexample), the others hold over all the shards' histories."""
+    tally = Tally()
+    for shard in shards:
+        for name, seconds in shard.tally.seconds.items():
+            tally.seconds[name] = tally.seconds.get(name, 0.0) + seconds
+        for name, count in shard.tally.applied.items():
+            tally.applied[name] = tally.applied.get(name, 0) + count
+        tally.histories += shard.tally.histories
+        tally.events += shard.tally.events
+        tally.refused += shard.tally.refused
+    results: dict[str, Held | Broken | NotApplicable] = {}
+    for law in laws:
+        broken = [
+            s.results[law.name] for s in shards if isinstance(s.results.get(law.name), Broken)
+        ]
+        if broken:
+            results[law.name] = broken[0]
+        elif all(law.name in s.results for s in shards):
+            results[law.name] = strength(law, profile, tally, engine)
+    harness = next((s.harness for s in shards if s.harness is not None), None)
+    return Verdicts(results, harness, tally)
+
+
 def strength(
     law: Law, profile: Profile, tally: Tally, engine: EngineProfile | None
 ) -> Held | NotApplicable:

@@ -11,7 +11,7 @@ import pytest
 from bridge.engines import model_event
 from laws import lock
 from laws.all import all_laws
-from laws.history import check_step_laws
+from laws.history import Tally, Verdicts, check_step_laws, merged
 from laws.push.counter import stack
 from laws.registry import PROFILES, Broken, Held, Law, Step
 from model import machine, push
@@ -90,3 +90,24 @@ def test_every_law_of_spec_8_is_there_once() -> None:
 def test_the_counter_gives_pushs_list() -> None:
     for t in range(300):
         assert stack(t + 1) == push.stack_at(t)
+
+
+def test_shards_merge_as_one_run() -> None:
+    """An exploring run's shards: a law broken in any shard is broken, the
+    others hold over the histories of all shards together."""
+    laws = [law for law in all_laws() if law.name in ("view_covers", "cview_covers")]
+    broken = Broken("cview_covers", "says", "a counterexample", "x.jsonl")
+
+    def shard(histories: int, results: dict[str, Held | Broken]) -> Verdicts:
+        applied = {law.name: histories for law in laws}
+        seconds = {law.name: 1.0 for law in laws}
+        return Verdicts(results, None, Tally(seconds, applied, histories, 10 * histories, 1))
+
+    held = Held("property over 7 histories of up to 40 events")
+    one = shard(7, {"view_covers": held, "cview_covers": held})
+    two = shard(5, {"view_covers": held, "cview_covers": broken})
+    run = merged([one, two], laws, SMALL, None)
+    assert run.results["cview_covers"] is broken
+    assert run.results["view_covers"] == Held("property over 12 histories of up to 40 events")
+    assert (run.tally.histories, run.tally.events, run.tally.refused) == (12, 120, 2)
+    assert run.tally.seconds["view_covers"] == 2.0 and run.harness is None
