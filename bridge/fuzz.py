@@ -7,10 +7,11 @@ empty texts), under the profile the engine declares (or `--profile`). Each
 history is a scenario replayed through the model and the engine in lockstep
 (bridge/compare.py `run`), in one engine process for all of them when the
 engine takes sessions (bridge/PROTOCOL.md). The first divergence is shrunk
-(by Hypothesis over the history, then by removing events), written as a
-scenario with its transcript and its HTML page, and reported as `compare`
-reports it. A run without one stops on time (or after `--histories`) with
-a summary; either way it says its throughput and the seed that repeats it.
+(by Hypothesis over the history, then by removing events, dropping the
+oldest messages and making the constants smaller), written as a scenario
+with its transcript and its HTML page, and reported as `compare` reports
+it. A run without one stops on time (or after `--histories`) with a
+summary; either way it says its throughput and the seed that repeats it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ from scenarios.format import Scenario
 
 DEFAULT_SECONDS = 60.0
 """How long a run without `--seconds` or `--histories` looks for a divergence."""
+
+STARTS = 4
+"""How many diverging histories shrinking starts from (see `fuzz`)."""
 
 BEAT_SECONDS = 10.0
 """At most this long between two progress lines."""
@@ -73,8 +77,8 @@ class Fuzzer:
     seconds_given: float | None
     """The search's time; None for no limit."""
     shrink_seconds: float
-    """Shrinking's time, from the first divergence: Hypothesis's part, then
-    bridge.compare.shrink's."""
+    """Shrinking's time, from the first divergence: Hypothesis's quarter,
+    then `simplify`'s."""
     began: float = field(default_factory=time.monotonic)
     histories: int = 0
     events: int = 0
@@ -82,7 +86,11 @@ class Fuzzer:
     tries: int = 0
     """Replays made while shrinking."""
     first: Found | None = None
-    best: Found | None = None
+    found: list[Found] = field(default_factory=list)
+    """Every diverging history, the first first: the one found, then those
+    Hypothesis tried while shrinking it."""
+    smallest: int = 0
+    """The fewest events of a diverging scenario so far (while shrinking)."""
     fault: EngineFault | None = None
     faulted: Scenario | None = None
     last_beat: float = field(default_factory=time.monotonic)
@@ -114,18 +122,12 @@ class Fuzzer:
         if self.searching():
             said = f"{self.histories} histories, {self.events} events ({self.rate():.0f} events/s)"
         else:
-            said = (
-                f"shrinking: {self.tries} tries, smallest {size_of(self.best_scenario())[0]} events"
-            )
+            said = f"shrinking: {self.tries} tries, smallest {self.smallest} events"
         print(f"  ... fuzz: {said}, {self.seconds():.0f} s", file=sys.stderr, flush=True)
 
     def rate(self) -> float:
         spent = (self.first.seconds if self.first else self.seconds()) or 1e-9
         return self.events / spent
-
-    def best_scenario(self) -> Scenario:
-        assert self.best is not None
-        return self.best.scenario
 
     def replay(self, scenario: Scenario, keep_going: bool = True) -> Divergence | None:
         """The engine's first divergence from the model on `scenario`, or None
@@ -172,12 +174,19 @@ class Fuzzer:
             return
         here = Found(cut(scenario, found), found, self.seconds(), len(scenario.events))
         self.first = self.first or here
-        if self.best is None or size_of(here.scenario) < size_of(self.best.scenario):
-            self.best = here
+        self.found.append(here)
+        self.diverged(here.scenario)
         raise Diverged
 
     def diverges(self, scenario: Scenario) -> bool:
-        return self.replay(scenario) is not None
+        if self.replay(scenario) is None:
+            return False
+        self.diverged(scenario)
+        return True
+
+    def diverged(self, scenario: Scenario) -> None:
+        events = len(scenario.events)
+        self.smallest = min(self.smallest, events) if self.smallest else events
 
 
 def cut(scenario: Scenario, found: Divergence) -> Scenario:
@@ -207,8 +216,10 @@ LOWEST = {"floor": 0, "cfloor": 0, "node": 4}
 """The smallest value of each constant shrinking tries (1 for the others not
 listed; a ceiling not below its floor)."""
 
-SHRUNK_CONSTANTS = ("floor", "ceiling", "cfloor", "cceiling", "node")
-SHRUNK_CONSTANTS += ("jobs", "ahead", "tries", "failures")
+SHRUNK_CONSTANTS = (
+    *("floor", "ceiling", "cfloor", "cceiling"),
+    *("node", "jobs", "ahead", "tries", "failures"),
+)
 
 
 def smaller_constants(
@@ -475,7 +486,6 @@ def fuzz(
             f"{agreement(profile)}; seed {seed}\nrepeat: {again}"
         )
         return 0
-    assert fuzzer.best is not None
     first = fuzzer.first
     print(
         f"DIVERGED after {first.seconds:.1f} s, at history {fuzzer.histories} "
@@ -483,15 +493,18 @@ def fuzz(
         flush=True,
     )
     print(f"shrinking ({args.shrink_seconds:g} s at most) ...", flush=True)
+    # Removing events from one diverging history can stop at a larger scenario
+    # than from another: the first found and the smallest Hypothesis tried are
+    # each simplified, with an equal share of what is left, and the smallest kept.
+    starts = [first.scenario]
+    for other in sorted(fuzzer.found, key=lambda f: size_of(f.scenario)):
+        if len(starts) < STARTS and other.scenario not in starts:
+            starts.append(other.scenario)
     print(
-        f"Hypothesis shrank it to {len(fuzzer.best.scenario.events)} events "
+        f"Hypothesis shrank it to {min(len(s.events) for s in starts)} events "
         f"in {fuzzer.seconds() - first.seconds:.1f} s",
         flush=True,
     )
-    # Removing events from Hypothesis's smallest history can stop at a larger
-    # scenario than from the history first found: both are tried, each with
-    # half of what is left, and the smaller kept.
-    starts = [fuzzer.best.scenario] + [first.scenario] * (first is not fuzzer.best)
     shrunk = [
         simplify(s, fuzzer.diverges, fuzzer.shrinking_left() / (len(starts) - k))
         for k, s in enumerate(starts)
