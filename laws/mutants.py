@@ -261,7 +261,7 @@ BREAKS = [
             ),
         ),
         "laws",
-        ("wait_ignores_ahead", "queue_order"),
+        ("wait_ignores_ahead",),
     ),
     Break(
         "due measured from the first message, in the engine",

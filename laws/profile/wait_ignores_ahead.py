@@ -1,5 +1,5 @@
 from laws.registry import Step, step_law
-from laws.spec import leaves_unbuilt, plain
+from laws.spec import leaves_unbuilt, plain, ready_merges
 from model import machine
 from model.profile import Profile
 
@@ -11,12 +11,16 @@ def off(profile: Profile) -> str | None:
 @step_law(off=off)
 def wait_ignores_ahead(step: Step) -> None:
     """With `ahead_in_wait` off a waiting turn's candidates are every unbuilt line of the
-    view, oldest first, cut to the room JOBS leaves."""
+    view, oldest first (then, without `need_first`, the ready merges), cut to the room
+    JOBS leaves."""
     state = step.after
-    if not (state.queue.waiting and state.profile.need_first):
-        return
-    busy = {plain(n) for n in (*state.queue.running, *state.queue.held)}
-    room = state.constants.jobs - len(state.queue.running)
-    expected = [leaf for leaf in leaves_unbuilt(state) if leaf not in busy][: max(room, 0)]
-    found = [plain(n) for n in machine.candidates(state)]
+    queue = state.queue
+    first = state.profile.need_first
+    # The turn that waits, or one that would begin to wait now (stopping merges under need_first).
+    running = [n for n in queue.running if queue.waiting or not first or n.level == 0]
+    busy = {plain(n) for n in (*running, *queue.held)}
+    room = state.constants.jobs - len(running)
+    work = leaves_unbuilt(state) + ([] if first else ready_merges(state))
+    expected = [n for n in work if n not in busy][: max(room, 0)]
+    found = [plain(n) for n in machine.candidates_waiting(state)]
     assert found == expected, f"a waiting turn offers {found}, not {expected}"
