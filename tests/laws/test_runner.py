@@ -12,6 +12,8 @@ from bridge.engines import model_event
 from laws import lock
 from laws.all import all_laws
 from laws.history import Tally, Verdicts, check_step_laws, merged
+from laws.line.cases import Case
+from laws.line.cases import check as line_check
 from laws.push.counter import stack
 from laws.registry import PROFILES, Broken, Held, Law, Step
 from model import machine, push
@@ -111,3 +113,19 @@ def test_shards_merge_as_one_run() -> None:
     assert run.results["view_covers"] == Held("property over 12 histories of up to 40 events")
     assert (run.tally.histories, run.tally.events, run.tally.refused) == (12, 120, 2)
     assert run.tally.seconds["view_covers"] == 2.0 and run.harness is None
+
+
+def test_a_broken_line_law_is_shrunk_from_the_shared_cases() -> None:
+    """The line laws share their drawn reply lists; one that breaks on them
+    is searched again alone and shrunk to the smallest reply list."""
+
+    def at_most_two_replies(case: Case) -> None:
+        assert len(case.replies) <= 2, f"{len(case.replies)} replies"
+
+    with pytest.raises(AssertionError) as raised:
+        line_check(SMALL, at_most_two_replies)
+    assert str(raised.value).startswith("3 replies\n")
+    assert "Case(source='c', replies=['', '', ''], node=4, tries=1)" in str(raised.value)
+    assert line_check(SMALL, lambda case: None).strength == (
+        f"property over {SMALL.line_examples} reply lists"
+    )
