@@ -69,6 +69,20 @@ def test_the_same_seed_gives_the_same_histories(capsys: pytest.CaptureFixture[st
 
 
 @pytest.mark.usefixtures("engine_path")
+def test_histories_follow_the_profile_the_engine_declares(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The deviant engine (calls: self, kind words, trimmed lines, ...) agrees
+    only with a model that runs under its declared profile."""
+    deviant = ROOT / "scenarios" / "profiles" / "deviant.json"
+    engine = f"{sys.executable} -m impl.protocol --profile {deviant}"
+    assert fuzz("--engine", engine, "--histories", "15", "--seed", "3") == 0
+    out = capsys.readouterr().out
+    assert "declared deviations" in out and "calls self" in out
+    assert re.search(r"^no divergence in 15 histories", out, re.M)
+
+
+@pytest.mark.usefixtures("engine_path")
 def test_a_planted_break_is_found_shrunk_written_and_replayed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
