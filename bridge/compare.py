@@ -75,7 +75,9 @@ class Divergence:
     def where(self) -> str:
         if self.position is None:
             return "the final detail request"
-        shown = {k: v for k, v in (self.event or {}).items() if k not in ("text", "line")}
+        shown = {
+            k: v for k, v in (self.event or {}).items() if k not in ("text", "line", "replies")
+        }
         return f"event {self.position} (file line {self.position + 2}): {shown}"
 
     def summary(self) -> str:

@@ -118,12 +118,22 @@ def texts(node: int) -> st.SearchStrategy[str]:
 
 @cache
 def replies(node: int) -> st.SearchStrategy[tuple[str, ...]]:
-    """What a call got: fitting, over-long, empty and blank replies."""
+    """What a call got: fitting, over-long, empty and blank replies; and
+    over-long replies of one size, where "not shorter" and "shorter" differ
+    (SPEC 5: a follow-up as long as the best ends the tries)."""
     reply = st.one_of(
         st.sampled_from(["", " ", " \n"]),
         st.builds(scenario_format.sized_text, st.integers(1, 3 * node), st.integers(0, 40)),
     )
-    return st.lists(reply, min_size=1, max_size=7).map(tuple)
+    same_size = st.builds(
+        lambda size, count, first: tuple(
+            scenario_format.sized_text(size, first + k) for k in range(count)
+        ),
+        st.integers(node + 1, 3 * node),
+        st.integers(2, 4),
+        st.integers(0, 40),
+    )
+    return st.one_of(st.lists(reply, min_size=1, max_size=7).map(tuple), same_size)
 
 
 def illegal(data: st.DataObject, state: machine.State) -> Event:
