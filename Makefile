@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export PYTHONPATH := $(CURDIR)
 export PYTHONHASHSEED := 0
 
-.PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean sawtooth crash
+.PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean sawtooth fuzz crash
 
 ENGINE := build/engine/impl/SOURCES
 
@@ -61,6 +61,12 @@ bridge: venv engine
 # The engine again, as plain Python in a separate process speaking bridge/PROTOCOL.md.
 bridge-protocol: venv
 	OPTCHAT_PURE=1 $(PY) -m bridge corpus --engine "$(PY) -m impl.protocol"
+
+# Generated histories against the engine for five minutes; a divergence is
+# shrunk into optchat-regressions/ (any engine: FUZZ_ENGINE='my-engine --bridge').
+FUZZ_ENGINE ?= impl
+fuzz: venv engine
+	$(PY) -m bridge fuzz --engine "$(FUZZ_ENGINE)" --seconds 300
 
 # The picture at the top of README: the sawtooth of a corpus scenario.
 sawtooth: venv

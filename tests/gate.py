@@ -66,6 +66,11 @@ STAGES = [
         "the engine under the deviant profile against that profile's transcripts",
     ),
     Stage(
+        "fuzz",
+        (PY, "-m", "bridge", "fuzz", "--engine", "impl", "--seed", "1", "--histories", "100"),
+        "100 generated histories, derandomized, against the engine",
+    ),
+    Stage(
         "bridge-impl",
         (PY, "-m", "bridge", "corpus", "--engine", "impl", "--jobs", "2"),
         "the engine (C build) in process, whole corpus",
