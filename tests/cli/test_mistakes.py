@@ -20,31 +20,14 @@ from bridge import transcript
 from bridge.compare import explain_states
 from laws import lock
 from laws.all import all_laws
+from tests.scenarios.test_format import CONSTANTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
 SCENARIO = "bad.jsonl"
 """A bad scenario file a case names with `{bad}`, written by `run`."""
 
-HEADER = {
-    "format": "optchat-scenario/2",
-    "generator": "test",
-    "seed": 1,
-    "constants": {
-        "node": 512,
-        "ceiling": 128000,
-        "floor": 64000,
-        "cceiling": 32000,
-        "cfloor": 16000,
-        "jobs": 8,
-        "ahead": 8,
-        "tries": 5,
-        "failures": 3,
-        "retry": 10,
-        "settle_timeout": 20,
-        "tool_cap": 30000,
-    },
-}
+HEADER = {"format": "optchat-scenario/2", "generator": "test", "seed": 1, "constants": CONSTANTS}
 
 MISTAKES: list[tuple[str, list[str], bytes, str]] = [
     ("replay a missing file", ["bridge", "replay", "{tmp}/nope.jsonl"], b"", "cannot be read"),
