@@ -32,15 +32,14 @@ from typing import Any
 from bridge import __version__, fuzz, kit, report, show
 from bridge import corpus as corpora
 from bridge import expect as expected
-from bridge.compare import add_states, diverges, run, shrink
-from bridge.corpus import Options, exchanges, expected_path, make_engine, profile_of
+from bridge.compare import add_states, diverges, shrink
+from bridge.corpus import Options, expected_path, make_engine, profile_of
 from bridge.engines import EngineFault, ModelEngine
-from bridge.observe import PROTOCOL_1
 from bridge.profile import ProfileError, agreement, parse, to_json
 from bridge.stream import from_model
 from bridge.transcript import Header, TranscriptError, sha256, write
 from model.profile import Profile
-from scenarios.format import Scenario, ScenarioError, loads, read, uses_version_2
+from scenarios.format import Scenario, ScenarioError, loads, read
 from scenarios.format import write as write_scenario
 
 REGRESSIONS = Path("optchat-regressions")
@@ -82,32 +81,21 @@ def write_regression(scenario: Scenario, profile: Profile, folder: Path, name: s
 def compare(args: argparse.Namespace) -> int:
     path: Path = args.file
     scenario = read(path)
-    options = Options(args.engine, args.timeout, read_profile(args.profile), args.live_model)
+    options = Options(
+        args.engine,
+        args.timeout,
+        read_profile(args.profile),
+        args.live_model,
+        args.keep_going,
+    )
     subject = make_engine(options)
     try:
-        ready = subject.start(scenario)
-        if ready.unsupported:
-            print(f"SKIPPED {path}: the engine cannot take it: {ready.unsupported}")
-            return 0
-        if ready.protocol == 1 and uses_version_2(scenario.events):
-            print(f"SKIPPED {path}: the engine speaks protocol 1; this needs protocol 2")
-            return 0
-        profile = profile_of(ready.profile, options.profile, subject.name)
-        fields = PROTOCOL_1 if ready.protocol == 1 else None
-        with corpora.Heartbeat(path.name, len(scenario.events) + 1, quiet=False) as beat:
-            result = run(
-                exchanges(path, scenario, profile, options.live),
-                subject,
-                ready,
-                fields,
-                args.keep_going,
-                beat,
-            )
+        profile, result = corpora.replay_checked(path, scenario, subject, options)
+    except corpora.Skipped as skipped:
+        print(f"SKIPPED {path}: {skipped}")
+        return 0
     finally:
         subject.close()
-    if result.unsupported is not None:
-        print(f"SKIPPED {path}: the engine does not support {result.unsupported}")
-        return 0
     found = result.divergence
     if found is None:
         print(

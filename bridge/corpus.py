@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge import transcript
-from bridge.compare import MISSING, Divergence, add_states, run
+from bridge.compare import MISSING, Divergence, Result, add_states, run
 from bridge.engines import Engine, EngineFault, ModelEngine, ProcessEngine, engine
 from bridge.kit import SCENARIOS
 from bridge.observe import PROTOCOL_1
@@ -214,6 +214,38 @@ def read_checked(path: Path) -> Scenario:
     return parse(file_lines(data), str(path))
 
 
+class Skipped(Exception):
+    """The engine cannot take the scenario, and why: never a pass."""
+
+
+def replay_checked(
+    path: Path, scenario: Scenario, subject: Engine, options: Options
+) -> tuple[Profile, Result]:
+    """Start the engine on the scenario and compare its answers, as they
+    arrive, with the scenario's transcript (or the model) under the engine's
+    profile; Skipped when the engine cannot take the scenario."""
+    ready = subject.start(scenario)
+    if ready.unsupported:
+        said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
+        raise Skipped(f"the engine cannot take it ({said})")
+    if ready.protocol == 1 and uses_version_2(scenario.events):
+        raise Skipped("the engine speaks protocol 1; this needs protocol 2")
+    profile = profile_of(ready.profile, options.profile, subject.name)
+    fields = PROTOCOL_1 if ready.protocol == 1 else None
+    with Heartbeat(path.name, len(scenario.events) + 1, options.quiet) as beat:
+        result = run(
+            exchanges(path, scenario, profile, options.live),
+            subject,
+            ready,
+            fields,
+            options.keep_going,
+            beat,
+        )
+    if result.unsupported is not None:
+        raise Skipped(f"the engine does not support {result.unsupported}")
+    return profile, result
+
+
 def check(path: Path, options: Options) -> Verdict:
     """Check one scenario: the engine's answers against its transcript (or the
     model), stopping at the first divergence unless `keep_going`."""
@@ -229,36 +261,20 @@ def check(path: Path, options: Options) -> Verdict:
     subject = kept_engine(options)
     finished = False
     try:
-        ready = subject.start(scenario)
-        if ready.unsupported:
-            said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
-            return verdict("SKIPPED", reason=f"the engine cannot take it ({said})")
-        if ready.protocol == 1 and uses_version_2(scenario.events):
-            return verdict("SKIPPED", reason="the engine speaks protocol 1; this needs protocol 2")
-        profile = profile_of(ready.profile, options.profile, subject.name)
-        fields = PROTOCOL_1 if ready.protocol == 1 else None
-        with Heartbeat(path.name, len(scenario.events) + 1, options.quiet) as beat:
-            result = run(
-                exchanges(path, scenario, profile, options.live),
-                subject,
-                ready,
-                fields,
-                options.keep_going,
-                beat,
-            )
+        profile, result = replay_checked(path, scenario, subject, options)
+    except Skipped as skipped:
+        return verdict("SKIPPED", reason=str(skipped))
     except ScenarioError as error:
         return verdict("BAD", reason=str(error))
     except (EngineFault, transcript.TranscriptError) as error:
         status = "FAULT" if isinstance(error, EngineFault) else "BAD"
         return verdict(status, reason=str(error))
     else:
-        finished = result.divergence is None and result.unsupported is None
+        finished = result.divergence is None
     finally:
         if not (finished and keep(subject, options)):
             subject.close()
     said = agreement(profile)
-    if result.unsupported is not None:
-        return verdict("SKIPPED", reason=f"the engine does not support {result.unsupported}")
     notes = undelivered(scenario, result.sent) if profile.self_calls else []
     if result.divergence is None:
         return verdict("ok", answers=result.answers, agreement=said, notes=notes)
