@@ -84,7 +84,7 @@ def add(a: Bits, b: Bits) -> Bits:
         a, b = b, a
     out: list[int] = []
     carry = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a[: len(b)], b, strict=True):
         total = x + y + carry
         out.append(total & 1)
         carry = total >> 1
