@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import subprocess
 import sys
 import time
@@ -54,12 +53,6 @@ STAGES = [
         "every deliberate break of SPEC 9, each up to its first catch",
     ),
     Stage(
-        "bridge-protocol",
-        (PY, "-m", "bridge", "corpus", "--engine", f"{shlex.quote(PY)} -m impl.protocol"),
-        "the engine as plain Python through bridge/PROTOCOL.md, whole corpus",
-        (("OPTCHAT_PURE", "1"),),
-    ),
-    Stage(
         "bridge-deviant",
         (PY, "-m", "bridge", "corpus", "--engine", "impl")
         + ("--profile", "scenarios/profiles/deviant.json"),
@@ -76,7 +69,10 @@ STAGES = [
         "the engine (C build) in process, whole corpus",
     ),
 ]
-"""In the order they start: the longest first, so the last to end is short."""
+"""In the order they start: the longest first, so the last to end is short.
+The engine as plain Python through the line protocol on the whole corpus
+(`make bridge-protocol`) is not a stage: the unit tests run exactly that,
+from the installed wheel (tests/packaging/test_install.py)."""
 
 
 @dataclass
