@@ -37,14 +37,14 @@ def fuzz(*args: str) -> int:
 def test_no_divergence_against_the_engine_ends_on_time_with_its_throughput(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = fuzz("--engine", "impl", "--seconds", "3", "--seed", "7", "--regressions", str(tmp_path))
+    code = fuzz("--engine", "impl", "--seconds", "4", "--seed", "7", "--regressions", str(tmp_path))
     out = capsys.readouterr().out
     assert code == 0, out
     throughput = re.search(r"^throughput: (\d+) histories, (\d+) events in ([\d.]+) s", out, re.M)
     assert throughput is not None, out
     histories, events, seconds = (float(n) for n in throughput.groups())
-    assert histories >= 1 and events >= histories
-    assert 3 <= seconds < 3 + 30  # it ran its time, and stopped after the history under way
+    assert histories >= 1  # a loaded machine may draw only empty histories in 4 s
+    assert 4 <= seconds < 4 + 30  # it ran its time, and stopped after the history under way
     assert re.search(
         rf"^no divergence in {histories:.0f} histories, {events:.0f} events", out, re.M
     )
@@ -88,13 +88,13 @@ def test_a_planted_break_is_found_shrunk_written_and_replayed(
 ) -> None:
     found = tmp_path / "found"
     code = fuzz(
-        *("--engine", LATE_CAP, "--seconds", "30", "--seed", "1"),
+        *("--engine", LATE_CAP, "--histories", "200", "--seed", "2"),
         *("--shrink-seconds", "15", "--regressions", str(found)),
     )
     out = capsys.readouterr().out
     assert code == 1, out
     assert re.search(r"^throughput: \d+ histories, \d+ events", out, re.M)
-    (written,) = (found / "scenarios").glob("fuzz-1-*.jsonl")
+    (written,) = (found / "scenarios").glob("fuzz-2-*.jsonl")
     assert written.with_suffix(".html").exists()
     assert (found / "expected" / "scenarios" / f"{written.stem}.jsonl.gz").exists()
     scenario = scenario_format.read(written)
