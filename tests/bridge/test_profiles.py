@@ -59,7 +59,11 @@ def test_a_real_bug_in_the_deviant_engine_is_a_divergence_shrunk(
     (shrunk,) = (tmp_path / "scenarios").glob("chooser_0-*.jsonl")
     assert len(scenario_format.read(shrunk).events) < len(scenario_format.read(path).events)
     assert (
-        cli.main(["compare", str(shrunk), "--engine", buggy, "--regressions", str(tmp_path)]) == 1
+        cli.main(
+            ["compare", str(shrunk), "--engine", buggy, "--regressions", str(tmp_path)]
+            + ["--shrink-seconds", "1"]
+        )
+        == 1
     )
     assert cli.main(["compare", str(shrunk), "--engine", DECLARED]) == 0
 

@@ -242,8 +242,8 @@ class Differential(RuleBasedStateMachine):
 
 
 Differential.TestCase.settings = settings(
-    max_examples=40,
-    stateful_step_count=150,
+    max_examples=25,
+    stateful_step_count=120,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

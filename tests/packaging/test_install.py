@@ -32,7 +32,9 @@ TRANSCRIPTS = sorted(
     str(p.relative_to(ROOT)) for p in (ROOT / "scenarios" / "expected").rglob("*.jsonl.gz")
 )
 pytestmark = pytest.mark.xdist_group("installed")
-"""One wheel and one environment for the module, under `pytest -n --dist loadgroup` too."""
+"""One wheel and one environment for the session (a module fixture is made again
+when xdist runs another module's tests in between), on one worker under
+`pytest -n --dist loadgroup`."""
 NOT_SHIPPED = shutil.ignore_patterns(
     ".git", ".venv", "build", "__pycache__", "*.egg-info", ".*_cache", ".hypothesis*", "optchat-*"
 )
@@ -78,7 +80,7 @@ class Installed:
         )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     """The wheel built from a copy of the project (so nothing is written into
     the tree), installed into a fresh virtual environment that has no pip,
