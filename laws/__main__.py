@@ -92,6 +92,11 @@ def parser() -> argparse.ArgumentParser:
         help="processes for the step laws' histories in an exploring run (default: cores)",
     )
     top.add_argument(
+        "--no-shrink",
+        action="store_true",
+        help="judge every law, but report counterexamples as found, unshrunk (make mutants)",
+    )
+    top.add_argument(
         "--first-break",
         action="store_true",
         help="stop at the first broken law, without shrinking it (for deliberate breaks)",
@@ -125,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"seed {seed} (again: python -m laws --profile {profile.name} --seed {seed})")
     if args.first_break:
         profile = replace(profile, first_break=True)
+    if args.no_shrink:
+        profile = replace(profile, shrink=False)
     began = time.perf_counter()
     try:
         results, seconds, summary, harness = run(

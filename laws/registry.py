@@ -47,6 +47,8 @@ class Profile:
     seed: int | None = None
     database: str | None = None
     first_break: bool = False
+    shrink: bool = True
+    """Shrink counterexamples (off for `--first-break` and `--no-shrink`)."""
     """Stop at the first broken law, unshrunk: enough to know a deliberate
     break is caught (laws/mutants.py)."""
 
@@ -80,7 +82,7 @@ def settings_for(profile: Profile, examples: int) -> Callable[[Any], Any]:
     or, for a run with a seed, random cases from that seed with failures
     kept in the example database."""
     if profile.seed is None:
-        return derandomized(examples, shrink=not profile.first_break)
+        return derandomized(examples, shrink=profile.shrink and not profile.first_break)
     database = DirectoryBasedExampleDatabase(profile.database) if profile.database else None
     explore = settings(
         max_examples=examples,
@@ -89,7 +91,8 @@ def settings_for(profile: Profile, examples: int) -> Callable[[Any], Any]:
         deadline=None,
         report_multiple_bugs=False,
         suppress_health_check=list(HealthCheck),
-        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+        phases=[Phase.explicit, Phase.reuse, Phase.generate]
+        + ([Phase.shrink] if profile.shrink and not profile.first_break else []),
     )
     chosen_seed = profile.seed
 

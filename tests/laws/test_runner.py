@@ -129,3 +129,15 @@ def test_a_broken_line_law_is_shrunk_from_the_shared_cases() -> None:
     assert line_check(SMALL, lambda case: None).strength == (
         f"property over {SMALL.line_examples} reply lists"
     )
+
+
+def test_without_shrinking_a_broken_law_keeps_the_history_found(tmp_path: Path) -> None:
+    """`--no-shrink` (make mutants): the law is still broken, its counterexample
+    the first history that broke it, not shrunk to the three messages."""
+    law = Law("three_lines_at_most", "view", "step", three_lines_at_most)
+    verdicts = check_step_laws([law], dataclasses.replace(SMALL, shrink=False), tmp_path)
+    broken = verdicts.results["three_lines_at_most"]
+    assert isinstance(broken, Broken)
+    events = scenario_format.read(Path(broken.scenario)).events
+    assert sum(e["event"] == "message" for e in events) >= 3
+    assert len(events) > 3
