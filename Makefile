@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export PYTHONPATH := $(CURDIR)
 export PYTHONHASHSEED := 0
 
-.PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean sawtooth fuzz crash
+.PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean sawtooth fuzz crash mutation-laws
 
 ENGINE := build/engine/impl/SOURCES
 
@@ -44,13 +44,19 @@ laws-deep: venv
 relock: venv
 	$(PY) -m laws --relock
 
-# Each deliberate break of SPEC 9 in a scratch copy: caught by which laws, or MISSED.
+# Each deliberate break of SPEC 9 in a scratch copy: caught (by which laws or
+# scenarios), MISSED, or HARNESS ERROR.
 mutants: venv
 	$(PY) -m laws.mutants
 
 # An automatic mutation run over model/ (mutmut): a score and the survivors.
 mutation: venv
 	$(PY) -m laws.mutation
+
+# The laws alone against a random sample of mutmut's mutants (hours: each
+# surviving mutant costs a whole CI laws run).
+mutation-laws: venv
+	nice -n 19 $(PY) -m laws.mutation --laws --sample 150
 
 # The model, then the engine (C build, in this process), each against the
 # committed transcripts of the whole corpus.
