@@ -39,6 +39,9 @@ from scenarios import format as scenario_format
 
 T = TypeVar("T")
 
+TAKEN_OR_REFUSED = "refused_changes_nothing"
+"""The law an event that the model neither takes nor refuses breaks."""
+
 SMALL_TEXT = st.text(alphabet=st.sampled_from(list("ab é€😀\r\n\u2028 ")), max_size=12)
 
 
@@ -298,8 +301,19 @@ def _search(
                 refused = error.rule
                 after = machine.refuse(state)
             except Exception:
+                # SPEC 4.1: an event is taken or refused; a model that raises
+                # anything else breaks that law, when the history checks it.
                 events.append((event, None))
-                fail(None, "the model crashed: " + traceback.format_exc(limit=6))
+                owner = (
+                    TAKEN_OR_REFUSED
+                    if any(law.name == TAKEN_OR_REFUSED for law in applicable)
+                    else None
+                )
+                fail(
+                    owner,
+                    "the model raised instead of taking or refusing the event: "
+                    + traceback.format_exc(limit=6),
+                )
             events.append((event, refused))
             tally.events += 1
             tally.refused += refused is not None

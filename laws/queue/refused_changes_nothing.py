@@ -4,8 +4,9 @@ from laws.spec import event_name, rule, without_last_event
 
 @step_law
 def refused_changes_nothing(step: Step) -> None:
-    """An event the state does not allow is refused, naming its rule (SPEC 4.1), and
-    changes nothing."""
+    """Every event is taken or refused; one the state does not allow is refused,
+    naming its rule (SPEC 4.1), and changes nothing. (The histories report a
+    model that raises anything else as this law broken.)"""
     expected = rule(step.before, step.event)
     what = event_name(step.event)
     assert step.refused == expected, (

@@ -18,7 +18,7 @@ from laws.push.counter import stack
 from laws.registry import PROFILES, Broken, Held, Law, Step
 from model import machine, push
 from model.constants import Constants
-from model.events import Retry
+from model.events import Retry, Wait
 from scenarios import format as scenario_format
 
 SMALL = dataclasses.replace(PROFILES["ci"], histories=60, steps=40)
@@ -141,3 +141,28 @@ def test_without_shrinking_a_broken_law_keeps_the_history_found(tmp_path: Path) 
     events = scenario_format.read(Path(broken.scenario)).events
     assert sum(e["event"] == "message" for e in events) >= 3
     assert len(events) > 3
+
+
+def test_a_model_that_raises_breaks_taken_or_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that neither takes nor refuses an event (it raises) breaks
+    refused_changes_nothing, with the history; without that law in the run
+    it is a harness error, outside every law."""
+    step = machine.step
+
+    def raising(state: machine.State, event: object) -> machine.State:
+        if isinstance(event, Wait):
+            raise KeyError("a planted crash")
+        return step(state, event)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(machine, "step", raising)
+    law = next(law for law in all_laws() if law.name == "refused_changes_nothing")
+    verdicts = check_step_laws([law], SMALL, tmp_path)
+    broken = verdicts.results["refused_changes_nothing"]
+    assert isinstance(broken, Broken) and verdicts.harness is None
+    assert "KeyError: 'a planted crash'" in broken.counterexample
+    assert [e["event"] for e in scenario_format.read(Path(broken.scenario)).events] == ["wait"]
+    other = next(law for law in all_laws() if law.name == "view_covers")
+    verdicts = check_step_laws([other], SMALL, tmp_path)
+    assert verdicts.harness is not None and "a planted crash" in verdicts.harness
