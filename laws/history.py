@@ -53,7 +53,7 @@ def small_constants(draw: st.DrawFn) -> Constants:
     ceiling = draw(st.integers(3 * node, 30 * node))
     floor = draw(st.integers(ceiling // 4, ceiling))
     cceiling = draw(st.integers(node, ceiling))
-    cfloor = draw(st.integers(cceiling // 4, cceiling))
+    cfloor = draw(st.integers(0, cceiling))
     return Constants(
         node=node,
         ceiling=ceiling,
