@@ -17,7 +17,7 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,7 +86,6 @@ class Running:
     code: int | None = None
     seconds: float = 0.0
     cpu: float = 0.0
-    notes: list[str] = field(default_factory=list)
 
 
 def start(stage: Stage) -> Running:
