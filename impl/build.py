@@ -66,9 +66,15 @@ def loaded() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m impl.build", description=__doc__)
     parser.add_argument("--clean", action="store_true", help="remove the build")
+    parser.add_argument(
+        "--if-stale", action="store_true", help="build only unless the build matches the sources"
+    )
     args = parser.parse_args(argv)
     if args.clean:
         shutil.rmtree(impl.BUILD.parent, ignore_errors=True)
+        return 0
+    if args.if_stale and impl.COMPILED:
+        print(f"impl.build: the build matches the sources; loaded from {loaded()}")
         return 0
     build()
     print(f"impl.build: the planner is compiled and loaded from {loaded()}")

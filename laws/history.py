@@ -98,6 +98,15 @@ def any_profile(draw: st.DrawFn) -> EngineProfile:
     return EngineProfile() if draw(st.integers(0, 3)) else draw(engine_profiles())
 
 
+def profiles_for(laws: list[Law]) -> st.SearchStrategy[EngineProfile]:
+    """`any_profile()`, unless every one of `laws` is off under SPEC's own
+    profile (`--only` profile laws): then random profiles that some of them
+    apply to, rather than histories that check nothing."""
+    if any(law.off(EngineProfile()) is None for law in laws):
+        return any_profile()
+    return engine_profiles().filter(lambda p: any(law.off(p) is None for law in laws))
+
+
 @cache
 def below(n: int) -> st.SearchStrategy[int]:
     """An index in `range(n)`: strategies are made once, since making one
@@ -276,7 +285,7 @@ def _search(
     active: list[Law], profile: Profile, tally: Tally, engine: EngineProfile | None
 ) -> Failure | None:
     failures: list[Failure] = []
-    profiles = st.just(engine) if engine is not None else any_profile()
+    profiles = st.just(engine) if engine is not None else profiles_for(active)
 
     @settings_for(profile, profile.histories)
     @given(CONSTANTS, profiles, st.data())

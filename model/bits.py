@@ -82,14 +82,16 @@ def add(a: Bits, b: Bits) -> Bits:
     """`a + b`, bit by bit with a carry (SPEC 3.1)."""
     if len(a) < len(b):
         a, b = b, a
-    out: list[int] = []
+    out = list(a)
     carry = 0
-    for x, y in zip(a[: len(b)], b, strict=True):
-        total = x + y + carry
-        out.append(total & 1)
-        carry = total >> 1
-    rest = a[len(b) :]
-    return tuple(out) + (increment(rest) if carry else rest)
+    for k, y in enumerate(b):
+        if y or carry:  # else a's bit stands
+            total = a[k] + y + carry
+            out[k] = total & 1
+            carry = total >> 1
+    if carry:
+        out[len(b) :] = increment(a[len(b) :])
+    return tuple(out)
 
 
 def sub(a: Bits, b: Bits) -> Bits:

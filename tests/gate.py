@@ -27,24 +27,35 @@ PY = sys.executable
 
 @dataclass(frozen=True)
 class Stage:
-    """One command of the gate, with the environment it needs."""
+    """One command of the gate, with the environment it needs and the
+    stages that must pass before it starts."""
 
     name: str
     command: tuple[str, ...]
     what: str
     env: tuple[tuple[str, str], ...] = ()
+    needs: tuple[str, ...] = ()
 
+
+ENGINE = ("engine",)
+"""What a stage that loads the engine's C build needs first."""
 
 STAGES = [
     Stage(
-        "unit",
-        (PY, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider"),
-        "unit tests (pytest, two workers)",
+        "engine",
+        (PY, "-m", "impl.build", "--if-stale"),
+        "the engine's C build (mypyc), unless it matches the sources",
     ),
     Stage(
         "bridge-model",
         (PY, "-m", "bridge", "corpus", "--engine", "model", "--jobs", "2"),
         "the model against its committed transcripts, whole corpus",
+    ),
+    Stage(
+        "unit",
+        (PY, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider"),
+        "unit tests (pytest, two workers)",
+        needs=ENGINE,
     ),
     Stage("laws", (PY, "-m", "laws"), "every law of SPEC 8, CI profile"),
     Stage(
@@ -57,19 +68,24 @@ STAGES = [
         (PY, "-m", "bridge", "corpus", "--engine", "impl")
         + ("--profile", "scenarios/profiles/deviant.json"),
         "the engine under the deviant profile against that profile's transcripts",
+        needs=ENGINE,
     ),
     Stage(
         "fuzz",
         (PY, "-m", "bridge", "fuzz", "--engine", "impl", "--seed", "1", "--histories", "100"),
         "100 generated histories, derandomized, against the engine",
+        needs=ENGINE,
     ),
     Stage(
         "bridge-impl",
         (PY, "-m", "bridge", "corpus", "--engine", "impl", "--jobs", "2"),
         "the engine (C build) in process, whole corpus",
+        needs=ENGINE,
     ),
 ]
-"""In the order they start: the longest first, so the last to end is short.
+"""In the order they start, each once the stages it needs have passed: the
+engine's build first, since most stages wait for it, then the longest, so
+the last to end is short.
 The engine as plain Python through the line protocol on the whole corpus
 (`make bridge-protocol`) is not a stage: the unit tests run exactly that,
 from the installed wheel (tests/packaging/test_install.py)."""
@@ -151,17 +167,33 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"no stage {', '.join(unknown)}; the stages are {', '.join(names)}")
     waiting = [s for s in STAGES if args.only is None or s.name in args.only]
+    chosen = {s.name for s in waiting}
     began = time.monotonic()
     running: list[Running] = []
     ended: list[Running] = []
+    not_run: list[Stage] = []
     said = began
     for stage in waiting:
         print(f"gate: {stage.name:<16} {stage.what}", flush=True)
     while waiting or running:
-        while waiting and len(running) < max(1, args.jobs):
-            stage = waiting.pop(0)
-            running.append(start(stage))
-            print(f"[{time.monotonic() - began:5.0f} s] started {stage.name}", flush=True)
+        passed = {r.stage.name for r in ended if r.code == 0}
+        for stage in list(waiting):
+            broken = [n for n in stage.needs if n in chosen and n in {r.stage.name for r in ended}]
+            if any(n not in passed for n in broken):
+                waiting.remove(stage)
+                not_run.append(stage)
+                print(
+                    f"[{time.monotonic() - began:5.0f} s] {stage.name} not run: "
+                    f"{', '.join(n for n in broken if n not in passed)} failed",
+                    flush=True,
+                )
+        for stage in list(waiting):
+            if len(running) >= max(1, args.jobs):
+                break
+            if all(n in passed or n not in chosen for n in stage.needs):
+                waiting.remove(stage)
+                running.append(start(stage))
+                print(f"[{time.monotonic() - began:5.0f} s] started {stage.name}", flush=True)
         done = reap(running)
         if done is not None:
             running.remove(done)
@@ -192,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{stage.stage.name:<16} {verdict(stage.code)[:10]:<10} "
             f"{stage.seconds:7.1f} {stage.cpu:7.1f}"
         )
+    for skipped in not_run:
+        print(f"{skipped.name:<16} {'NOT RUN':<10}")
     cpu = sum(r.cpu for r in ended)
     print(f"{'gate':<16} {'':<10} {wall:7.1f} {cpu:7.1f}")
     if not failed:

@@ -46,3 +46,44 @@ def test_an_unknown_stage_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -
         gate.main(["--only", "unti"])
     assert stopped.value.code == 2
     assert "no stage unti" in capsys.readouterr().err
+
+
+def test_a_stage_starts_only_after_what_it_needs_has_passed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    made = tmp_path / "made"
+    slow = f"import time, pathlib; time.sleep(0.5); pathlib.Path({str(made)!r}).touch()"
+    check = f"import pathlib; raise SystemExit(0 if pathlib.Path({str(made)!r}).exists() else 1)"
+    stages = [
+        gate.Stage("build", (sys.executable, "-c", slow), "makes a file"),
+        gate.Stage("use", (sys.executable, "-c", check), "needs it", needs=("build",)),
+    ]
+    monkeypatch.setattr(gate, "STAGES", stages)
+    monkeypatch.setattr(gate, "LOGS", tmp_path)
+    # Two slots: without the need, "use" would start beside "build" and fail.
+    assert gate.main(["--jobs", "2"]) == 0
+    assert "GATE PASSED: 2 stages" in capsys.readouterr().out
+
+
+def test_a_stage_whose_need_failed_is_not_run_and_the_gate_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ran = tmp_path / "ran"
+    stages = [
+        stage("build", 2, "the compiler crashed"),
+        gate.Stage(
+            "use",
+            (sys.executable, "-c", f"open({str(ran)!r}, 'w')"),
+            "needs it",
+            needs=("build",),
+        ),
+        stage("other", 0, "independent"),
+    ]
+    monkeypatch.setattr(gate, "STAGES", stages)
+    monkeypatch.setattr(gate, "LOGS", tmp_path)
+    assert gate.main(["--jobs", "2"]) == 2
+    out = capsys.readouterr().out
+    assert not ran.exists()
+    assert "use not run: build failed" in out
+    assert any(line.startswith("use ") and "NOT RUN" in line for line in out.splitlines())
+    assert any(line.startswith("other ") and "passed" in line for line in out.splitlines())

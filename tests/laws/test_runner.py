@@ -166,3 +166,23 @@ def test_a_model_that_raises_breaks_taken_or_refused(
     other = next(law for law in all_laws() if law.name == "view_covers")
     verdicts = check_step_laws([other], SMALL, tmp_path)
     assert verdicts.harness is not None and "a planted crash" in verdicts.harness
+
+
+def capped_cannot_retry(step: Step) -> None:
+    """Off under a failure cap: checks only that its history has none."""
+    assert not step.after.profile.capped, "a capped history reached a law off under a cap"
+
+
+def test_laws_off_under_spec_get_histories_they_apply_to(tmp_path: Path) -> None:
+    # Three histories in four are SPEC's own profile, under which this law is
+    # off; `--only` such laws must still be checked on every history drawn.
+    law = Law(
+        "capped_cannot_retry",
+        "profile",
+        "step",
+        capped_cannot_retry,
+        off=lambda p: "failure_cap failures" if p.capped else None,
+    )
+    verdicts = check_step_laws([law], SMALL, tmp_path)
+    assert isinstance(verdicts.results["capped_cannot_retry"], Held)
+    assert verdicts.tally.applied["capped_cannot_retry"] == verdicts.tally.histories >= 30
