@@ -120,10 +120,15 @@ class ModelAnswers:
 
     def _digest(self, which: str, view: tuple[Node, ...]) -> int:
         last = self._digests.get(which)
-        if last is None or last[0] is not view:
-            last = (view, sum(node_hash(n) for n in view) & MASK)
-            self._digests[which] = last
-        return last[1]
+        if last is not None and last[0] is view:
+            return last[1]
+        if last is not None and len(view) == len(last[0]) + 1 and view[:-1] == last[0]:
+            # A message without a batch appends its leaf: the sum gains one hash.
+            value = (last[1] + node_hash(view[-1])) & MASK
+        else:
+            value = sum(node_hash(n) for n in view) & MASK
+        self._digests[which] = (view, value)
+        return value
 
     def brief(self, state: State) -> dict[str, Any]:
         return {
