@@ -4,6 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PYTHONPATH := $(CURDIR)
 export PYTHONHASHSEED := 0
+# Every process of a run imports the same modules: let them keep their bytecode
+# (this machine's environment sets PYTHONDONTWRITEBYTECODE, which costs each
+# process seconds of compiling).
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean sawtooth fuzz crash mutation-laws
 
@@ -21,7 +25,8 @@ $(VENV)/.stamp: requirements.lock pyproject.toml
 	rm -rf $(VENV)
 	if $(PYTHON) -m venv --without-pip $(VENV) \
 		&& $(PYTHON) -m pip --python $(VENV)/bin/python install --quiet --disable-pip-version-check $(UV) \
-		&& $(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python -r requirements.lock $(PIP); \
+		&& $(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(VENV)/bin/python \
+			-r requirements.lock $(PIP); \
 	then :; else \
 		echo "venv: uv failed; pip installs the lock instead (about a minute)"; \
 		rm -rf $(VENV) && $(PYTHON) -m venv $(VENV) \

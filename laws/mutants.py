@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import importlib.util
 import os
 import re
 import shutil
@@ -380,7 +381,18 @@ def scratch_copy(into: Path) -> Path:
         if source.is_file():
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, copy / name)
+            if source.suffix == ".py":
+                copy_bytecode(source, copy / name)
     return copy
+
+
+def copy_bytecode(source: Path, to: Path) -> None:
+    """A module's bytecode beside its copy, when there is any: every process
+    in the copy would compile it again (`apply` drops it for a broken module)."""
+    compiled = Path(importlib.util.cache_from_source(str(source)))
+    if compiled.is_file():
+        (to.parent / "__pycache__").mkdir(exist_ok=True)
+        shutil.copy2(compiled, importlib.util.cache_from_source(str(to)))
 
 
 def applied(text: str, mutation: Break) -> str:
@@ -399,6 +411,7 @@ def applied(text: str, mutation: Break) -> str:
 def apply(copy: Path, mutation: Break) -> None:
     path = copy / mutation.path
     path.write_text(applied(path.read_text(encoding="utf-8"), mutation), encoding="utf-8")
+    Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
 
 
 def run_process(command: list[str], copy: Path, seconds: float, stop: bool, **env: str) -> Gate:

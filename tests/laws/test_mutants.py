@@ -5,6 +5,8 @@ their first catch or at a time-out, and one real run of two cheap breaks."""
 from __future__ import annotations
 
 import fnmatch
+import importlib.util
+import py_compile
 import time
 from pathlib import Path
 
@@ -155,3 +157,19 @@ def test_two_cheap_breaks_are_caught_by_what_should_catch_them(
     chooser = next(line for name, line in lines.items() if "engine's line chooser" in name)
     assert "by chooser_" in chooser
     assert out.rstrip().splitlines()[-1].startswith("2 of 2 deliberate breaks caught")
+
+
+def test_a_scratch_copy_keeps_bytecode_but_not_the_broken_module_s(tmp_path: Path) -> None:
+    due, view = mutants.ROOT / "model" / "due.py", mutants.ROOT / "model" / "view.py"
+    for source in (due, view):
+        py_compile.compile(str(source), cfile=importlib.util.cache_from_source(str(source)))
+    copy = mutants.scratch_copy(tmp_path)
+    cached = {
+        p.name: importlib.util.cache_from_source(str(copy / "model" / p.name)) for p in (due, view)
+    }
+    assert Path(cached["due.py"]).is_file() and Path(cached["view.py"]).is_file()
+    shift = next(b for b in mutants.BREAKS if b.name == "due without the shift (T for T + 1)")
+    mutants.apply(copy, shift)
+    # The broken module is compiled again from its edited source, the rest reused.
+    assert not Path(cached["due.py"]).exists()
+    assert Path(cached["view.py"]).is_file()
