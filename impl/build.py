@@ -33,7 +33,11 @@ def build() -> None:
     paths = [str(impl.HERE / f"{module}.py") for module in impl.PLANNER]
     cache = f"--cache-dir={impl.BUILD.parent / 'mypy-cache'}"
     with tempfile.TemporaryDirectory() as scratch:
-        extensions = mypycify([cache, *paths], group_name="impl.engine", target_dir=f"{scratch}/c")
+        # gcc -O1: a third less build time than mypyc's default -O3, and the
+        # corpus replays in the same time (7.7 s and 7.5 s for the corpus, measured here).
+        extensions = mypycify(
+            [cache, *paths], group_name="impl.engine", target_dir=f"{scratch}/c", opt_level="1"
+        )
         setup(
             name="optchat-engine",
             ext_modules=extensions,
