@@ -21,6 +21,7 @@ from laws.profile import (  # noqa: F401
     kind_words_lead,
     no_cap_keeps_trying,
     no_need_first_stops_nothing,
+    profile_read_back,
     self_starts_every_candidate,
     trim_lines_trims,
     wait_ignores_ahead,
@@ -75,7 +76,7 @@ fail_cap_builds settle_reached refused_changes_nothing line_calls_at_most_tries 
 line_takes_first_fit line_stops_when_not_shorter line_empty_is_a_try replies_choose_line
 bits_agree
 kind_words_lead trim_lines_trims no_need_first_stops_nothing no_cap_keeps_trying
-self_starts_every_candidate wait_ignores_ahead
+self_starts_every_candidate wait_ignores_ahead profile_read_back
 """.split()
 """The laws of SPEC 8, in the order of its tables."""
 

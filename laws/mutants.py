@@ -249,6 +249,18 @@ BREAKS = [
         ("self_starts_every_candidate",),
     ),
     Break(
+        "a declaration without trim_lines read as trimming",
+        "model/profile.py",
+        (
+            (
+                'trim_lines=given.get("trim_lines", False)',
+                'trim_lines=given.get("trim_lines", True)',
+            ),
+        ),
+        "laws",
+        ("profile_read_back",),
+    ),
+    Break(
         "ahead_in_wait inert",
         "model/queue.py",
         (

@@ -26,11 +26,6 @@ def end(node: Node) -> Bits:
     return bits.shift(bits.increment(node.index), node.level)
 
 
-def count(node: Node) -> Bits:
-    """How many messages the node covers, `2^l` (SPEC 2)."""
-    return bits.shift(bits.ONE, node.level)
-
-
 def parent(node: Node) -> Node:
     """`(l+1, i/2)`: the parent drops the lowest bit (SPEC 2)."""
     return Node(node.level + 1, bits.half(node.index))

@@ -1,0 +1,43 @@
+from dataclasses import replace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from laws.history import engine_profiles
+from laws.registry import Broken, Held, Profile, check_law, derandomized, statement_of
+from model.profile import Profile as EngineProfile
+from model.profile import deviations, from_options, options
+
+OPTIONS = ("trim_lines", "kind_words", "need_first", "failure_cap", "calls", "ahead_in_wait")
+"""SPEC 10's options, in its order."""
+
+
+def reads_back(profile: EngineProfile, declared: frozenset[str]) -> None:
+    written = options(profile)
+    assert set(written) == set(OPTIONS), f"a profile is written with the options {sorted(written)}"
+    assert from_options(written) == profile, f"{written} reads back as {from_options(written)}"
+    partial = {name: written[name] for name in OPTIONS if name in declared}
+    expected = replace(EngineProfile(), **{name: getattr(profile, name) for name in declared})
+    assert from_options(partial) == expected, f"{partial} reads back as {from_options(partial)}"
+    differ = [name for name in OPTIONS if getattr(profile, name) != getattr(EngineProfile(), name)]
+    named = [deviation.split()[0] for deviation in deviations(profile)]
+    assert named == differ, f"{profile} is said to deviate in {named}, not {differ}"
+
+
+@check_law
+def profile_read_back(profile: Profile) -> Held:
+    """A profile written with every option reads back as itself, a declaration of
+    some options keeps SPEC's rule for the others, an unknown option is refused, and
+    the deviations named are the options that differ from SPEC's."""
+    cases = given(engine_profiles(), st.frozensets(st.sampled_from(OPTIONS)))(reads_back)
+    try:
+        derandomized(profile.always_examples)(cases)()
+        try:
+            from_options({"no_such_option": True})
+        except ValueError as error:
+            assert "no_such_option" in str(error), f"the refusal does not name it: {error}"
+        else:
+            raise AssertionError("an unknown option is taken")
+    except AssertionError as error:
+        raise Broken("profile_read_back", statement_of(profile_read_back), str(error)) from None
+    return Held(f"property over {profile.always_examples} profiles, each with options left out")
