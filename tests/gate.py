@@ -53,8 +53,8 @@ STAGES = [
     ),
     Stage(
         "unit",
-        (PY, "-m", "pytest", "-n", "3", "--dist", "loadgroup", "-p", "no:cacheprovider"),
-        "unit tests (pytest, three workers: some of them wait on engines that hang)",
+        (PY, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider"),
+        "unit tests (pytest, two workers)",
         needs=ENGINE,
     ),
     Stage("laws", (PY, "-m", "laws"), "every law of SPEC 8, CI profile"),
