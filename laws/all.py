@@ -1,6 +1,7 @@
 """Every law of SPEC 8, imported in the order of its tables."""
 
 from laws.bits import bits_agree  # noqa: F401
+from laws.constants import constants_allowed  # noqa: F401
 from laws.cview import (  # noqa: F401
     context_ends_at_node,
     context_is_prefix,
@@ -74,7 +75,7 @@ render_bytes context_render_bytes timed_out_render_bytes zoom_opens_node
 jobs_bound ahead_bound merge_needs_halves queue_order need_first need_first_running
 fail_cap_builds settle_reached refused_changes_nothing line_calls_at_most_tries line_fits
 line_takes_first_fit line_stops_when_not_shorter line_empty_is_a_try replies_choose_line
-bits_agree
+bits_agree constants_allowed
 kind_words_lead trim_lines_trims no_need_first_stops_nothing no_cap_keeps_trying
 self_starts_every_candidate wait_ignores_ahead profile_read_back
 """.split()
