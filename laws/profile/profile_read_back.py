@@ -27,8 +27,9 @@ def reads_back(profile: EngineProfile, declared: frozenset[str]) -> None:
 @check_law
 def profile_read_back(profile: Profile) -> Held:
     """A profile written with every option reads back as itself, a declaration of
-    some options keeps SPEC's rule for the others, an unknown option is refused, and
-    the deviations named are the options that differ from SPEC's."""
+    some options keeps SPEC's rule for the others, an unknown option or a kind word
+    that is empty or holds ': ' or a line break is refused, and the deviations named
+    are the options that differ from SPEC's."""
     cases = given(engine_profiles(), st.frozensets(st.sampled_from(OPTIONS)))(reads_back)
     try:
         derandomized(profile.always_examples)(cases)()
@@ -38,6 +39,12 @@ def profile_read_back(profile: Profile) -> Held:
             assert "no_such_option" in str(error), f"the refusal does not name it: {error}"
         else:
             raise AssertionError("an unknown option is taken")
+        for word in ("", "a: b", "a\nb", "a\rb"):
+            try:
+                from_options({"kind_words": {"user": word}})
+            except ValueError:
+                continue
+            raise AssertionError(f"the kind word {word!r} is taken (SPEC 10: one line, no ': ')")
     except AssertionError as error:
         raise Broken("profile_read_back", statement_of(profile_read_back), str(error)) from None
     return Held(f"property over {profile.always_examples} profiles, each with options left out")
