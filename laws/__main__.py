@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         profile = replace(profile, seed=seed, database=str(args.database))
         print(f"seed {seed} (again: python -m laws --profile {profile.name} --seed {seed})")
     if args.first_break:
-        profile = replace(profile, first_break=True)
+        profile = replace(profile, first_break=True, shrink=False)
     if args.no_shrink:
         profile = replace(profile, shrink=False)
     began = time.perf_counter()

@@ -82,7 +82,7 @@ def settings_for(profile: Profile, examples: int) -> Callable[[Any], Any]:
     or, for a run with a seed, random cases from that seed with failures
     kept in the example database."""
     if profile.seed is None:
-        return derandomized(examples, shrink=profile.shrink and not profile.first_break)
+        return derandomized(examples, shrink=profile.shrink)
     database = DirectoryBasedExampleDatabase(profile.database) if profile.database else None
     explore = settings(
         max_examples=examples,
@@ -92,7 +92,7 @@ def settings_for(profile: Profile, examples: int) -> Callable[[Any], Any]:
         report_multiple_bugs=False,
         suppress_health_check=list(HealthCheck),
         phases=[Phase.explicit, Phase.reuse, Phase.generate]
-        + ([Phase.shrink] if profile.shrink and not profile.first_break else []),
+        + ([Phase.shrink] if profile.shrink else []),
     )
     chosen_seed = profile.seed
 

@@ -177,14 +177,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gate: {stage.name:<16} {stage.what}", flush=True)
     while waiting or running:
         passed = {r.stage.name for r in ended if r.code == 0}
+        gone_wrong = {r.stage.name for r in ended if r.code != 0}
         for stage in list(waiting):
-            broken = [n for n in stage.needs if n in chosen and n in {r.stage.name for r in ended}]
-            if any(n not in passed for n in broken):
+            failed_needs = [n for n in stage.needs if n in gone_wrong]
+            if failed_needs:
                 waiting.remove(stage)
                 not_run.append(stage)
                 print(
                     f"[{time.monotonic() - began:5.0f} s] {stage.name} not run: "
-                    f"{', '.join(n for n in broken if n not in passed)} failed",
+                    f"{', '.join(failed_needs)} failed",
                     flush=True,
                 )
         for stage in list(waiting):
