@@ -21,16 +21,21 @@ def settle_reached(step: Step) -> None:
     unbuilt = sum(1 for line in lines(state.chat.view) if not built(state, line))
     bound = unbuilt * state.constants.failures
     outcomes = 0
+    retried = False
     while not machine.settled(state) and outcomes <= bound:
         if not state.profile.self_calls:
             for node in machine.candidates(state):
                 state = machine.step(state, Start(node))
         if not state.queue.running:
+            # Two retries with no call between them would repeat for ever.
+            assert not retried, "a waiting turn retried and still runs no call"
             state = machine.step(state, Retry())
             assert state.queue.running or machine.candidates(state), (
                 "a waiting turn has no call to start"
             )
+            retried = True
             continue
+        retried = False
         for node in state.queue.running:
             state = machine.step(state, Fail(node))
             outcomes += 1

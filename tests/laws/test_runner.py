@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import signal
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,8 @@ from laws.push.counter import stack
 from laws.registry import PROFILES, Broken, Held, Law, Step
 from model import machine, push
 from model.constants import Constants
-from model.events import Retry, Wait
+from model.events import Event, Message, Retry, Wait
+from model.profile import Profile
 from scenarios import format as scenario_format
 
 SMALL = dataclasses.replace(PROFILES["ci"], histories=60, steps=40)
@@ -166,6 +168,40 @@ def test_a_model_that_raises_breaks_taken_or_refused(
     other = next(law for law in all_laws() if law.name == "view_covers")
     verdicts = check_step_laws([other], SMALL, tmp_path)
     assert verdicts.harness is not None and "a planted crash" in verdicts.harness
+
+
+class Hung(Exception):
+    """A law's check ran past the test's bound."""
+
+
+def test_a_model_that_starts_no_call_breaks_settle_reached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A model that starts no call of its own under `calls: self` breaks
+    settle_reached: the law's loop to settle must not spin for ever on it
+    (this "calls inert" break once held `make mutants` for half an hour)."""
+
+    def inert(state: machine.State, event: Event) -> machine.State:
+        return machine._apply(machine.refuse(state), event)
+
+    def hung(signum: int, frame: object) -> None:
+        raise Hung("settle_reached ran past 30 s")
+
+    monkeypatch.setattr(machine, "step", inert)
+    state = machine.initial(Constants(), Profile(calls="self"))
+    for text in ("a" * 600, "b" * 600):  # longer than NODE: a call must summarize each
+        state = inert(state, Message("user", text))
+    after = inert(state, Wait())
+    assert after.queue.waiting and not after.queue.running and machine.candidates(after)
+    law = next(law for law in all_laws() if law.name == "settle_reached")
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(30)
+    try:
+        with pytest.raises(AssertionError, match="retried and still runs no call"):
+            law.function(Step(state, Wait(), after))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def capped_cannot_retry(step: Step) -> None:
