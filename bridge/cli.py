@@ -200,6 +200,7 @@ def corpus(args: argparse.Namespace) -> int:
     }
     for name in sorted(listed):
         print(f"note: {name} is listed as a known failure but was not run")
+    verdicts.sort(key=lambda v: paths.index(v.path))
     outcomes = [report.outcome(v, known) for v in verdicts]
     run_report = report.Run(args.engine, said, corpus_version(), seconds, verdicts, known)
     if args.junit_xml:

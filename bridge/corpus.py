@@ -342,10 +342,13 @@ def _check_job(job: tuple[Path, Options]) -> Verdict:
 
 
 def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:
-    """`check` every scenario, `jobs` at a time, yielding verdicts in the order given."""
+    """`check` every scenario: one at a time in the order given, or `jobs` at
+    a time, the largest files first (so that no long scenario is left running
+    alone at the end), yielding each verdict as it comes."""
     work = [(path, options) for path in paths]
     if jobs <= 1 or len(work) <= 1:
         yield from map(_check_job, work)
         return
+    work.sort(key=lambda job: -job[0].stat().st_size)
     with Pool(min(jobs, len(work))) as pool:
-        yield from pool.imap(_check_job, work)
+        yield from pool.imap_unordered(_check_job, work)

@@ -12,6 +12,7 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,6 +60,45 @@ def test_a_folder_runs_its_own_scenarios_only(
         capsys,
     )
     assert code == 0 and "ALL 1 SCENARIOS AGREE" in out and "random_00" in out
+
+
+def test_jobs_take_the_largest_scenarios_first_and_report_in_name_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --jobs, the pool is fed the largest files first (so no long
+    scenario runs alone at the end) and verdicts print as they come; the
+    reports still list the scenarios in the order named."""
+    folder = copy_corpus(tmp_path, SMALL)
+    fed: list[str] = []
+
+    class Backwards:
+        """A pool that runs its jobs here and answers last job first."""
+
+        def __init__(self, processes: int) -> None:
+            assert processes == 2
+
+        def __enter__(self) -> Backwards:
+            return self
+
+        def __exit__(self, *_: object) -> None:
+            return None
+
+        def imap_unordered(self, function: Any, work: list[Any]) -> list[Any]:
+            fed.extend(path.name for path, _ in work)
+            return [function(job) for job in reversed(work)]
+
+    monkeypatch.setattr(corpora, "Pool", Backwards)
+    report = tmp_path / "report.json"
+    code, out = run(
+        ["corpus", str(folder), "--engine", "impl", "--jobs", "2", "--json", str(report)], capsys
+    )
+    assert code == 0 and f"ALL {len(SMALL)} SCENARIOS AGREE" in out
+    by_size = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_size, reverse=True)
+    assert fed == [p.name for p in by_size]
+    printed = [line.split()[2] for line in out.splitlines() if line.startswith("[")]
+    assert printed == fed[::-1]
+    listed = [case["scenario"] for case in json.loads(report.read_text())["scenarios"]]
+    assert listed == sorted(f"{name}.jsonl" for name in SMALL)
 
 
 def test_known_failures_both_ways_and_reports_for_ci(
