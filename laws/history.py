@@ -281,15 +281,33 @@ class Stop(Exception):
     """Raised inside a history to let Hypothesis shrink it."""
 
 
+HEARTBEAT = 10.0
+"""Seconds between progress lines while histories are drawn."""
+
+
 def _search(
-    active: list[Law], profile: Profile, tally: Tally, engine: EngineProfile | None
+    active: list[Law],
+    profile: Profile,
+    tally: Tally,
+    engine: EngineProfile | None,
+    progress: Callable[[str], None],
 ) -> Failure | None:
     failures: list[Failure] = []
     profiles = st.just(engine) if engine is not None else profiles_for(active)
+    started = time.monotonic()
+    histories_before, events_before = tally.histories, tally.events
+    said = started
 
     @settings_for(profile, profile.histories)
     @given(CONSTANTS, profiles, st.data())
     def history(constants: Constants, chosen: EngineProfile, data: st.DataObject) -> None:
+        nonlocal said
+        if time.monotonic() - said >= HEARTBEAT:
+            said = time.monotonic()
+            progress(
+                f"histories: {tally.histories - histories_before} of up to {profile.histories} "
+                f"({tally.events - events_before:,} events, {said - started:.0f} s)"
+            )
         state = machine.initial(constants, chosen)
         events: list[tuple[Event, str | None]] = []
         applicable = [law for law in active if law.off(chosen) is None]
@@ -414,7 +432,7 @@ def check_step_laws(
     tally = Tally()
     while active:
         progress(f"histories: {len(active)} step laws, up to {profile.histories} histories")
-        failure = _search(active, profile, tally, engine)
+        failure = _search(active, profile, tally, engine, progress)
         if failure is None:
             for law in active:
                 results[law.name] = strength(law, profile, tally, engine)

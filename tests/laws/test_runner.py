@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bridge.engines import model_event
-from laws import lock
+from laws import history, lock
 from laws.all import all_laws
 from laws.history import Tally, Verdicts, check_step_laws, merged
 from laws.line.cases import Case
@@ -53,6 +53,20 @@ def test_a_true_law_holds_with_its_strength(tmp_path: Path) -> None:
     verdicts = check_step_laws([law], SMALL, tmp_path)
     assert isinstance(verdicts.results["view_covers"], Held)
     assert verdicts.tally.histories >= SMALL.histories
+
+
+def test_histories_say_how_far_they_are(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long run of the step laws (the deep profile's takes minutes) says,
+    while it draws, how many histories and events it has checked."""
+    monkeypatch.setattr(history, "HEARTBEAT", 0.0)
+    said: list[str] = []
+    law = next(law for law in all_laws() if law.name == "view_covers")
+    verdicts = check_step_laws([law], SMALL, tmp_path, said.append)
+    assert isinstance(verdicts.results["view_covers"], Held)
+    counts = [int(line.split()[1]) for line in said if " of up to 60 " in line]
+    assert said[0] == "histories: 1 step laws, up to 60 histories"
+    assert len(counts) >= SMALL.histories - 1 and counts == sorted(counts)
+    assert counts[-1] == verdicts.tally.histories - 1
 
 
 def test_the_lock_names_a_changed_law(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
