@@ -244,17 +244,16 @@ def run(
     worker.start()
     try:
         if steps:
-            began = time.perf_counter()
             verdicts = step_verdicts(steps, profile, folder, engine, jobs)
             results.update(verdicts.results)
             seconds.update(verdicts.tally.seconds)
             harness = verdicts.harness
             tally = verdicts.tally
-            shared = time.perf_counter() - began - sum(verdicts.tally.seconds.values())
+            shared = tally.searching - sum(tally.seconds.values())
             summary = (
                 f"(step laws share {tally.histories} generated histories, {tally.events} "
                 f"events of which {tally.refused} refused, {shared:.1f} s outside the laws' "
-                "own checks)"
+                "own checks, summed over the processes that drew them)"
             )
         for _ in checks:
             if profile.first_break and any(isinstance(r, Broken) for r in results.values()):

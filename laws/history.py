@@ -275,6 +275,7 @@ class Tally:
     histories: int = 0
     events: int = 0
     refused: int = 0
+    searching: float = 0.0  # seconds of drawing and checking, summed over processes
 
 
 class Stop(Exception):
@@ -432,7 +433,9 @@ def check_step_laws(
     tally = Tally()
     while active:
         progress(f"histories: {len(active)} step laws, up to {profile.histories} histories")
+        began = time.perf_counter()
         failure = _search(active, profile, tally, engine, progress)
+        tally.searching += time.perf_counter() - began
         if failure is None:
             for law in active:
                 results[law.name] = strength(law, profile, tally, engine)
@@ -463,6 +466,7 @@ def merged(
         tally.histories += shard.tally.histories
         tally.events += shard.tally.events
         tally.refused += shard.tally.refused
+        tally.searching += shard.tally.searching
     results: dict[str, Held | Broken | NotApplicable] = {}
     for law in laws:
         broken = [

@@ -67,6 +67,7 @@ def test_histories_say_how_far_they_are(tmp_path: Path, monkeypatch: pytest.Monk
     assert said[0] == "histories: 1 step laws, up to 60 histories"
     assert len(counts) >= SMALL.histories - 1 and counts == sorted(counts)
     assert counts[-1] == verdicts.tally.histories - 1
+    assert verdicts.tally.searching >= sum(verdicts.tally.seconds.values()) > 0
 
 
 def test_the_lock_names_a_changed_law(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -119,7 +120,8 @@ def test_shards_merge_as_one_run() -> None:
     def shard(histories: int, results: dict[str, Held | Broken]) -> Verdicts:
         applied = {law.name: histories for law in laws}
         seconds = {law.name: 1.0 for law in laws}
-        return Verdicts(results, None, Tally(seconds, applied, histories, 10 * histories, 1))
+        tally = Tally(seconds, applied, histories, 10 * histories, 1, searching=histories / 2)
+        return Verdicts(results, None, tally)
 
     held = Held("property over 7 histories of up to 40 events")
     one = shard(7, {"view_covers": held, "cview_covers": held})
@@ -129,6 +131,8 @@ def test_shards_merge_as_one_run() -> None:
     assert run.results["view_covers"] == Held("property over 12 histories of up to 40 events")
     assert (run.tally.histories, run.tally.events, run.tally.refused) == (12, 120, 2)
     assert run.tally.seconds["view_covers"] == 2.0 and run.harness is None
+    # Each shard's own time: the laws' seconds are summed over processes too.
+    assert run.tally.searching == 6.0
 
 
 def test_a_broken_line_law_is_shrunk_from_the_shared_cases() -> None:
