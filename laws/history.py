@@ -175,14 +175,15 @@ def illegal(data: st.DataObject, state: machine.State) -> Event:
 def draw_event(data: st.DataObject, state: machine.State) -> Event:
     """One event, weighted towards messages and calls, mostly one the state allows."""
     c = state.constants
-    options = ["message"] * 4 + ["illegal", "zoom"]
+    # What every state offers comes first, at fixed places, so that a shrunk
+    # history's choices keep their meaning when events before them go.
+    options = ["message"] * 4 + ["timeout" if state.queue.waiting else "wait", "illegal", "zoom"]
     if machine.candidates(state):
         options += ["start"] * 4
     if state.queue.running:
         options += ["end"] * 4 + ["replies"] * 2 + ["fail"]
     if state.queue.held:
         options += ["retry"]
-    options += ["timeout"] if state.queue.waiting else ["wait"]
     if state.queue.waiting and machine.settled(state):
         options += ["settle"] * 4
     choice = choose(data, options)
