@@ -12,15 +12,18 @@ import argparse
 import os
 import random
 import sys
+import threading
 import time
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from multiprocessing import Process, Queue
 from pathlib import Path
 
 from laws import lock
 from laws.all import all_laws
-from laws.history import Verdicts, check_step_laws, merged
+from laws.history import HEARTBEAT, Verdicts, check_step_laws, merged
 from laws.registry import PROFILES, Broken, Held, Law, NotApplicable, Profile
 from model.profile import Profile as EngineProfile
 from model.profile import deviations, from_options
@@ -36,6 +39,26 @@ def progress(text: str) -> None:
     print(f"  ... {text}", file=sys.stderr, flush=True)
 
 
+@contextmanager
+def ticking(name: str) -> Iterator[None]:
+    """Say every HEARTBEAT seconds that law `name` is still being checked
+    (the deep profile's longest check law takes minutes)."""
+    began = time.perf_counter()
+    done = threading.Event()
+
+    def tick() -> None:
+        while not done.wait(HEARTBEAT):
+            progress(f"{name}: still checking ({time.perf_counter() - began:.0f} s)")
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        done.set()
+        ticker.join()
+
+
 def check_law(name: str, profile: Profile) -> tuple[Result, float]:
     """Run one check law by name (in the worker process). Anything it raises
     but a Broken is that law broken, with the exception."""
@@ -43,7 +66,8 @@ def check_law(name: str, profile: Profile) -> tuple[Result, float]:
     began = time.perf_counter()
     progress(f"{law.name}")
     try:
-        result: Result = law.function(profile)
+        with ticking(law.name):
+            result: Result = law.function(profile)
     except Broken as broken:
         result = broken
     except Exception as error:

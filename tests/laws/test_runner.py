@@ -5,10 +5,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import signal
+import time
 from pathlib import Path
 
 import pytest
 
+import laws.__main__ as laws_main
 from bridge.engines import model_event
 from laws import history, lock
 from laws.all import all_laws
@@ -68,6 +70,19 @@ def test_histories_say_how_far_they_are(tmp_path: Path, monkeypatch: pytest.Monk
     assert len(counts) >= SMALL.histories - 1 and counts == sorted(counts)
     assert counts[-1] == verdicts.tally.histories - 1
     assert verdicts.tally.searching >= sum(verdicts.tally.seconds.values()) > 0
+
+
+def test_a_long_check_law_says_it_is_still_running(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(laws_main, "HEARTBEAT", 0.02)
+    with laws_main.ticking("bits_agree"):
+        time.sleep(0.2)
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) >= 3
+    assert all(line.startswith("  ... bits_agree: still checking (") for line in said)
+    time.sleep(0.1)
+    assert capsys.readouterr().err == "", "the ticker went on after the law"
 
 
 def test_the_lock_names_a_changed_law(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
