@@ -300,16 +300,21 @@ def _search(
     histories_before, events_before = tally.histories, tally.events
     said = started
 
-    @settings_for(profile, profile.histories)
-    @given(CONSTANTS, profiles, st.data())
-    def history(constants: Constants, chosen: EngineProfile, data: st.DataObject) -> None:
+    def heartbeat() -> None:
+        # Outside `history`: a derandomized run's cases follow its source.
         nonlocal said
         if time.monotonic() - said >= HEARTBEAT:
             said = time.monotonic()
             progress(
-                f"histories: {tally.histories - histories_before} of up to {profile.histories} "
-                f"({tally.events - events_before:,} events, {said - started:.0f} s)"
+                f"histories: {tally.histories - histories_before} drawn, "
+                f"{profile.histories} asked for ({tally.events - events_before:,} events, "
+                f"{said - started:.0f} s)"
             )
+
+    @settings_for(profile, profile.histories)
+    @given(CONSTANTS, profiles, st.data())
+    def history(constants: Constants, chosen: EngineProfile, data: st.DataObject) -> None:
+        heartbeat()
         state = machine.initial(constants, chosen)
         events: list[tuple[Event, str | None]] = []
         applicable = [law for law in active if law.off(chosen) is None]

@@ -104,7 +104,9 @@ def settings_for(profile: Profile, examples: int) -> Callable[[Any], Any]:
 
 def derandomized(examples: int, shrink: bool = True) -> settings:
     """Hypothesis settings for a law: `examples` cases, the same ones every run
-    (derandomized, no example database), no deadline on a shared machine."""
+    (derandomized, no example database), no deadline on a shared machine.
+    Hypothesis seeds a derandomized run from the test function's source, so
+    editing that function changes its cases."""
     phases = [Phase.explicit, Phase.generate] + ([Phase.shrink] if shrink else [])
     return settings(
         max_examples=examples,

@@ -65,7 +65,7 @@ def test_histories_say_how_far_they_are(tmp_path: Path, monkeypatch: pytest.Monk
     law = next(law for law in all_laws() if law.name == "view_covers")
     verdicts = check_step_laws([law], SMALL, tmp_path, said.append)
     assert isinstance(verdicts.results["view_covers"], Held)
-    counts = [int(line.split()[1]) for line in said if " of up to 60 " in line]
+    counts = [int(line.split()[1]) for line in said if " drawn, 60 asked for " in line]
     assert said[0] == "histories: 1 step laws, up to 60 histories"
     assert len(counts) >= SMALL.histories - 1 and counts == sorted(counts)
     assert counts[-1] == verdicts.tally.histories - 1
