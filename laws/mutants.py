@@ -176,7 +176,7 @@ BREAKS = [
         "model/sawtooth.py",
         (("size > ceiling", "size >= ceiling"),),
         "laws",
-        ("cview_sawtooth",),
+        ("cview_sawtooth", "message_merges_nothing"),
     ),
     Break(
         "the line chooser going on after a follow-up as long as the best",
