@@ -255,3 +255,15 @@ def test_laws_off_under_spec_get_histories_they_apply_to(tmp_path: Path) -> None
     verdicts = check_step_laws([law], SMALL, tmp_path)
     assert isinstance(verdicts.results["capped_cannot_retry"], Held)
     assert verdicts.tally.applied["capped_cannot_retry"] == verdicts.tally.histories >= 30
+    # In a whole run beside laws that apply under SPEC, such a law sees the
+    # quarter of the shared histories drawn under other profiles, then a
+    # pass of its own (`ahead_in_wait inert` was missed without it).
+    spec_law = next(law for law in all_laws() if law.name == "view_covers")
+    verdicts = check_step_laws([spec_law, law], SMALL, tmp_path)
+    applied = verdicts.tally.applied
+    assert applied["view_covers"] < verdicts.tally.histories
+    assert applied["capped_cannot_retry"] >= applied["view_covers"] // 4 + 30
+    assert isinstance(verdicts.results["capped_cannot_retry"], Held)
+    assert verdicts.results["capped_cannot_retry"].strength.startswith(
+        f"property over {applied['capped_cannot_retry']} histories"
+    )
