@@ -120,10 +120,10 @@ def measure() -> dict:
 def main() -> int:
     found = measure()
     print(json.dumps(found))
-    runs = [("zero_cost", found["zero_cost"])] + [
-        (name, run) for name, runs in found["rounds"].items() for run in runs
+    every = [("zero_cost", found["zero_cost"])] + [
+        (name, run) for name, rounds in found["rounds"].items() for run in rounds
     ]
-    failed = sorted({name for name, run in runs if run["exit"] != 0})
+    failed = sorted({name for name, run in every if run["exit"] != 0})
     if failed:
         print(f"bench.bridge: {', '.join(failed)} did not finish cleanly", file=sys.stderr)
         return 2

@@ -440,14 +440,15 @@ def check_step_laws(
     results: dict[str, Held | Broken | NotApplicable] = {}
     tally = Tally()
     harness = _check(list(laws), profile, folder, progress, engine, results, tally)
-    deviant = [law for law in laws if law.off(EngineProfile()) is not None]
-    again = [law for law in deviant if isinstance(results.get(law.name), Held)]
-    if engine is None and harness is None and again and len(deviant) < len(laws):
-        if not (profile.first_break and any(isinstance(r, Broken) for r in results.values())):
-            harness = _check(again, profile, folder, progress, engine, results, tally)
-    for law in laws:
-        if isinstance(results.get(law.name), Held):
-            results[law.name] = strength(law, profile, tally, engine)
+    stopped = profile.first_break and any(isinstance(r, Broken) for r in results.values())
+    mixed = any(law.off(EngineProfile()) is None for law in laws)  # see profiles_for
+    again = [
+        law
+        for law in laws
+        if law.off(EngineProfile()) is not None and isinstance(results.get(law.name), Held)
+    ]
+    if engine is None and mixed and again and harness is None and not stopped:
+        harness = _check(again, profile, folder, progress, engine, results, tally)
     return Verdicts(results, harness, tally)
 
 
