@@ -24,9 +24,10 @@ import threading
 import time
 from pathlib import Path
 
-from bridge.corpus import exchanges, files
-from bridge.engines import dump
-from bridge.profile import SPEC
+from bridge.formats.layout import files
+from bridge.formats.profile import SPEC
+from bridge.wire.process import dump
+from bridge.wire.stream import exchanges
 from scenarios.format import header_line, read
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import impl
-from bridge.corpus import files
-from bridge.engines import model_event
+from bridge.formats.layout import files
+from bridge.wire.inprocess import model_event
 from impl.constants import Constants as ImplConstants
 from impl.errors import Refused as ImplRefused
 from impl.planner import Planner

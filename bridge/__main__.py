@@ -1,4 +1,4 @@
-"""`python -m bridge`: see bridge/cli.py."""
+"""`python -m bridge`: see bridge/cli/__init__.py."""
 
 import sys
 

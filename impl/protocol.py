@@ -203,7 +203,7 @@ class Session:
 
 def compact(answer: dict[str, Any]) -> bytes:
     """An answer as one line of compact JSON, the form transcripts keep, so
-    that the bridge can compare it without reading it (bridge/stream.py)."""
+    that the bridge can compare it without reading it (bridge/wire/stream.py)."""
     return json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

@@ -1,15 +1,7 @@
-"""Histories: Hypothesis strategies for constants, engine profiles and event
-sequences, and the runner that checks every step law after every step
-(SPEC 8).
+"""Histories: the runner that checks every step law after every step (SPEC 8),
+on histories drawn by the shared strategies (scenarios/strategies.py).
 
-Events are drawn mostly from what the state allows (the model's candidates,
-its running calls, a settle only when settled), so every order the queue
-allows appears: messages from empty to many times NODE with multibyte
-characters, all three newline kinds and U+2028, call starts, ends (with a
-line, or with the replies the call got) and failures in any order, waits,
-settles, timeouts, retry ticks and zooms. Now and then an event the state
-may not allow is drawn on purpose, so that refusals are checked too. A
-history runs under SPEC's profile three times in four, otherwise under a
+A history runs under SPEC's profile three times in four, otherwise under a
 random engine profile (SPEC 10).
 """
 
@@ -17,11 +9,9 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -29,73 +19,24 @@ from hypothesis import strategies as st
 from laws.registry import Broken, Held, Law, NotApplicable, Profile, Step, settings_for
 from model import bits, machine
 from model import node as nodes
-from model.constants import KINDS, Constants
+from model.constants import Constants
 from model.errors import Refused
-from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait, Zoom
-from model.node import Node
+from model.events import End, Event, Fail, Message, Start, Zoom
 from model.profile import Profile as EngineProfile
 from model.profile import deviations, options
 from scenarios import format as scenario_format
-
-T = TypeVar("T")
+from scenarios.strategies import (
+    CONSTANTS,
+    any_profile,
+    below,
+    constants_dict,
+    draw_event,
+    engine_profiles,
+    event_dict,
+)
 
 TAKEN_OR_REFUSED = "refused_changes_nothing"
 """The law an event that the model neither takes nor refuses breaks."""
-
-SMALL_TEXT = st.text(alphabet=st.sampled_from(list("ab é€😀\r\n\u2028 ")), max_size=12)
-
-
-@st.composite
-def small_constants(draw: st.DrawFn) -> Constants:
-    """Small budgets, so deep trees, many batches, shrinking views and
-    failure caps show up in short histories."""
-    node = draw(st.sampled_from([16, 32, 64]))
-    ceiling = draw(st.integers(3 * node, 30 * node))
-    floor = draw(st.integers(ceiling // 4, ceiling))
-    cceiling = draw(st.integers(node, ceiling))
-    cfloor = draw(st.integers(0, cceiling))
-    return Constants(
-        node=node,
-        ceiling=ceiling,
-        floor=floor,
-        cceiling=cceiling,
-        cfloor=cfloor,
-        jobs=draw(st.integers(1, 4)),
-        ahead=draw(st.integers(1, 4)),
-        tries=draw(st.integers(1, 5)),
-        failures=draw(st.integers(1, 3)),
-    )
-
-
-@st.composite
-def any_constants(draw: st.DrawFn) -> Constants:
-    """Small budgets mostly; the SPEC defaults in about one history in ten."""
-    return Constants() if draw(st.integers(0, 99)) >= 90 else draw(small_constants())
-
-
-CONSTANTS = any_constants()
-
-WORDS = st.sampled_from(["you", "talk", "é€", "x"])
-
-
-@st.composite
-def engine_profiles(draw: st.DrawFn) -> EngineProfile:
-    """Every option of SPEC 10 at random."""
-    words = draw(st.dictionaries(st.sampled_from(KINDS), WORDS))
-    return EngineProfile(
-        trim_lines=draw(st.booleans()),
-        kind_words=tuple(sorted(words.items())),
-        need_first=draw(st.booleans()),
-        failure_cap=draw(st.sampled_from(["failures", "none"])),
-        calls=draw(st.sampled_from(["driven", "self"])),
-        ahead_in_wait=draw(st.booleans()),
-    )
-
-
-@st.composite
-def any_profile(draw: st.DrawFn) -> EngineProfile:
-    """SPEC's own profile three times in four, a random one otherwise."""
-    return EngineProfile() if draw(st.integers(0, 3)) else draw(engine_profiles())
 
 
 def profiles_for(laws: list[Law]) -> st.SearchStrategy[EngineProfile]:
@@ -105,138 +46,6 @@ def profiles_for(laws: list[Law]) -> st.SearchStrategy[EngineProfile]:
     if any(law.off(EngineProfile()) is None for law in laws):
         return any_profile()
     return engine_profiles().filter(lambda p: any(law.off(p) is None for law in laws))
-
-
-@cache
-def below(n: int) -> st.SearchStrategy[int]:
-    """An index in `range(n)`: strategies are made once, since making one
-    costs Hypothesis more than drawing from it."""
-    return st.integers(0, n - 1)
-
-
-def choose(data: st.DataObject, items: Sequence[T]) -> T:
-    """One of `items`, drawn."""
-    return items[data.draw(below(len(items)))]
-
-
-@cache
-def texts(node: int) -> st.SearchStrategy[str]:
-    """Message texts: tiny ones, and sized ones up to six times NODE."""
-    return st.one_of(
-        SMALL_TEXT,
-        st.builds(scenario_format.sized_text, st.integers(0, 6 * node), st.integers(0, 60)),
-    )
-
-
-@cache
-def replies(node: int) -> st.SearchStrategy[tuple[str, ...]]:
-    """What a call got: fitting, over-long, empty and blank replies; and
-    over-long replies of one size, where "not shorter" and "shorter" differ
-    (SPEC 5: a follow-up as long as the best ends the tries)."""
-    reply = st.one_of(
-        st.sampled_from(["", " ", " \n"]),
-        st.builds(scenario_format.sized_text, st.integers(1, 3 * node), st.integers(0, 40)),
-    )
-    same_size = st.builds(
-        lambda size, count, first: tuple(
-            scenario_format.sized_text(size, first + k) for k in range(count)
-        ),
-        st.integers(node + 1, 3 * node),
-        st.integers(2, 4),
-        st.integers(0, 40),
-    )
-    return st.one_of(st.lists(reply, min_size=1, max_size=7).map(tuple), same_size)
-
-
-def illegal(data: st.DataObject, state: machine.State) -> Event:
-    """An event drawn with no regard to what the state allows."""
-    t = bits.to_int(state.count)
-    level = data.draw(below(4))
-    node = Node(level, bits.from_int(data.draw(below((t >> level) + 2))))
-    return choose(
-        data,
-        [
-            Start(node),
-            End(node, "x"),
-            End(node, ""),
-            End(node, "x" * (state.constants.node + 1)),
-            Fail(node),
-            Wait(),
-            Settle(),
-            Timeout(),
-            Message("bot", "hi"),
-            Message("user", "a\ud800"),
-            Zoom(bits.from_int(t + 1), bits.ONE),
-            Zoom(bits.ZERO, bits.from_int(3)),
-        ],
-    )
-
-
-def draw_event(data: st.DataObject, state: machine.State) -> Event:
-    """One event, weighted towards messages and calls, mostly one the state allows."""
-    c = state.constants
-    # What every state offers comes first, at fixed places, so that a shrunk
-    # history's choices keep their meaning when events before them go.
-    options = ["message"] * 4 + ["timeout" if state.queue.waiting else "wait", "illegal", "zoom"]
-    if machine.candidates(state):
-        options += ["start"] * 4
-    if state.queue.running:
-        options += ["end"] * 4 + ["replies"] * 2 + ["fail"]
-    if state.queue.held:
-        options += ["retry"]
-    if state.queue.waiting and machine.settled(state):
-        options += ["settle"] * 4
-    choice = choose(data, options)
-    if choice == "message":
-        return Message(choose(data, KINDS), data.draw(texts(c.node)))
-    if choice == "start":
-        return Start(choose(data, machine.candidates(state)))
-    if choice in ("end", "replies", "fail"):
-        node = choose(data, state.queue.running)
-        if choice == "fail":
-            return Fail(node)
-        if choice == "replies":
-            return End(node, replies=data.draw(replies(c.node)))
-        size = 1 + data.draw(below(6 if data.draw(below(2)) else c.node))
-        return End(node, scenario_format.sized_text(size, data.draw(below(61))))
-    if choice == "zoom":
-        t = bits.to_int(state.count)
-        n = 1 << data.draw(below(max(1, t.bit_length())))
-        id = data.draw(below(t + 1)) // n * n
-        return Zoom(bits.from_int(id), bits.from_int(n))
-    if choice == "illegal":
-        return illegal(data, state)
-    return {"wait": Wait(), "timeout": Timeout(), "settle": Settle(), "retry": Retry()}[choice]
-
-
-def node_list(node: Node) -> list[int]:
-    return [node.level, bits.to_int(node.index)]
-
-
-def event_dict(event: Event) -> dict[str, Any]:
-    """An event in the scenario format."""
-    match event:
-        case Message(kind, text):
-            return {"event": "message", "kind": kind, "text": text}
-        case Start(node):
-            return {"event": "start", "node": node_list(node)}
-        case End(node, line, None):
-            return {"event": "end", "node": node_list(node), "line": line}
-        case End(node, None, replies):
-            return {
-                "event": "end",
-                "node": node_list(node),
-                "replies": [{"text": r} for r in replies],
-            }
-        case Fail(node):
-            return {"event": "fail", "node": node_list(node)}
-        case Zoom(id, n):
-            return {"event": "zoom", "id": bits.to_int(id), "n": bits.to_int(n)}
-    return {"event": type(event).__name__.lower()}
-
-
-def constants_dict(c: Constants) -> dict[str, int | float]:
-    return {name: getattr(c, name) for name in scenario_format.CONSTANTS}
 
 
 def describe(event: Event) -> str:

@@ -3,10 +3,10 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from laws.history import engine_profiles
 from laws.registry import Broken, Held, Profile, check_law, derandomized, statement_of
 from model.profile import Profile as EngineProfile
 from model.profile import deviations, from_options, options
+from scenarios.strategies import engine_profiles
 
 OPTIONS = ("trim_lines", "kind_words", "need_first", "failure_cap", "calls", "ahead_in_wait")
 """SPEC 10's options, in its order."""

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from bench.corpus import impl_replay, materialized, model_replay
-from bridge.corpus import files
+from bridge.formats.layout import files
 from model import bits
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 
-from laws.history import constants_dict, event_dict
 from model import machine
 from model.constants import Constants
 from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait
 from scenarios.format import Scenario
+from scenarios.strategies import constants_dict, event_dict
 
 SMALL = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=3, ahead=4)
 

@@ -17,12 +17,14 @@ import pytest
 
 import bridge.cli as cli
 import impl
-from bridge import compare
-from bridge.compare import first_difference, run
-from bridge.engines import ImplEngine, InProcess, ModelEngine, ProcessEngine, Ready
-from bridge.observe import crc, digest, line_hash
-from bridge.profile import SPEC
-from bridge.stream import from_model
+from bridge.checking import compare
+from bridge.checking.compare import first_difference, run
+from bridge.formats.profile import SPEC
+from bridge.wire.engine import InProcess, Ready
+from bridge.wire.inprocess import ImplEngine, ModelEngine
+from bridge.wire.observe import crc, digest, line_hash
+from bridge.wire.process import ProcessEngine
+from bridge.wire.stream import from_model
 from impl import digest as impl_digest
 from impl import view as impl_view
 from model import machine
@@ -174,7 +176,7 @@ def test_answers_are_compared_as_values_not_as_text(tmp_path: Path) -> None:
     scenario_format.write(random_scenario(7, 150), path)
     assert cli.main(["expect", str(path), "--jobs", "1"]) == 0
     scenario = scenario_format.read(path)
-    from bridge.corpus import exchanges
+    from bridge.wire.stream import exchanges
 
     engine = Spaced()
     ready = engine.start(scenario)

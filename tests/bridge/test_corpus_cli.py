@@ -17,8 +17,11 @@ from typing import Any
 import pytest
 
 import bridge.cli as cli
-import bridge.corpus as corpora
-from bridge.corpus import CORPUS, expected_path
+import bridge.runs.corpus as corpora
+from bridge.formats.kit import CORPUS
+from bridge.formats.layout import expected_path
+from bridge.outputs.regressions import slug
+from bridge.runs.progress import Heartbeat
 
 SMALL = ["random_00", "random_11", "zoom_1", "refused_kind_0", "empty_chat"]
 
@@ -168,8 +171,8 @@ def test_compare_writes_regressions_outside_the_corpus(
 
 
 def test_names_never_collide_between_engines() -> None:
-    first = cli.slug("my-engine --bridge --with-a-very-long-option-name-that-goes-on-and-on one")
-    second = cli.slug("my-engine --bridge --with-a-very-long-option-name-that-goes-on-and-on two")
+    first = slug("my-engine --bridge --with-a-very-long-option-name-that-goes-on-and-on one")
+    second = slug("my-engine --bridge --with-a-very-long-option-name-that-goes-on-and-on two")
     assert first != second
 
 
@@ -196,12 +199,12 @@ def test_command_line_mistakes_exit_2_without_a_traceback(args: list[str]) -> No
 def test_the_heartbeat_speaks_during_one_long_event(capsys: pytest.CaptureFixture[str]) -> None:
     """A replay stuck in one event (a model batch over a huge view) still says
     every period how far it is; a quiet one says nothing."""
-    with corpora.Heartbeat("big.jsonl", 500, quiet=False, every=0.05) as beat:
+    with Heartbeat("big.jsonl", 500, quiet=False, every=0.05) as beat:
         beat(42)
         time.sleep(0.5)  # about ten periods: three lines even on a loaded machine
     said = capsys.readouterr().err.splitlines()
     assert len(said) >= 3
     assert all(line.startswith("  ... big.jsonl: 42/500 answers") for line in said)
-    with corpora.Heartbeat("big.jsonl", 500, quiet=True, every=0.05) as beat:
+    with Heartbeat("big.jsonl", 500, quiet=True, every=0.05) as beat:
         time.sleep(0.2)
     assert capsys.readouterr().err == ""

@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 
 import bridge.cli as cli
-from bridge.corpus import CORPUS, Options, check
-from bridge.engines import EngineFault, ProcessEngine
-from bridge.profile import SPEC
-from bridge.stream import from_model
+from bridge.formats.kit import CORPUS
+from bridge.formats.profile import SPEC
+from bridge.runs.corpus import Options, check
+from bridge.wire.engine import EngineFault
+from bridge.wire.process import ProcessEngine
+from bridge.wire.stream import from_model
 from scenarios import format as scenario_format
 from tests.bridge.helpers import random_scenario
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from bridge import cli
-from bridge.compare import run
-from bridge.corpus import Options, make_engine
-from bridge.profile import SPEC
-from bridge.stream import from_model
+from bridge.checking.compare import run
+from bridge.formats.profile import SPEC
+from bridge.runs.corpus import Options, make_engine
+from bridge.wire.stream import from_model
 from scenarios import format as scenario_format
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 import bridge.cli as cli
-from bridge.corpus import CORPUS, PROFILES, Options, check
-from bridge.engines import ProcessEngine
-from bridge.profile import parse
-from bridge.stream import from_model
+from bridge.formats.kit import CORPUS, PROFILES
+from bridge.formats.profile import parse
+from bridge.runs.corpus import Options, check
+from bridge.wire.process import ProcessEngine
+from bridge.wire.stream import from_model
 from scenarios import format as scenario_format
 from scenarios.format import Scenario
 

@@ -22,11 +22,16 @@ from xml.etree import ElementTree
 
 import pytest
 
-from bridge import show, svg
-from bridge.compare import Divergence, add_states, run
-from bridge.engines import Engine, ModelEngine, Ready, model_event
-from bridge.profile import SPEC
-from bridge.stream import from_model
+from bridge.checking.compare import Divergence, add_states, run
+from bridge.cli import show
+from bridge.formats.profile import SPEC
+from bridge.outputs import svg
+from bridge.outputs.page import write_divergence_report
+from bridge.outputs.sawtooth import stretches
+from bridge.wire import factory
+from bridge.wire.engine import Engine, Ready
+from bridge.wire.inprocess import ModelEngine, model_event
+from bridge.wire.stream import from_model
 from model import machine
 from model.constants import Constants
 from model.errors import Refused
@@ -76,7 +81,7 @@ def divergence(scenario: Scenario) -> Divergence:
 
 
 def command(argv: list[str]) -> int:
-    """`python -m bridge show ...` as bridge/cli.py runs it."""
+    """`python -m bridge show ...` as bridge/cli/ runs it."""
     top = argparse.ArgumentParser()
     show.add_parser(top.add_subparsers(dest="command", required=True))
     args = top.parse_args(["show", *argv])
@@ -106,7 +111,7 @@ def test_the_envelope_keeps_each_pixel_columns_extremes_in_order() -> None:
 
 def test_stretches_are_the_runs_of_true_flags() -> None:
     flags = [False, True, True, False, True, False, False, True]
-    assert show.stretches(flags) == [(1, 2), (4, 4), (7, 7)]
+    assert stretches(flags) == [(1, 2), (4, 4), (7, 7)]
 
 
 def test_the_report_opens_at_the_event_asked_for(scenario: Scenario, tmp_path: Path) -> None:
@@ -154,7 +159,7 @@ def test_an_engine_is_compared_and_its_divergence_shown(
     def engines(name: str, timeout: float, profile: Any) -> Engine:
         return LowCeiling()
 
-    monkeypatch.setattr(show, "engine", engines)
+    monkeypatch.setattr(factory, "engine", engines)
     assert command([str(path), "--engine", "low", "-o", str(tmp_path / "bad.html")]) == 0
     found = divergence(scenario)
     held, start = stops(tmp_path / "bad.html")
@@ -289,7 +294,7 @@ def test_the_report_opens_in_chromium_without_errors(scenario: Scenario, tmp_pat
     found = divergence(scenario)
     assert found.position is not None and found.states is not None
     shrunk = replace(scenario, events=scenario.events[: found.position + 1][-12:])
-    report = show.write_divergence_report(
+    report = write_divergence_report(
         tmp_path / "report.html", scenario, found, ("model", "low-ceiling"), SPEC, shrunk
     )
     counts, probe = open_page(report)

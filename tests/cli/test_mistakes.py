@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import laws.__main__ as laws_cli
-from bridge import transcript
-from bridge.compare import explain_states
+from bridge.checking.compare import explain_states
+from bridge.formats import transcript
 from laws import lock
 from laws.all import all_laws
 from tests.scenarios.test_format import CONSTANTS

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import laws.__main__ as laws_main
-from bridge.engines import model_event
+from bridge.wire.inprocess import model_event
 from laws import history, lock
 from laws.all import all_laws
 from laws.history import Tally, Verdicts, check_step_laws, merged

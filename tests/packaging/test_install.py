@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.corpus import expected_path
+from bridge.formats.layout import expected_path
 from tests.bridge.test_corpus_cli import copy_corpus, tamper
 
 ROOT = Path(__file__).resolve().parents[2]

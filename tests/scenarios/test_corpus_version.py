@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge import expect, transcript
+from bridge.formats import transcript
+from bridge.runs import expect
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "scenarios"

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from bridge.engines import model_event
-from bridge.profile import SPEC
-from bridge.stream import Exchange, from_model
+from bridge.formats.profile import SPEC
+from bridge.wire.inprocess import model_event
+from bridge.wire.stream import Exchange, from_model
 from model import bits, machine
 from model.constants import KINDS, Constants
 from model.errors import Refused

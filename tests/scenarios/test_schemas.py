@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from bridge import observe
-from bridge.corpus import expected_path
-from bridge.profile import SPEC, parse
-from bridge.stream import DETAIL_REQUEST, from_transcript
+from bridge.formats.layout import expected_path
+from bridge.formats.profile import SPEC, parse
+from bridge.wire import observe
+from bridge.wire.stream import DETAIL_REQUEST, from_transcript
 from model.constants import KINDS
 from model.profile import CALLS, FAILURE_CAPS, TYPES, Profile
 from scenarios import format as scenario_format

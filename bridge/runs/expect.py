@@ -14,10 +14,11 @@ import json
 from multiprocessing import Pool
 from pathlib import Path
 
-from bridge import transcript
-from bridge.corpus import CORPUS, EXPECTED, PROFILES, expected_path
-from bridge.profile import SPEC, parse, to_json
-from bridge.stream import from_model
+from bridge.formats import transcript
+from bridge.formats.kit import CORPUS, EXPECTED, PROFILES
+from bridge.formats.layout import expected_path
+from bridge.formats.profile import SPEC, parse, to_json
+from bridge.wire.stream import from_model
 from model.profile import Profile
 from scenarios.format import read
 
@@ -54,6 +55,15 @@ def _job(job: tuple[Path, Profile]) -> tuple[Path, Profile, bytes]:
 def version() -> int:
     """The corpus version the committed transcripts carry."""
     return int(json.loads(LOCK.read_text(encoding="utf-8"))["version"])
+
+
+def corpus_version() -> int | None:
+    """The corpus version, or None when the committed transcripts carry none
+    that can be read."""
+    try:
+        return version()
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def digest(bodies: dict[str, bytes]) -> str:

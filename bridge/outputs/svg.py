@@ -1,4 +1,4 @@
-"""Drawing primitives for the bridge's pictures (bridge/show.py): SVG
+"""Drawing primitives for the bridge's pictures (bridge/outputs/): SVG
 elements written as text, numbers kept short, a linear scale, round tick
 values, and a curve thinned to what a pixel can show."""
 

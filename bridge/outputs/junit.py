@@ -1,72 +1,12 @@
-"""Machine-readable reports of a corpus run, for CI: JUnit XML (one test case
-per scenario) and JSON (the same, with the first divergence's values)."""
+"""A corpus run as JUnit XML, for CI: one test case per scenario."""
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from bridge.corpus import Verdict
-
-
-@dataclass(frozen=True)
-class Run:
-    """What a corpus run checked, and with what."""
-
-    engine: str
-    agreement: str
-    corpus_version: int | None
-    seconds: float
-    verdicts: list[Verdict]
-    known: set[str]
-    """Scenarios listed as known failures (by file name)."""
-
-
-def outcome(verdict: Verdict, known: set[str]) -> str:
-    """A verdict as the run counts it: a listed scenario that fails is an
-    expected failure; one that passes is reported as passing unexpectedly."""
-    listed = verdict.path.name in known or verdict.path.stem in known
-    if listed and verdict.status == "FAIL":
-        return "expected failure"
-    if listed and verdict.status == "ok":
-        return "UNEXPECTED PASS"
-    return verdict.status
-
-
-def to_json(run: Run) -> dict[str, Any]:
-    counts: dict[str, int] = {}
-    cases = []
-    for verdict in run.verdicts:
-        seen = outcome(verdict, run.known)
-        counts[seen] = counts.get(seen, 0) + 1
-        cases.append(
-            {
-                "scenario": verdict.path.name,
-                "path": str(verdict.path),
-                "status": seen,
-                "seconds": round(verdict.seconds, 3),
-                "answers": verdict.answers,
-                "reason": verdict.reason,
-                "divergence": verdict.divergence,
-                "notes": verdict.notes,
-            }
-        )
-    return {
-        "engine": run.engine,
-        "agreement": run.agreement,
-        "corpus_version": run.corpus_version,
-        "seconds": round(run.seconds, 3),
-        "counts": counts,
-        "scenarios": cases,
-    }
-
-
-def write_json(run: Run, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(to_json(run), indent=2, ensure_ascii=False) + "\n", "utf-8")
+from bridge.checking.verdict import outcome
+from bridge.runs.corpus import Run
 
 
 def write_junit(run: Run, path: Path) -> None:

@@ -1,6 +1,7 @@
 """Where the kit's documents and data are (`optchat-spec files`), in a clone
 and in an installed copy alike: each is found beside the package that carries
-it, never relative to the current directory."""
+it, never relative to the current directory. The bundled corpus, its
+transcripts and the kept engine profiles are folders of `scenarios/`."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ from pathlib import Path
 
 import scenarios
 
-BRIDGE = Path(__file__).resolve().parent
+BRIDGE = Path(__file__).resolve().parents[1]
 SCENARIOS = Path(scenarios.__file__).resolve().parent
+CORPUS = SCENARIOS / "corpus"
+EXPECTED = SCENARIOS / "expected"
+PROFILES = SCENARIOS / "profiles"
 
 
 def spec() -> Path:

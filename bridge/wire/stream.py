@@ -3,7 +3,8 @@
 An exchange is one line sent (an event as the protocol writes it, with its
 position `at`, or the final detail request) and the answer a conforming
 engine gives. The exchanges of a scenario come from its committed
-transcript, or from the model replaying it under the engine's profile.
+transcript, or from the model replaying it under the engine's profile
+(`exchanges` chooses).
 
 Under `calls: self` (SPEC 10) the scenario's `start` events are not sent:
 the engine starts its own calls. An outcome (`end`, `fail`) of a call that
@@ -19,8 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bridge import transcript
-from bridge.engines import ModelEngine
+from bridge.formats import transcript
+from bridge.formats.layout import expected_path
+from bridge.formats.profile import SPEC
+from bridge.wire.inprocess import ModelEngine
 from model import bits
 from model.node import Node
 from model.profile import Profile
@@ -145,3 +148,19 @@ def from_transcript(scenario: Scenario, path: Path) -> Iterator[Exchange]:
             )
         line = wire(scenario.events[at], at)
         yield Exchange(line, at, answer=answer, wire=wire_bytes(scenario, at))
+
+
+def exchanges(path: Path, scenario: Scenario, profile: Profile, live: bool) -> Iterator[Exchange]:
+    """The scenario's exchanges from its transcript for `profile`, or, when it
+    has none (or `live`), from the model. A transcript made from another
+    version of the scenario is refused, never used."""
+    stored = expected_path(path, profile)
+    if live or not stored.exists():
+        return from_model(scenario, profile, strict=profile == SPEC)
+    header = transcript.read_header(stored)
+    if header.scenario_sha256 != transcript.sha256(path):
+        raise ScenarioError(
+            f"{stored}: made from another version of {path}; run `make corpus` "
+            "(or `python -m bridge expect`) to make it again"
+        )
+    return from_transcript(scenario, stored)

@@ -1,13 +1,6 @@
-"""Engines the bridge drives, all behind one interface: the model, the engine
-in `impl/`, and any program that speaks the line protocol (bridge/PROTOCOL.md).
-
-An engine is started on a scenario (`start`, which returns what it said to
-the header), then is sent lines (`send`: an event as the protocol writes it,
-with `at`, or the final detail request) and gives one answer per line, in
-order (`receive`), in the lean form of protocol 2 (bridge/observe.py). A
-program may be sent several lines before its first answer is read
-(`window`); in-process engines answer as they are sent.
-"""
+"""A program that speaks the line protocol (bridge/PROTOCOL.md), driven
+through its stdin and stdout behind the bridge's one engine interface
+(bridge/wire/engine.py)."""
 
 from __future__ import annotations
 
@@ -17,22 +10,13 @@ import select
 import shlex
 import subprocess
 import time
-from abc import ABC, abstractmethod
 from collections import deque
-from dataclasses import dataclass
 from typing import Any
 
-from bridge import observe
-from bridge.profile import SPEC, ProfileError, parse, to_json
-from impl.profile import Profile as ImplProfile
-from impl.protocol import Session
-from model import bits, machine
-from model.constants import Constants as ModelConstants
-from model.errors import Refused as ModelRefused
-from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait, Zoom
-from model.node import Node
-from model.profile import Profile
-from scenarios.format import Scenario, header_line, text_of
+from bridge.formats.profile import ProfileError, parse
+from bridge.wire import observe
+from bridge.wire.engine import Engine, EngineFault, Ready
+from scenarios.format import Scenario, header_line
 
 STARTUP_SECONDS = 60.0
 """How long an engine may take to answer the header: starting a process (and
@@ -43,145 +27,6 @@ WINDOW = 64
 
 STDERR_KEPT = 1 << 16
 """How much of an engine's stderr the bridge keeps to show: the end of it."""
-
-
-class EngineFault(Exception):
-    """The engine crashed, hung, printed garbage or could not start: not a divergence."""
-
-
-@dataclass(frozen=True)
-class Ready:
-    """What an engine said to a scenario's header (bridge/PROTOCOL.md)."""
-
-    protocol: int = 2
-    profile: Profile | None = None
-    """The profile the engine declared; None when it declared none."""
-    rule_names: bool = True
-    sessions: bool = False
-    unsupported: dict[str, str] | None = None
-    """Why the engine cannot replay the scenario; None when it can."""
-    engine: str = ""
-
-
-class Engine(ABC):
-    """One replay at a time: `start`, then `send` lines and `receive` answers."""
-
-    name: str
-    window: int = 1
-
-    @abstractmethod
-    def start(self, scenario: Scenario) -> Ready:
-        """Begin a replay of the scenario; what the engine said to its header."""
-
-    @abstractmethod
-    def send(self, line: dict[str, Any], wire: bytes | None = None) -> None:
-        """Send one line: an event with `at`, or `{"detail": true}` (`wire`:
-        the same line as bytes, when they are made already)."""
-
-    @abstractmethod
-    def receive(self) -> dict[str, Any]:
-        """The answer to the oldest line not answered yet."""
-
-    def receive_unless(self, expected: bytes | None) -> dict[str, Any] | None:
-        """The answer to the oldest line not answered yet, or None when it is
-        exactly the bytes `expected` (then it need not be read as JSON)."""
-        return self.receive()
-
-    def close(self) -> None:  # noqa: B027 (most engines hold nothing to release)
-        """Release what the replay holds."""
-
-
-class InProcess(Engine):
-    """An engine in this process: each line is answered as it is sent."""
-
-    def __init__(self) -> None:
-        self.answers: deque[dict[str, Any]] = deque()
-
-    @abstractmethod
-    def answer(self, line: dict[str, Any]) -> dict[str, Any]:
-        """The answer to one line."""
-
-    def send(self, line: dict[str, Any], wire: bytes | None = None) -> None:
-        self.answers.append(self.answer(line))
-
-    def receive(self) -> dict[str, Any]:
-        return self.answers.popleft()
-
-
-def model_event(event: dict[str, Any], position: int) -> Event:
-    """A scenario event as a model event; texts given by size are made at
-    the event's position (scenarios/README.md)."""
-    name = event["event"]
-    node = Node(event["node"][0], bits.from_int(event["node"][1])) if "node" in event else None
-    match name:
-        case "message":
-            return Message(event["kind"], text_of(event, "text", position))
-        case "start":
-            return Start(node)  # type: ignore[arg-type]
-        case "end" if "replies" in event:
-            replies = tuple(
-                text_of(reply, "text", position + k) for k, reply in enumerate(event["replies"])
-            )
-            return End(node, replies=replies)  # type: ignore[arg-type]
-        case "end":
-            return End(node, text_of(event, "line", position))  # type: ignore[arg-type]
-        case "fail":
-            return Fail(node)  # type: ignore[arg-type]
-        case "zoom":
-            return Zoom(bits.from_int(event["id"]), bits.from_int(event["n"]))
-    return {"wait": Wait(), "settle": Settle(), "timeout": Timeout(), "retry": Retry()}[name]
-
-
-class ModelEngine(InProcess):
-    """The oracle: `model.machine` under a profile, one immutable state per
-    event. `refusal` keeps the last refusal's full text, for reports."""
-
-    name = "model"
-
-    def __init__(self, profile: Profile = SPEC) -> None:
-        super().__init__()
-        self.profile = profile
-
-    def start(self, scenario: Scenario) -> Ready:
-        self.answers.clear()
-        self.state = machine.initial(ModelConstants(**scenario.constants), self.profile)
-        self.observer = observe.ModelAnswers()
-        self.refusal = ""
-        return Ready(profile=self.profile, sessions=True, engine="optchat-spec model")
-
-    def answer(self, line: dict[str, Any]) -> dict[str, Any]:
-        if "event" not in line:
-            return self.observer.detail(self.state)
-        event = model_event(line, line["at"])
-        before = self.state
-        try:
-            self.state = machine.step(before, event)
-        except ModelRefused as refused:
-            self.refusal = str(refused)
-            self.state = machine.refuse(before)
-            return self.observer.refused(self.state, refused.rule)
-        return self.observer.accepted(before, event, self.state)
-
-
-class ImplEngine(InProcess):
-    """The production planner of `impl/`, in this process, read and answered
-    by the engine's own protocol adapter (`impl.protocol.Session`) without
-    the process and the JSON lines; it runs with `profile`."""
-
-    name = "impl"
-
-    def __init__(self, profile: Profile = SPEC) -> None:
-        super().__init__()
-        self.profile = profile
-        self.impl_profile = ImplProfile.from_json(to_json(profile))
-
-    def start(self, scenario: Scenario) -> Ready:
-        self.answers.clear()
-        self.session = Session({"constants": scenario.constants}, self.impl_profile, 2)
-        return Ready(profile=self.profile, sessions=True, engine="optchat-spec impl")
-
-    def answer(self, line: dict[str, Any]) -> dict[str, Any]:
-        return self.session.answer(line)
 
 
 class ProcessEngine(Engine):
@@ -464,13 +309,3 @@ def dump(line: dict[str, Any]) -> bytes:
         return json.dumps(line, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return json.dumps(line).encode("ascii")
-
-
-def engine(spec: str, timeout: float = 10.0, profile: Profile = SPEC) -> Engine:
-    """`model`, `impl` (both run with `profile`), or a command line speaking
-    the protocol (which declares its own)."""
-    if spec == "model":
-        return ModelEngine(profile)
-    if spec == "impl":
-        return ImplEngine(profile)
-    return ProcessEngine(spec, timeout)

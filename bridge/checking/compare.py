@@ -1,21 +1,20 @@
 """Comparing an engine with what is expected, answer by answer, as the
 answers arrive: the first diverging line and field, the two states there
-side by side, and a shrunk scenario that still diverges."""
+side by side (bridge/checking/shrink.py makes a shrunk scenario that still
+diverges)."""
 
 from __future__ import annotations
 
 import difflib
-import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.engines import Engine, ModelEngine, Ready
-from bridge.observe import ORDER
-from bridge.stream import DETAIL_REQUEST, Exchange, from_model
-from model.profile import Profile
-from scenarios.format import Scenario, ScenarioError
+from bridge.wire.engine import Engine, Ready
+from bridge.wire.observe import ORDER
+from bridge.wire.stream import DETAIL_REQUEST, Exchange
+from scenarios.format import Scenario
 
 MISSING = object()
 
@@ -219,45 +218,3 @@ def add_states(divergence: Divergence, scenario: Scenario, expected: Engine, fou
         )
     except Exception:  # the engine failing again must not hide the divergence itself
         divergence.states = None
-
-
-def diverges(scenario: Scenario, profile: Profile, make: Callable[[], Engine]) -> bool:
-    """Whether the scenario is valid for the model under `profile` (refused
-    exactly where it says) and the engine diverges from the model on it."""
-    engine = make()
-    try:
-        ready = engine.start(scenario)
-        return run(from_model(scenario, profile, strict=True), engine, ready).divergence is not None
-    except ScenarioError:
-        return False
-    finally:
-        engine.close()
-
-
-def shrink(
-    scenario: Scenario, still: Callable[[Scenario], bool], seconds: float = 120.0
-) -> Scenario:
-    """The fewest events found within `seconds` for which `still` holds: chunks
-    of events removed (halves, quarters, ... single events) while it does."""
-    deadline = time.monotonic() + seconds
-    events = scenario.events
-    chunk = max(1, len(events) // 2)
-    while chunk >= 1 and time.monotonic() < deadline:
-        start = 0
-        removed = False
-        while start < len(events) and time.monotonic() < deadline:
-            candidate = replace(
-                scenario, events=events[:start] + events[start + chunk :], lines=None
-            )
-            if candidate.events and still(candidate):
-                events = candidate.events
-                removed = True
-            else:
-                start += chunk
-        if not removed:
-            chunk //= 2
-    return replace(scenario, events=events, lines=None)
-
-
-def model_for(profile: Profile) -> Callable[[], Engine]:
-    return lambda: ModelEngine(profile)

@@ -1,0 +1,75 @@
+"""The bridge's command line (`python -m bridge`, installed as `optchat-spec`).
+
+  corpus [PATH ...]   an engine on many scenarios (the bundled corpus by default)
+  compare FILE        an engine on one scenario; on a divergence, the report
+                      and a shrunk scenario in --regressions
+  replay FILE         an engine's answers to one scenario, one JSON line each
+  fuzz                generated scenarios until one diverges, shrunk
+  expect [PATH ...]   make the committed transcripts again (the corpus version)
+  show FILE           a scenario, and a divergence, as one HTML page
+  laws [...]          the laws of SPEC 8 (needs the `laws` extra)
+  files               where SPEC.md, PROTOCOL.md, the schemas and the corpus are
+
+An engine (--engine) is `model`, `impl`, or a command speaking
+bridge/PROTOCOL.md. Exit codes, the same for every command: 0 agree (or
+hold), 1 a divergence (or a broken law), 2 bad input, a usage error or an
+engine fault.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bridge import __version__
+from bridge.cli import compare, corpus, expect, files, fuzz, laws, replay, show
+from bridge.formats.profile import ProfileError
+from bridge.formats.transcript import TranscriptError
+from bridge.formats.usage import UsageError
+from bridge.runs.expect import corpus_version
+from bridge.wire.engine import EngineFault
+from scenarios.format import ScenarioError
+
+COMMANDS = (corpus, compare, replay, expect, show, fuzz, laws, files)
+"""Each command's module, in the order `--help` lists them: it adds its
+arguments (`add_parser`) and runs the command (`run`)."""
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="python -m bridge", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    top.add_argument(
+        "--version",
+        action="version",
+        version=f"optchat-spec {__version__} (corpus version {corpus_version()})",
+    )
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.add_parser(commands)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["laws"]:
+        try:
+            return laws.run(argv[1:])
+        except UsageError as error:
+            print(f"optchat-spec: {error}", file=sys.stderr)
+            return 2
+    args = parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except UsageError as error:
+        print(f"optchat-spec {args.command}: {error}", file=sys.stderr)
+        return 2
+    except (ScenarioError, TranscriptError, ProfileError) as error:
+        print(f"BAD INPUT: {error}", file=sys.stderr)
+        return 2
+    except EngineFault as fault:
+        print(f"ENGINE FAULT (not a divergence): {fault}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 2

@@ -1,0 +1,34 @@
+"""`expect [PATH ...]`: make the committed transcripts again (the corpus version)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from bridge.cli.options import Commands
+from bridge.formats.layout import files
+from bridge.runs.expect import bundled, make, refresh, write_all
+
+
+def add_parser(commands: Commands) -> None:
+    command = commands.add_parser("expect", help="make the committed transcripts again")
+    command.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+    command.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    command.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The model's transcripts of the scenarios: the bundled corpus's with its
+    version (bridge/runs/expect.py), or those of scenarios of your own, beside
+    them in the layout `corpus` reads (corpus version 0: not the bundled one)."""
+    paths = files(args.paths)
+    if bundled(paths):
+        current, changed = refresh(paths, args.jobs)
+        for name in changed:
+            print(f"changed {name}")
+        print(f"corpus version {current}")
+        return 0
+    for name in write_all(make(paths, args.jobs), 0):
+        print(f"wrote {name}")
+    return 0

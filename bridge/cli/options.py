@@ -1,0 +1,49 @@
+"""What several commands' arguments share: the engine options, and numbers
+that must be positive."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from bridge.formats.usage import read_profile
+from bridge.runs.corpus import Options
+
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+"""The command line's table of commands, each module adds its own to."""
+
+
+def engine_options(command: argparse.ArgumentParser) -> None:
+    """`--engine`, `--profile` and `--timeout`: which engine, and how it runs."""
+    command.add_argument("--engine", default="impl", help="model, impl, or a protocol command")
+    command.add_argument(
+        "--profile", type=Path, help="the engine's profile (SPEC 10), if it declares none"
+    )
+    command.add_argument("--timeout", type=float, default=10.0, help="seconds per answer")
+
+
+def checking(args: argparse.Namespace, **more: Any) -> Options:
+    """How `compare` and `corpus` check a scenario, from their arguments."""
+    return Options(
+        args.engine,
+        args.timeout,
+        read_profile(args.profile),
+        args.live_model,
+        args.keep_going,
+        **more,
+    )
+
+
+def positive(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text}: not a positive number")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text}: not a positive whole number")
+    return value

@@ -1,0 +1,39 @@
+"""`replay FILE`: an engine's answers to one scenario, one JSON line each."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from bridge.cli.options import Commands, engine_options
+from bridge.formats.usage import read_profile
+from bridge.runs.corpus import Options, make_engine
+from bridge.wire.engine import profile_of
+from bridge.wire.stream import from_model
+from scenarios.format import read
+
+
+def add_parser(commands: Commands) -> None:
+    command = commands.add_parser("replay", help="an engine's answers to one scenario")
+    command.add_argument("file", type=Path)
+    engine_options(command)
+    command.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    path: Path = args.file
+    scenario = read(path)
+    options = Options(args.engine, args.timeout, read_profile(args.profile))
+    subject = make_engine(options)
+    try:
+        ready = subject.start(scenario)
+        profile = profile_of(ready.profile, options.profile, subject.name)
+        for exchange in from_model(scenario, profile, strict=False):
+            subject.send(exchange.line)
+            answer = subject.receive()
+            where = {"at": exchange.position} if exchange.position is not None else {"detail": True}
+            print(json.dumps({**where, **answer}, ensure_ascii=False))
+    finally:
+        subject.close()
+    return 0

@@ -1,0 +1,75 @@
+"""Where scenario files and their transcripts lie.
+
+A scenario `D/NAME.jsonl` has its transcripts beside its folder, in
+`D/../expected/<D's name>/NAME.jsonl.gz` for SPEC's profile and in
+`D/../expected/<D's name>/<profile key>/NAME.jsonl.gz` for another
+(bridge/formats/profile.py `key`). The bundled corpus is `scenarios/corpus/`,
+with its transcripts in `scenarios/expected/corpus/`; regressions written by
+`compare` and `fuzz` keep the same layout under their own folder.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+from pathlib import Path
+
+from bridge.formats import transcript
+from bridge.formats.kit import CORPUS
+from bridge.formats.profile import SPEC, key
+from model.profile import Profile
+from scenarios.format import Scenario, ScenarioError, file_lines, parse, read_bytes
+
+
+def files(targets: list[Path] | None = None) -> list[Path]:
+    """The scenario files named: a folder gives its `*.jsonl` in name order;
+    nothing named gives the bundled corpus. ScenarioError for a path that
+    does not exist or a folder without scenarios."""
+    if not targets:
+        return sorted(CORPUS.glob("*.jsonl"))
+    out: list[Path] = []
+    for target in targets:
+        if target.is_dir():
+            found = sorted(target.glob("*.jsonl"))
+            if not found:
+                raise ScenarioError(f"{target}: no scenario (*.jsonl) in this folder")
+            out += found
+        elif target.is_file():
+            out.append(target)
+        else:
+            raise ScenarioError(f"{target}: no such file or folder")
+    return out
+
+
+def choose(paths: list[Path], only: list[str], skip: list[str]) -> list[Path]:
+    """The paths whose file name or stem matches an `only` glob (all when
+    none is given) and no `skip` glob."""
+
+    def matches(path: Path, globs: list[str]) -> bool:
+        return any(fnmatch.fnmatch(path.name, g) or fnmatch.fnmatch(path.stem, g) for g in globs)
+
+    return [p for p in paths if (not only or matches(p, only)) and not matches(p, skip)]
+
+
+def expected_path(scenario: Path, profile: Profile = SPEC) -> Path:
+    """Where a scenario's transcript for `profile` is kept (see above)."""
+    folder = scenario.resolve().parent
+    base = folder.parent / "expected" / folder.name
+    if profile != SPEC:
+        base /= key(profile)
+    return base / f"{scenario.stem}.jsonl.gz"
+
+
+def read_checked(path: Path) -> Scenario:
+    """A scenario, checked strictly unless SPEC's transcript of it says it
+    was made from these very bytes (it was checked when that was made)."""
+    data = read_bytes(path)
+    stored = expected_path(path)
+    if stored.exists():
+        try:
+            header = transcript.read_header(stored)
+        except transcript.TranscriptError:
+            header = None
+        if header is not None and header.scenario_sha256 == hashlib.sha256(data).hexdigest():
+            return parse(file_lines(data), str(path), checked=False)
+    return parse(file_lines(data), str(path))

@@ -1,0 +1,277 @@
+"""Generated scenarios for any engine, until one diverges (`python -m bridge fuzz`).
+
+Hypothesis draws histories with the shared strategies (scenarios/strategies.py: small
+constants most of the time, every event kind, events the state does not
+allow, replies, zooms, multibyte texts, `\\r`, `\\r\\n`, U+2028, big and
+empty texts), under the profile the engine declares (or `--profile`). Each
+history is a scenario replayed through the model and the engine in lockstep
+(bridge/checking/compare.py `run`), in one engine process for all of them when the
+engine takes sessions (bridge/PROTOCOL.md). The first divergence is shrunk
+(by Hypothesis over the history, then by removing events, dropping the
+oldest messages and making the constants smaller, bridge/checking/shrink.py);
+bridge/cli/fuzz.py writes it as a scenario with its transcript and its HTML
+page, and reports it as `compare` reports it. A run without one stops on
+time (or after `--histories`) with a summary; either way it says its
+throughput and the seed that repeats it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+
+from bridge.checking.compare import Divergence, run
+from bridge.checking.shrink import cut, simplify
+from bridge.formats.profile import agreement
+from bridge.formats.usage import UsageError
+from bridge.runs.corpus import Options
+from bridge.wire.engine import Engine, EngineFault, profile_of
+from bridge.wire.stream import from_model
+from model.profile import Profile
+from scenarios.format import Scenario
+
+DEFAULT_SECONDS = 60.0
+"""How long a run without `--seconds` or `--histories` looks for a divergence."""
+
+STARTS = 4
+"""How many diverging histories shrinking starts from (see `fuzz`)."""
+
+BEAT_SECONDS = 10.0
+"""At most this long between two progress lines."""
+
+
+class Halt(Exception):
+    """Raised inside a history to end the search: out of time, or an engine fault."""
+
+
+class Diverged(Exception):
+    """Raised inside a history whose replay diverged, so that Hypothesis shrinks it."""
+
+
+@dataclass
+class Found:
+    """A diverging history: its events up to the divergence, how many it had,
+    and when it was found."""
+
+    scenario: Scenario
+    divergence: Divergence
+    seconds: float
+    generated: int
+
+
+def size_of(scenario: Scenario) -> tuple[int, int]:
+    """How big a scenario is: its events, then their JSON length."""
+    return len(scenario.events), len(json.dumps(scenario.events))
+
+
+@dataclass
+class Fuzzer:
+    """One engine, kept started across histories, and what the run has seen."""
+
+    engine: Engine
+    profile: Profile
+    options: Options
+    seconds_given: float | None
+    """The search's time; None for no limit."""
+    shrink_seconds: float
+    """Shrinking's time, from the first divergence: Hypothesis's quarter,
+    then `simplify`'s."""
+    began: float = field(default_factory=time.monotonic)
+    histories: int = 0
+    events: int = 0
+    skipped: int = 0
+    tries: int = 0
+    """Replays made while shrinking."""
+    first: Found | None = None
+    found: list[Found] = field(default_factory=list)
+    """Every diverging history, the first first: the one found, then those
+    Hypothesis tried while shrinking it."""
+    smallest: int = 0
+    """The fewest events of a diverging scenario so far (while shrinking)."""
+    fault: EngineFault | None = None
+    faulted: Scenario | None = None
+    last_beat: float = field(default_factory=time.monotonic)
+
+    def seconds(self) -> float:
+        return time.monotonic() - self.began
+
+    def searching(self) -> bool:
+        return self.first is None
+
+    def out_of_time(self) -> bool:
+        return self.seconds_given is not None and self.seconds() >= self.seconds_given
+
+    def shrinking_left(self) -> float:
+        """The seconds of the shrinking budget left."""
+        assert self.first is not None
+        return self.first.seconds + self.shrink_seconds - self.seconds()
+
+    def shrink_over(self) -> bool:
+        """Whether Hypothesis's part of the shrinking budget (a quarter) is spent."""
+        return self.first is not None and self.shrinking_left() < self.shrink_seconds * 3 / 4
+
+    def beat(self, _answers: int = 0) -> None:
+        """A progress line on stderr, at most every BEAT_SECONDS."""
+        now = time.monotonic()
+        if now - self.last_beat < BEAT_SECONDS:
+            return
+        self.last_beat = now
+        if self.searching():
+            said = f"{self.histories} histories, {self.events} events ({self.rate():.0f} events/s)"
+        else:
+            said = f"shrinking: {self.tries} tries, smallest {self.smallest} events"
+        print(f"  ... fuzz: {said}, {self.seconds():.0f} s", file=sys.stderr, flush=True)
+
+    def rate(self) -> float:
+        spent = (self.first.seconds if self.first else self.seconds()) or 1e-9
+        return self.events / spent
+
+    def replay(self, scenario: Scenario, keep_going: bool = True) -> Divergence | None:
+        """The engine's first divergence from the model on `scenario`, or None
+        (also when the engine cannot take it). With `keep_going` every answer
+        is read, so that a session engine can take the next scenario."""
+        ready = self.engine.start(scenario)
+        declared = profile_of(ready.profile, self.options.profile, self.engine.name)
+        if ready.unsupported is None and declared != self.profile:
+            raise EngineFault(
+                f"engine {self.engine.name!r} declared another profile than at its start: "
+                f"{agreement(declared)}"
+            )
+        if ready.unsupported is not None:
+            self.skipped += self.searching()
+            return None
+        result = run(
+            from_model(scenario, self.profile, strict=False),
+            self.engine,
+            ready,
+            None,
+            keep_going,
+            self.beat,
+        )
+        if result.unsupported is not None:
+            self.skipped += self.searching()
+            return None
+        if self.searching():
+            self.histories += 1
+            self.events += len(result.sent)
+        else:
+            self.tries += 1
+        self.beat()
+        return result.divergence
+
+    def check(self, scenario: Scenario) -> None:
+        """Replay one generated history: Diverged when it diverges, Halt when
+        the run is over (on time, or after an engine fault)."""
+        try:
+            found = self.replay(scenario)
+        except EngineFault as fault:
+            self.fault, self.faulted = fault, scenario
+            raise Halt from None
+        if found is None:
+            return
+        here = Found(cut(scenario, found), found, self.seconds(), len(scenario.events))
+        self.first = self.first or here
+        self.found.append(here)
+        self.diverged(here.scenario)
+        raise Diverged
+
+    def diverges(self, scenario: Scenario) -> bool:
+        if self.replay(scenario) is None:
+            return False
+        self.diverged(scenario)
+        return True
+
+    def diverged(self, scenario: Scenario) -> None:
+        events = len(scenario.events)
+        self.smallest = min(self.smallest, events) if self.smallest else events
+
+
+def search(fuzzer: Fuzzer, seed: int, histories: int | None, max_events: int) -> None:
+    """Generate histories with Hypothesis and replay each, until one diverges
+    (then Hypothesis shrinks it, within the shrinking budget), the time is
+    up, `histories` ran, or the engine faults."""
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings, strategies
+    from hypothesis import seed as with_seed
+    from hypothesis.errors import Flaky
+
+    from model import machine
+    from model.errors import Refused
+    from model.events import Start
+    from scenarios.strategies import CONSTANTS, below, constants_dict, draw_event, event_dict
+
+    profile = fuzzer.profile
+
+    @with_seed(seed)
+    @settings(
+        max_examples=histories or 10**9,
+        derandomize=False,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        verbosity=Verbosity.quiet,
+    )
+    @given(strategies.data())
+    def history(data: strategies.DataObject) -> None:
+        if fuzzer.fault is not None or (fuzzer.searching() and fuzzer.out_of_time()):
+            raise Halt
+        if fuzzer.shrink_over():
+            return  # Hypothesis's shrinking ends: every try now passes
+        constants = data.draw(CONSTANTS)
+        state = machine.initial(constants, profile)
+        events = []
+        for _ in range(data.draw(below(max_events + 1))):
+            event = draw_event(data, state)
+            if profile.self_calls and isinstance(event, Start):
+                continue  # never sent under `calls: self` (bridge/wire/stream.py)
+            try:
+                state = machine.step(state, event)
+            except Refused:
+                state = machine.refuse(state)
+            events.append(event_dict(event))
+        fuzzer.check(Scenario(constants_dict(constants), events, "bridge fuzz", seed))
+
+    try:
+        history()
+    except (Halt, Diverged, Flaky):
+        pass  # what was found is in `fuzzer`; Flaky: shrinking was cut short
+
+
+def shrink_starts(fuzzer: Fuzzer) -> list[Scenario]:
+    """The diverging histories shrinking starts from: the first found, then
+    the smallest Hypothesis tried, STARTS at most. Removing events from one
+    diverging history can stop at a larger scenario than from another."""
+    assert fuzzer.first is not None
+    starts = [fuzzer.first.scenario]
+    for other in sorted(fuzzer.found, key=lambda f: size_of(f.scenario)):
+        if len(starts) < STARTS and other.scenario not in starts:
+            starts.append(other.scenario)
+    return starts
+
+
+def smallest(fuzzer: Fuzzer, starts: list[Scenario]) -> Scenario:
+    """Each start simplified with an equal share of the shrinking time left;
+    the smallest scenario kept."""
+    shrunk = [
+        simplify(s, fuzzer.diverges, fuzzer.shrinking_left() / (len(starts) - k))
+        for k, s in enumerate(starts)
+    ]
+    return min(shrunk, key=size_of)
+
+
+def started(
+    subject: Engine, options: Options, seconds: float | None, shrink_seconds: float
+) -> Fuzzer:
+    """A fuzzer of the engine, started once to learn its profile; UsageError
+    for an engine that speaks protocol 1."""
+    from model.constants import Constants
+    from scenarios.strategies import constants_dict
+
+    ready = subject.start(Scenario(constants_dict(Constants()), [], "bridge fuzz"))
+    if ready.protocol == 1:
+        raise UsageError(f"engine {subject.name!r} speaks protocol 1; fuzz needs protocol 2")
+    profile = profile_of(ready.profile, options.profile, subject.name)
+    return Fuzzer(subject, profile, options, seconds, shrink_seconds)

@@ -1,0 +1,96 @@
+"""Engines the bridge drives, all behind one interface: the model, the engine
+in `impl/`, and any program that speaks the line protocol (bridge/PROTOCOL.md).
+
+An engine is started on a scenario (`start`, which returns what it said to
+the header), then is sent lines (`send`: an event as the protocol writes it,
+with `at`, or the final detail request) and gives one answer per line, in
+order (`receive`), in the lean form of protocol 2 (bridge/wire/observe.py). A
+program may be sent several lines before its first answer is read
+(`window`); in-process engines answer as they are sent. Engines are made
+from a spec by bridge/wire/factory.py.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from bridge.formats.profile import SPEC, agreement
+from model.profile import Profile
+from scenarios.format import Scenario
+
+
+class EngineFault(Exception):
+    """The engine crashed, hung, printed garbage or could not start: not a divergence."""
+
+
+@dataclass(frozen=True)
+class Ready:
+    """What an engine said to a scenario's header (bridge/PROTOCOL.md)."""
+
+    protocol: int = 2
+    profile: Profile | None = None
+    """The profile the engine declared; None when it declared none."""
+    rule_names: bool = True
+    sessions: bool = False
+    unsupported: dict[str, str] | None = None
+    """Why the engine cannot replay the scenario; None when it can."""
+    engine: str = ""
+
+
+class Engine(ABC):
+    """One replay at a time: `start`, then `send` lines and `receive` answers."""
+
+    name: str
+    window: int = 1
+
+    @abstractmethod
+    def start(self, scenario: Scenario) -> Ready:
+        """Begin a replay of the scenario; what the engine said to its header."""
+
+    @abstractmethod
+    def send(self, line: dict[str, Any], wire: bytes | None = None) -> None:
+        """Send one line: an event with `at`, or `{"detail": true}` (`wire`:
+        the same line as bytes, when they are made already)."""
+
+    @abstractmethod
+    def receive(self) -> dict[str, Any]:
+        """The answer to the oldest line not answered yet."""
+
+    def receive_unless(self, expected: bytes | None) -> dict[str, Any] | None:
+        """The answer to the oldest line not answered yet, or None when it is
+        exactly the bytes `expected` (then it need not be read as JSON)."""
+        return self.receive()
+
+    def close(self) -> None:  # noqa: B027 (most engines hold nothing to release)
+        """Release what the replay holds."""
+
+
+class InProcess(Engine):
+    """An engine in this process: each line is answered as it is sent."""
+
+    def __init__(self) -> None:
+        self.answers: deque[dict[str, Any]] = deque()
+
+    @abstractmethod
+    def answer(self, line: dict[str, Any]) -> dict[str, Any]:
+        """The answer to one line."""
+
+    def send(self, line: dict[str, Any], wire: bytes | None = None) -> None:
+        self.answers.append(self.answer(line))
+
+    def receive(self) -> dict[str, Any]:
+        return self.answers.popleft()
+
+
+def profile_of(declared: Profile | None, given: Profile | None, name: str) -> Profile:
+    """The profile to check an engine under: what it declared, or `--profile`;
+    both must agree when both are there."""
+    if declared is not None and given is not None and declared != given:
+        raise EngineFault(
+            f"engine {name!r} declares a profile other than --profile's: "
+            f"{agreement(declared)} / {agreement(given)}"
+        )
+    return declared or given or SPEC
