@@ -1,7 +1,8 @@
 """`python -m release dist [OUT]`: the wheel, sdist, zipapp and SHA256SUMS
-into OUT (default dist/). `python -m release cut X.Y.Z [OUT]`: the release
-step (RELEASING.md). Exit 0 done, 2 when the tree cannot be released or
-built (one line says why)."""
+into OUT (default dist/). `python -m release zipapp OUT`: optchat-spec.pyz
+alone. `python -m release cut X.Y.Z [OUT]`: the release step (RELEASING.md).
+Exit 0 done, 2 when the tree cannot be released or built (one line says
+why)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from release import cut, dist, files
+from release import cut, dist, files, zipapp
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,6 +19,8 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     build = commands.add_parser("dist", help="build every artefact")
     build.add_argument("out", nargs="?", type=Path, default=files.ROOT / "dist")
+    single = commands.add_parser("zipapp", help="build optchat-spec.pyz alone")
+    single.add_argument("out", type=Path)
     release = commands.add_parser("cut", help="release X.Y.Z: commit, tag, build, next dev")
     release.add_argument("version")
     release.add_argument("out", nargs="?", type=Path, default=files.ROOT / "dist")
@@ -25,6 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "dist":
             made = dist.build(args.out, files.ROOT)
+        elif args.command == "zipapp":
+            args.out.mkdir(parents=True, exist_ok=True)
+            made = [zipapp.build(args.out, files.ROOT)]
         else:
             made = cut.cut(files.ROOT, args.version, args.out)
     except (cut.NotReleasable, OSError, ValueError, subprocess.CalledProcessError) as error:

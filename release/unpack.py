@@ -22,6 +22,7 @@ import shutil
 import sys
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 
 MANIFEST = "runner.json"
@@ -112,7 +113,7 @@ def main() -> None:
     try:
         with zipfile.ZipFile(Path(__file__).parent) as archive:
             folder = ready(archive)
-    except (OSError, zipfile.BadZipFile, KeyError, ValueError) as error:
+    except (OSError, zipfile.BadZipFile, zlib.error, KeyError, ValueError) as error:
         print(f"optchat-spec: cannot unpack the runner: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     sys.path[0] = str(folder)
