@@ -6,8 +6,7 @@ none of the clone's tools, and declares no dependency. Installed with
 nothing else into a fresh virtual environment, its `optchat-spec` command
 replays the bundled corpus against `impl.protocol` from an empty directory,
 writes a JUnit report that a JUnit parser reads, and takes a known-failures
-list both ways; and docs/ci-local.sh, run as a downstream project runs it,
-does the same. `pip install --no-build-isolation` works as well, with
+list both ways. `pip install --no-build-isolation` works as well, with
 nothing but pip."""
 
 from __future__ import annotations
@@ -327,32 +326,3 @@ def test_known_failures_both_ways_from_the_installed_command(
     skipped = {case.get("name"): case.find("skipped") for case in suite.iter("testcase")}
     assert skipped["zoom_1"] is None and skipped["random_00"] is not None
     assert "expected failure" in (skipped["random_00"].get("message") or "")
-
-
-def test_the_local_ci_script_runs_the_corpus(installed: Installed, tmp_path: Path) -> None:
-    """docs/ci-local.sh with the environment already installed (a downstream
-    project's second run): it builds, replays, and leaves both reports."""
-    (tmp_path / "conformance").mkdir()
-    (tmp_path / "conformance" / "known-failures.txt").write_text("# none yet\n")
-    env = {
-        **installed.env,
-        "ENGINE": installed.engine,
-        "BUILD": "echo built > built.txt",
-        "OPTCHAT_SPEC_VENV": str(installed.venv),
-    }
-    done = subprocess.run(
-        ["bash", str(ROOT / "docs" / "ci-local.sh"), "--only", "zoom_*", "--jobs", "2"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    zooms = [s for s in SCENARIOS if s.startswith("zoom_")]
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert (tmp_path / "built.txt").read_text() == "built\n"
-    assert f"ALL {len(zooms)} SCENARIOS AGREE" in done.stdout
-    suite = ET.parse(tmp_path / "reports" / "optchat-spec.xml").getroot()
-    assert sorted(case.get("name", "") for case in suite.iter("testcase")) == zooms
-    report = json.loads((tmp_path / "reports" / "optchat-spec.json").read_text())
-    assert report["counts"] == {"ok": len(zooms)}
