@@ -29,7 +29,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "dist":
             made = dist.build(args.out, files.ROOT)
         elif args.command == "zipapp":
-            args.out.mkdir(parents=True, exist_ok=True)
             made = [zipapp.build(args.out, files.ROOT)]
         else:
             made = cut.cut(files.ROOT, args.version, args.out)

@@ -68,16 +68,20 @@ def cut(root: Path, version: str, out: Path) -> list[Path]:
         raise NotReleasable(f"tag v{version} exists already")
     if not declared(root).startswith(f"{version}.dev"):
         raise NotReleasable(f"bridge/__init__.py holds {declared(root)}, not {version}.devN")
-    log = root / "CHANGELOG.md"
-    log.write_text(changelog(log.read_text(), version, corpus_version(root)))
-    init = root / SOURCE
-    init.write_text(stamp(init.read_text(), version))
-    # The zipapp does not hold the documents that pin it: its checksum is
-    # known before they are written, and the same when built from the tag.
-    sha256 = hashlib.sha256(dist.zipapp.build(out, root).read_bytes()).hexdigest()
-    for doc in PINS:
-        (root / doc).write_text(pinned((root / doc).read_text(), version, sha256))
-    run_git(root, "commit", "-q", "-am", f"release {version}")
+    log, init = root / "CHANGELOG.md", root / SOURCE
+    released = changelog(log.read_text(), version, corpus_version(root))
+    try:
+        log.write_text(released)
+        init.write_text(stamp(init.read_text(), version))
+        # The zipapp does not hold the documents that pin it: its checksum is
+        # known before they are written, and the same when built from the tag.
+        sha256 = hashlib.sha256(dist.zipapp.build(out, root).read_bytes()).hexdigest()
+        for doc in PINS:
+            (root / doc).write_text(pinned((root / doc).read_text(), version, sha256))
+        run_git(root, "commit", "-q", "-am", f"release {version}")
+    except BaseException:
+        run_git(root, "checkout", "--", log.name, SOURCE.as_posix(), *map(str, PINS))
+        raise
     run_git(root, "tag", "-a", f"v{version}", "-m", f"optchat-spec {version}")
     built = dist.build(out, root)
     if dist.sums(built)[dist.zipapp.NAME] != sha256:

@@ -22,6 +22,7 @@ SHEBANG = b"#!/usr/bin/env python3\n"
 def build(directory: Path, root: Path = files.ROOT) -> Path:
     """optchat-spec.pyz of `root` in `directory`; its path."""
     version = stamped(root)
+    directory.mkdir(parents=True, exist_ok=True)
     members = payload(files.runner(root), version)
     hashes = {name: hashlib.sha256(data).hexdigest() for name, data in members}
     manifest = json.dumps({"version": version, "files": hashes}, indent=1, sort_keys=True)
