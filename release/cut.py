@@ -16,8 +16,10 @@ from release.version import RELEASE, SOURCE, declared, git, stamp
 UNRELEASED = "## Unreleased\n"
 PINS = (Path("docs") / "ci.md", Path("docs") / "ci-local.sh")
 """The documents that pin the zipapp of the newest release by its SHA-256."""
-PIN = re.compile(r'(OPTCHAT_SPEC_VERSION(?::-|: "))\d+\.\d+\.\d+|(OPTCHAT_SPEC_SHA256(?::-|: ))\w+')
-"""`OPTCHAT_SPEC_VERSION: "X.Y.Z"` and `OPTCHAT_SPEC_SHA256: HEX` in a
+PIN = re.compile(
+    r'(OPTCHAT_SPEC_VERSION(?::-|: "))\d+\.\d+\.\d+|(OPTCHAT_SPEC_SHA256(?::-|: "))\w+'
+)
+"""`OPTCHAT_SPEC_VERSION: "X.Y.Z"` and `OPTCHAT_SPEC_SHA256: "HEX"` in a
 workflow, `${OPTCHAT_SPEC_VERSION:-X.Y.Z}` and the like in a script."""
 
 

@@ -117,3 +117,12 @@ def test_a_rust_starter_naming_the_wrong_rule_is_caught(tmp_path: Path) -> None:
     copy = broken(EXAMPLES / "rust", tmp_path / "rust")
     binary = cargo_build(copy, tmp_path / "target")
     assert_a_wrong_rule_is_caught([str(binary)], tmp_path)
+
+
+def test_a_missing_toolchain_skips_unless_it_is_required(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPTCHAT_REQUIRE_TOOLCHAINS", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=".ci/run installs them"):
+        toolchain("no-such-toolchain-here")
+    monkeypatch.setenv("OPTCHAT_REQUIRE_TOOLCHAINS", "1")
+    with pytest.raises(pytest.fail.Exception, match="OPTCHAT_REQUIRE_TOOLCHAINS is set"):
+        toolchain("no-such-toolchain-here")

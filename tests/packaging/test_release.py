@@ -97,7 +97,7 @@ def test_make_release_tags_builds_pins_and_starts_the_next(repo: Path) -> None:
     for doc, pins in (("docs/ci.md", 2), ("docs/ci-local.sh", 1)):
         text = git(repo, "show", f"{tagged}:{doc}")
         assert text.count(sha256) == pins, doc
-        assert not re.search(r"OPTCHAT_SPEC_SHA256(: |:-)SET_BY", text), doc
+        assert not re.search(r'OPTCHAT_SPEC_SHA256(: "|:-)SET_BY', text), doc
     # The next version in development, with an Unreleased section of its own.
     major, minor, _ = version.split(".")
     following = f"{major}.{int(minor) + 1}.0.dev0"
