@@ -36,7 +36,6 @@ def repo(tmp_path: Path) -> Path:
     """A git repository of one commit holding a copy of the project."""
     repo = tmp_path / "optchat-spec"
     shutil.copytree(ROOT, repo, ignore=NOT_SHIPPED)
-    shutil.rmtree(repo / "dist", ignore_errors=True)
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "user.name", "Release Test")
     git(repo, "config", "user.email", "release@test.invalid")
