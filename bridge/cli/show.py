@@ -9,11 +9,12 @@ from pathlib import Path
 
 from bridge.checking.against import against
 from bridge.cli.options import Commands
+from bridge.formats.layout import read_checked
 from bridge.formats.profile import SPEC, ProfileError
 from bridge.formats.usage import UsageError, read_profile
 from bridge.outputs.page import NoSuchEvent, write_report
 from bridge.outputs.sawtooth import write_sawtooth
-from scenarios.format import ScenarioError, read
+from scenarios.format import ScenarioError
 
 
 def add_parser(commands: Commands) -> None:
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if output.suffix not in (".html", ".svg"):
             raise UsageError(f"-o {output}: name an .html file (the report) or .svg (the sawtooth)")
-        scenario = read(args.file)
+        scenario = read_checked(args.file)
         given = read_profile(args.profile)
         if output.suffix == ".svg":
             write_sawtooth(output, scenario, given or SPEC)
