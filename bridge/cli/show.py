@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from bridge.checking.against import against
-from bridge.cli.options import Commands
+from bridge.cli.options import Commands, positive
 from bridge.formats.layout import read_checked
 from bridge.formats.profile import SPEC, ProfileError
 from bridge.formats.usage import UsageError, read_profile
@@ -26,7 +26,7 @@ def add_parser(commands: Commands) -> None:
     command.add_argument(
         "--profile", type=Path, help="the engine's profile (SPEC 10), if it declares none"
     )
-    command.add_argument("--timeout", type=float, default=10.0, help="seconds per answer")
+    command.add_argument("--timeout", type=positive, default=10.0, help="seconds per answer")
     command.add_argument("--at", type=int, metavar="EVENT", help="the event to open the views at")
     command.add_argument(
         "-o",

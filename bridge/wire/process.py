@@ -249,12 +249,12 @@ class ProcessEngine(Engine):
             writers = [inp] if self.outgoing else []
             readable, writable, _ = select.select(readers, writers, [], min(left, POLL))
             if not readable and not writable and process.poll() is not None:
-                raise self._fault(what, "exited, a process it started holding its output")
+                raise self._fault(what, "exited, a process it started holding its output", True)
             if writable:
                 try:
                     sent = os.write(inp, self.outgoing[: 1 << 16])
                 except BrokenPipeError:
-                    raise self._fault(what, "stopped reading its input (crashed?)") from None
+                    raise self._fault(what, "stopped reading its input (crashed?)", True) from None
                 del self.outgoing[:sent]
                 if not want_line:
                     deadline = time.monotonic() + timeout
@@ -269,7 +269,7 @@ class ProcessEngine(Engine):
                         readers.remove(fd)
                         self.stderr_closed = True
                 elif not chunk:
-                    raise self._fault(what, "closed its output (crashed?)")
+                    raise self._fault(what, "closed its output (crashed?)", True)
                 else:
                     self.incoming += chunk
 
@@ -279,16 +279,16 @@ class ProcessEngine(Engine):
         if len(self.stderr) > STDERR_KEPT:
             del self.stderr[: len(self.stderr) - STDERR_KEPT]
 
-    def _fault(self, what: str, problem: str) -> EngineFault:
-        """The fault, with the engine's exit code (when it has exited or
-        exits on its own within a moment) and the end of its stderr; the
-        engine is not waited for on close."""
+    def _fault(self, what: str, problem: str, ended: bool = False) -> EngineFault:
+        """The fault, with the end of the engine's stderr and its exit code
+        (waited for a moment when it `ended` its side of a pipe); the engine
+        is not waited for on close."""
         self.faulted = True
         process = self.process
         code: int | None = None
         if process is not None:
             try:
-                code = process.wait(timeout=GRACE / 4)
+                code = process.wait(timeout=GRACE / 4 if ended else 0)
             except subprocess.TimeoutExpired:
                 code = None  # still running: a hang, or garbage from a live engine
             self._drain_stderr()
