@@ -5,7 +5,10 @@ CrossHair's own budgets are CPU seconds of its process (the pinned
 crosshair-tool 0.0.113 measures `--per_condition_timeout` and
 `--per_path_timeout` with `time.process_time`) or iterations
 (`--max_uninteresting_iterations`), so a loaded machine explores as far as
-a quiet one. Its process runs under a limit of CPU seconds too (RLIMIT_CPU)
+a quiet one. (Inside, each of its solver calls gets a wall-clock time-out
+of half the per-path budget, 0.7 s in the CI profile, for queries that take
+milliseconds; a call that runs into it abandons that path, and never makes
+a counterexample.) Its process runs under a limit of CPU seconds too (RLIMIT_CPU)
 and, against a CrossHair that hangs without using any, a wall-clock safety
 net WALL_FACTOR times that long. Stopped by either, it has found nothing:
 `OutOfBudget`, never a counterexample.
