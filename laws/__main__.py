@@ -183,8 +183,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if broken or changed:
         print(
-            f"\n{len(broken)} of {len(chosen)} laws BROKEN, {len(changed)} lock problems "
-            f"({total:.1f} s)"
+            f"\n{len(broken)} of {len(chosen)} laws BROKEN, "
+            + (f"{len(unsure)} INCONCLUSIVE, " if unsure else "")
+            + f"{len(changed)} lock problems ({total:.1f} s)"
         )
         return 1
     idle = [r for r in results.values() if isinstance(r, NotApplicable)]
