@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import queue
 import random
 import sys
 import threading
@@ -256,6 +257,26 @@ def check_all(names: list[str], profile: Profile, out: Queue[tuple[str, Result, 
         out.put((name, result, seconds))
 
 
+def next_verdict(
+    done: Queue[tuple[str, Result, float]], worker: Process
+) -> tuple[str, Result, float]:
+    """The check laws' process's next verdict; RuntimeError (a HARNESS
+    ERROR) when that process ended without giving it (killed, crashed),
+    instead of waiting for it forever."""
+    while True:
+        try:
+            return done.get(timeout=1.0)
+        except queue.Empty:
+            if worker.is_alive():
+                continue
+        try:  # what it put just before it ended
+            return done.get(timeout=1.0)
+        except queue.Empty:
+            raise RuntimeError(
+                f"the check laws' process ended (exit {worker.exitcode}) before it judged them all"
+            ) from None
+
+
 def run(
     chosen: list[Law],
     profile: Profile,
@@ -292,7 +313,7 @@ def run(
         for _ in checks:
             if profile.first_break and any(isinstance(r, Broken) for r in results.values()):
                 break
-            name, results[name], seconds[name] = done.get()
+            name, results[name], seconds[name] = next_verdict(done, worker)
     finally:
         worker.terminate()
         worker.join()

@@ -6,6 +6,7 @@ under a resource limit (steps, not seconds), CrossHair under CPU seconds
 from __future__ import annotations
 
 import dataclasses
+import os
 import subprocess
 import textwrap
 from pathlib import Path
@@ -138,3 +139,17 @@ def test_a_wrong_planner_is_still_refuted_under_the_resource_limit() -> None:
 
 def test_the_check_laws_hold_again_with_the_real_budgets() -> None:
     assert isinstance(laws_main.check_law("push_agrees", FEW)[0], Held)
+
+
+def check_laws_die(*_: object) -> None:
+    os._exit(3)
+
+
+def test_a_check_laws_process_that_dies_is_a_harness_error_not_a_hang(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setattr(laws_main, "check_all", check_laws_die)
+    code = laws_main.main(["--only", "bits_agree", "--regressions", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 2
+    assert "HARNESS ERROR" in out and "ended (exit 3) before it judged them all" in out
