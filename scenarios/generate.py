@@ -793,11 +793,8 @@ def broken_rules(state: machine.State, event: Event) -> tuple[str, ...]:
 
 
 def _is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    """Whether `text` has a UTF-8 form: it holds no surrogate code point (SPEC 1)."""
+    return not any("\ud800" <= c <= "\udfff" for c in text)
 
 
 def pair_probes(run: Run) -> Iterator[tuple[Event, dict[str, Any]]]:

@@ -17,11 +17,7 @@ from impl.planner import Planner  # noqa: E402
 
 
 def no_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    return any("\ud800" <= c <= "\udfff" for c in text)  # a surrogate has no UTF-8 form
 
 
 def halves_unbuilt(planner: Planner, node: tuple[int, int]) -> bool:
