@@ -118,7 +118,7 @@ def _merged(view: View, pairs: Pairs, pair: Node, k: int, built: Built) -> Pairs
 
 def with_built(view: View, pairs: Pairs, parents: Iterable[Node], built: Built) -> Pairs:
     """The mergeable pairs once `parents` were built: a pair of the view whose
-    parent that is becomes mergeable, in its place in age (SPEC 3.1)."""
+    parent is one of them becomes mergeable, in its place in age (SPEC 3.1)."""
     for parent in parents:
         if parent.level == 0:
             continue
