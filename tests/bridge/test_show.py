@@ -174,7 +174,7 @@ def test_an_engine_is_compared_and_its_divergence_shown(
         (["missing.jsonl", "-o", "r.html"], "missing.jsonl: cannot be read"),
         (["{scenario}", "--at", "400", "-o", "r.html"], "--at 400: the scenario has 400 events"),
         (["{scenario}", "-o", "r.png"], "-o r.png: name an .html file"),
-        (["{scenario}", "-o", "no/such/folder/r.html"], "No such file or directory"),
+        (["{scenario}", "-o", "s.jsonl/r.html"], "a file is where folder s.jsonl should be"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
