@@ -85,8 +85,9 @@ def slug(command: str) -> str:
 
 def unique_name(scenario: Path, engine: str) -> str:
     """A file name (without suffix) for what one engine did on one scenario
-    file: its stem, a hash of its whole path and the engine's slug, so that
+    file: its stem (in safe characters), a hash of its whole path and the engine's slug, so that
     two scenarios of one name in other folders, or two engines, never share
     a regression or a page."""
     where = hashlib.sha256(str(scenario.resolve()).encode("utf-8", "surrogateescape"))
-    return f"{scenario.stem}-{where.hexdigest()[:8]}-{slug(engine)}"
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", scenario.stem).strip("-") or "scenario"
+    return f"{stem}-{where.hexdigest()[:8]}-{slug(engine)}"

@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import re
-import shutil
-import subprocess
-import tempfile
 from collections import Counter
 from dataclasses import replace
 from html import escape
@@ -38,6 +34,7 @@ from model.errors import Refused
 from model.machine import State
 from scenarios.format import Scenario
 from scenarios.format import write as write_scenario
+from tests.bridge.browser import PROBE, chromium, needs_chromium
 from tests.bridge.helpers import random_scenario
 
 SCREENSHOT = Path(__file__).resolve().parents[2] / "build" / "show" / "report.png"
@@ -194,59 +191,6 @@ def test_bad_input_is_one_line_and_exit_2(
 
 # In headless Chromium.
 
-CHROMIUM = shutil.which("chromium")
-
-PROBE = """<script>
-(() => {
-  const seen = [];
-  const keep = (what) => seen.push(String(what));
-  addEventListener("error", (e) => keep(e.message || e.target.outerHTML), true);
-  addEventListener("unhandledrejection", (e) => keep(e.reason));
-  document.addEventListener("securitypolicyviolation", (e) => keep("CSP " + e.blockedURI));
-  const error = console.error;
-  console.error = (...words) => { keep(words.join(" ")); error(...words); };
-  addEventListener("load", () => {
-    document.body.offsetHeight;
-    const out = document.createElement("pre");
-    out.id = "probe";
-    out.textContent = JSON.stringify({errors: seen, ms: performance.now()});
-    document.body.append(out);
-  });
-})();
-</script>"""
-"""Put first in a page: writes its errors and console errors, and the time
-from navigation to the load event, into the DOM that Chromium dumps."""
-
-
-def chromium(page: Path, *flags: str) -> str:
-    """Open a file in headless Chromium with flags that make no network call;
-    its stdout."""
-    assert CHROMIUM is not None
-    root = ["--no-sandbox"] if os.geteuid() == 0 else []
-    with tempfile.TemporaryDirectory() as profile:
-        done = subprocess.run(
-            [
-                CHROMIUM,
-                "--headless",
-                *root,
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--hide-scrollbars",
-                f"--user-data-dir={profile}",
-                *flags,
-                page.resolve().as_uri(),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )
-    return done.stdout
-
 
 def open_page(report: Path) -> tuple[Counter[tuple[str | None, str]], dict[str, Any]]:
     """The dumped DOM of a report opened with the probe: how many elements
@@ -285,12 +229,8 @@ def open_page(report: Path) -> tuple[Counter[tuple[str | None, str]], dict[str, 
     return shapes.counts, json.loads(shapes.probe)
 
 
-@pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("OPTCHAT_REQUIRE_CHROMIUM"),
-    reason="needs Debian's chromium (apt-get install chromium); .ci/run installs it",
-)
+@needs_chromium
 def test_the_report_opens_in_chromium_without_errors(scenario: Scenario, tmp_path: Path) -> None:
-    assert CHROMIUM is not None, "OPTCHAT_REQUIRE_CHROMIUM is set but chromium is not installed"
     found = divergence(scenario)
     assert found.position is not None and found.states is not None
     shrunk = replace(scenario, events=scenario.events[: found.position + 1][-12:])
