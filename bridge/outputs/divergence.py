@@ -58,6 +58,16 @@ def side(state: dict[str, Any], other: dict[str, Any], which: str) -> list[list[
     return [[*line, b, line not in theirs] for line, b in zip(view, built, strict=True)]
 
 
+COMPACTION_FIELDS = ("cmerges", "cview_digest", "cview", "contexts_crc", "contexts")
+"""The answer fields about the compaction view (SPEC 3.4)."""
+
+
+def compaction_shown(name: str, expected: dict[str, Any], found: dict[str, Any]) -> bool:
+    """Whether a divergence page draws both compaction views: when they
+    differ, or the diverging field is about them."""
+    return name in COMPACTION_FIELDS or expected.get("cview") != found.get("cview")
+
+
 def render_diff(expected: Any, found: Any, names: tuple[str, str]) -> str:
     """The two renders' unified diff as HTML rows, or a line saying why there is none."""
     if not (isinstance(expected, str) and isinstance(found, str)):
@@ -107,7 +117,7 @@ def divergence_section(
         expected, engine_state = found.states
         views: dict[str, Any] = {}
         for view, words in (("view", "the chat view"), ("cview", "the compaction view")):
-            if view == "cview" and expected.get("cview") == engine_state.get("cview"):
+            if view == "cview" and not compaction_shown(found.field, expected, engine_state):
                 continue
             prefix = "" if view == "view" else "c"
             for which, who, state, other in (

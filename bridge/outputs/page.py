@@ -121,15 +121,10 @@ const slider = $("slider"), saw = $("sawtooth");
 const left = +saw.dataset.left, right = +saw.dataset.right, count = +saw.dataset.count;
 const cursor = add(saw, "line", {y1: saw.dataset.top, y2: saw.dataset.bottom, stroke: "#000"});
 const xOf = (k) => left + ((right - left) * k) / Math.max(count - 1, 1);
-const bytes = (n) => n.toLocaleString("en");
 function show(n) {
   const s = D.stops[n];
   slider.value = n;
-  const batch = s.m || s.cm ? ` · batch: ${s.m} chat merges, ${s.cm} compaction merges` : "";
-  $("said").textContent = `event ${s.at}: ${s.e} · ${bytes(s.T)} messages · chat view ` +
-    `${s.v.length} lines, ${bytes(s.size)} bytes${s.shrinking ? ", shrinking" : ""} · compaction ` +
-    `view ${s.c.length} lines, ${bytes(s.csize)} bytes · ${s.r.length} running, ` +
-    `${s.q.length} queued${batch}`;
+  $("said").textContent = s.s;
   draw($("chat-bar"), decode(s.v), s.T, [[0, "running", s.r], [1, "queued", s.q]]);
   draw($("cview-bar"), decode(s.c), s.T, []);
   cursor.setAttribute("x1", xOf(s.k));
@@ -218,11 +213,10 @@ def opened(trace: Replay, at: int | None) -> int:
     return next((n for n, s in enumerate(trace.stops) if s["at"] == at), len(trace.stops) - 1)
 
 
-def said_first(trace: Replay) -> str:
-    """What the line over the views says before the page's script replaces it."""
-    if not trace.stops:
-        return "the scenario has no events."
-    return "the page's script draws the views here (it did not run)."
+def said_first(trace: Replay, start: int) -> str:
+    """What the line over the views says as written, before the page's script
+    moves it: the event the views open at (so the page says it without script)."""
+    return escape(trace.stops[start]["s"]) if trace.stops else "the scenario has no events."
 
 
 def reproduction(command: str, stderr: str) -> str:
@@ -274,7 +268,7 @@ def page(
         '<input type="range" id="slider" min="0" max="0" value="0">'
         '<button id="next">&#9654;</button>'
         '<label><input type="checkbox" id="log"> log scale by age</label></div>',
-        f'<p id="said">{said_first(trace)}</p>',
+        f'<p id="said">{said_first(trace, start)}</p>',
         '<h3>chat view</h3><svg id="chat-bar" class="bar"></svg>',
         '<h3>compaction view</h3><svg id="cview-bar" class="bar"></svg>',
         legend(trace),

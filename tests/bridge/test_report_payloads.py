@@ -147,7 +147,9 @@ def test_compare_and_corpus_pages_and_reports_escape_every_field(
     assert "Traceback" not in "".join(capsys.readouterr())
     (page,) = (p for p in report.glob("*.html") if p.name != "index.html")
     assert page.name.startswith("x-img-src-x-onerror-alert-3-")
-    check_page(page, 2)
+    shown = check_page(page, 2)
+    assert "The end of the engine's stderr" in shown and "payload on stderr: " in shown
+    assert "Reproduce it" in shown and "python -m bridge compare " in shown
     index = check_page(report / "index.html", 0)
     assert "alert(3)" in index  # the file name, shown as text
     found = json.loads(json_report.read_bytes().decode("ascii"))

@@ -18,10 +18,12 @@ from xml.etree import ElementTree
 
 import pytest
 
+from bridge.checking.against import Comparison
 from bridge.checking.compare import Divergence, add_states, run
 from bridge.cli import show
 from bridge.formats.profile import SPEC
 from bridge.outputs import svg
+from bridge.outputs.divergence import built_lines, divergence_section, side
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.sawtooth import stretches
 from bridge.wire import factory
@@ -261,3 +263,48 @@ def test_the_report_opens_in_chromium_without_errors(scenario: Scenario, tmp_pat
     SCREENSHOT.unlink(missing_ok=True)
     chromium(report, f"--screenshot={SCREENSHOT}", "--window-size=1100,2000")
     assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# What a divergence page draws, and says without its script.
+
+
+def test_an_engine_s_lines_are_drawn_only_as_it_said(scenario: Scenario) -> None:
+    """A line is built, or not, only as that side's render says; a render
+    that does not hold one row per line says nothing (drawn neutral)."""
+    found = divergence(scenario)
+    assert found.states is not None
+    expected, engine_state = found.states
+    told = side(engine_state, expected, "view")
+    assert [line[2] for line in told] == built_lines(engine_state["render"], len(told))
+    garbled = {**engine_state, "render": engine_state["render"] + "\nan extra row"}
+    assert {line[2] for line in side(garbled, expected, "view")} == {None}
+    assert {line[2] for line in side(engine_state, expected, "cview")} == {None}
+
+
+def test_a_compaction_divergence_draws_both_compaction_views(scenario: Scenario) -> None:
+    found = divergence(scenario)
+    assert found.states is not None
+    moved = replace(found, field="cmerges", expected=[[1, 0]], found=[])
+    html, data = divergence_section(Comparison(("model", "e"), "", moved), scenario, 10)
+    assert data is not None and {"cexpected", "cfound", "expected", "found"} <= set(data)
+    assert 'id="cexpected-bar"' in html and 'id="cfound-bar"' in html
+    lines = len(found.states[0]["cview"])
+    assert f"model: the compaction view, {lines} lines" in html
+
+
+def test_the_page_says_the_event_it_opens_at_without_its_script(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    path = tmp_path / "random-1.jsonl"
+    write_scenario(scenario, path)
+    assert command([str(path), "-o", str(tmp_path / "r.html")]) == 0
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    last = len(scenario.events) - 1
+    state = states(scenario)[last]
+    said = re.search(r'<p id="said">(.*?)</p>', page)
+    assert said is not None and said.group(1).startswith(f"event {last}: ")
+    assert f"chat view {len(machine.view(state))} lines" in said.group(1)
+    empty = tmp_path / "empty.jsonl"
+    write_scenario(replace(scenario, events=[]), empty)
+    assert command([str(empty), "-o", str(tmp_path / "e.html")]) == 0
+    assert '<p id="said">the scenario has no events.</p>' in (tmp_path / "e.html").read_text()
