@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -53,10 +54,20 @@ def hostile_scenario() -> Scenario:
     return Scenario(constants_dict(SMALL), events, PAYLOAD, 7, notes)
 
 
+@dataclass(frozen=True)
+class Hostile:
+    """A hostile scenario in a folder of its own, a hostile profile, an engine
+    command whose answers and stderr carry the payload, and where reports go."""
+
+    scenario: Path
+    profile: Path
+    engine: str
+    out: Path
+
+
 @pytest.fixture
-def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path | str]:
-    """A hostile scenario in a folder of its own, a hostile profile, and an
-    engine command whose answers and stderr carry the payload."""
+def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Hostile:
+    """The hostile inputs, with the engine's payload in its environment."""
     monkeypatch.setenv("OPTCHAT_PAYLOAD", json.dumps(ENGINE_PAYLOAD))
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.chdir(tmp_path)
@@ -65,7 +76,7 @@ def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path |
     profile = tmp_path / "profile.json"
     profile.write_text(json.dumps({"kind_words": {"user": WORD}}))
     engine = f"{sys.executable} {WRAPPER} --profile {profile}"
-    return {"scenario": scenario, "profile": profile, "engine": engine, "out": tmp_path / "out"}
+    return Hostile(scenario, profile, engine, tmp_path / "out")
 
 
 class Dangerous(HTMLParser):
@@ -97,20 +108,15 @@ def check_page(page: Path, own_scripts: int) -> str:
     return seen.dom
 
 
-def run(args: list[str]) -> int:
-    return cli.main(args)
-
-
 @needs_chromium
 def test_show_pages_escape_every_field(
-    hostile: dict[str, Path | str], capsys: pytest.CaptureFixture[str]
+    hostile: Hostile, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    scenario, profile, engine = hostile["scenario"], hostile["profile"], hostile["engine"]
-    out = Path(hostile["out"])
+    scenario, profile, engine, out = hostile.scenario, hostile.profile, hostile.engine, hostile.out
     base = ["show", str(scenario), "--profile", str(profile)]
-    assert run([*base, "-o", str(out / "plain.html")]) == 0
-    assert run([*base, "--engine", str(engine), "-o", str(out / "engine.html")]) == 0
-    assert run([*base, "-o", str(out / "saw.svg")]) == 0
+    assert cli.main([*base, "-o", str(out / "plain.html")]) == 0
+    assert cli.main([*base, "--engine", str(engine), "-o", str(out / "engine.html")]) == 0
+    assert cli.main([*base, "-o", str(out / "saw.svg")]) == 0
     assert "Traceback" not in "".join(capsys.readouterr())
     plain = check_page(out / "plain.html", 2)
     assert "alert('seed')" in plain and "alert('profile')" in plain  # shown as text
@@ -125,16 +131,15 @@ def test_show_pages_escape_every_field(
 
 @needs_chromium
 def test_compare_and_corpus_pages_and_reports_escape_every_field(
-    hostile: dict[str, Path | str], capsys: pytest.CaptureFixture[str]
+    hostile: Hostile, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    scenario, profile, engine = hostile["scenario"], hostile["profile"], hostile["engine"]
-    out = Path(hostile["out"])
+    scenario, profile, engine, out = hostile.scenario, hostile.profile, hostile.engine, hostile.out
     regressions = out / "regressions"
     compared = [
         "compare", str(scenario), "--engine", str(engine), "--profile", str(profile),
         "--live-model", "--regressions", str(regressions), "--shrink-seconds", "5",
     ]  # fmt: skip
-    assert run(compared) == 1
+    assert cli.main(compared) == 1
     (page,) = (regressions / "scenarios").glob("*.html")
     check_page(page, 2)
     report, junit, json_report = out / "report", out / "junit.xml", out / "report.json"
@@ -143,7 +148,7 @@ def test_compare_and_corpus_pages_and_reports_escape_every_field(
         "--live-model", "--jobs", "1", "--report", str(report), "--junit-xml", str(junit),
         "--json", str(json_report),
     ]  # fmt: skip
-    assert run(corpus) == 1
+    assert cli.main(corpus) == 1
     assert "Traceback" not in "".join(capsys.readouterr())
     (page,) = (p for p in report.glob("*.html") if p.name != "index.html")
     assert page.name.startswith("x-img-src-x-onerror-alert-3-")
@@ -185,7 +190,7 @@ def test_a_fault_with_control_characters_gives_well_formed_junit(
     crash = "sh -c 'printf \"\\033[31mboom\\000\\001]]>\\n\" >&2; exit 3'"
     junit, report = tmp_path / "junit.xml", tmp_path / "report.json"
     args = ["corpus", str(folder), "--engine", crash, "--live-model", "--jobs", "1"]
-    assert run([*args, "--junit-xml", str(junit), "--json", str(report)]) == 2
+    assert cli.main([*args, "--junit-xml", str(junit), "--json", str(report)]) == 2
     suite = ET.parse(junit).getroot()
     assert suite.get("errors") == "1"
     (case,) = suite.iter("testcase")
@@ -214,7 +219,7 @@ def test_an_unwritable_report_is_refused_before_the_run(
         "file": tmp_path / "a-file",
         "proc": Path("/proc/self/report.json"),
     }[place]
-    code = run(["corpus", "--engine", "impl", "--only", "empty_chat", option, str(where)])
+    code = cli.main(["corpus", "--engine", "impl", "--only", "empty_chat", option, str(where)])
     out, err = capsys.readouterr()
     assert code == 2 and said in err and err.count("\n") == 1 and "Traceback" not in err
     assert "[1/1]" not in out  # said before the run
@@ -227,7 +232,7 @@ def test_compare_refuses_an_unwritable_regressions_folder(
     (tmp_path / "a-file").write_text("x")
     scenario = tmp_path / "s.jsonl"
     write(hostile_scenario(), scenario)
-    code = run(["compare", str(scenario), "--regressions", str(tmp_path / "a-file")])
+    code = cli.main(["compare", str(scenario), "--regressions", str(tmp_path / "a-file")])
     err = capsys.readouterr().err
     assert code == 2 and "--regressions" in err and err.count("\n") == 1
 
@@ -250,22 +255,19 @@ def test_a_report_is_written_whole_or_not_at_all(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
 
 
-def test_names_never_collide(
-    hostile: dict[str, Path | str], capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_names_never_collide(hostile: Hostile, capsys: pytest.CaptureFixture[str]) -> None:
     """Two scenarios of one name in two folders, and two engines, give four
     regressions and four pages."""
-    engine = str(hostile["engine"])
-    out = Path(hostile["out"])
+    engine, out = hostile.engine, hostile.out
     twins = [out / "a" / "x.jsonl", out / "b" / "x.jsonl"]
     for twin in twins:
         write(hostile_scenario(), twin)
-    profile = ["--profile", str(hostile["profile"]), "--live-model"]
+    profile = ["--profile", str(hostile.profile), "--live-model"]
     for command in (engine, engine.replace(sys.executable, f"{sys.executable} -B")):
         for twin in twins:
             args = ["compare", str(twin), "--engine", command, *profile]
-            assert run([*args, "--regressions", str(out / "r"), "--shrink-seconds", "2"]) == 1
+            assert cli.main([*args, "--regressions", str(out / "r"), "--shrink-seconds", "2"]) == 1
         args = ["corpus", *map(str, twins), "--engine", command, *profile, "--jobs", "1"]
-        assert run([*args, "--report", str(out / "pages")]) == 1
+        assert cli.main([*args, "--report", str(out / "pages")]) == 1
     assert len(list((out / "r" / "scenarios").glob("*.jsonl"))) == 4
     assert len(list((out / "pages").glob("x-*.html"))) == 4
