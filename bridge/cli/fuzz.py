@@ -153,7 +153,8 @@ def fuzz(
     try:
         found = fuzzer.replay(final, keep_going=False)
     except EngineFault as fault:
-        print(stopped_line(fault), flush=True)
+        if stopped is None:
+            print(stopped_line(fault), flush=True)
         final, found = marked(first.scenario, profile), first.divergence
     if found is None:
         raise EngineFault(
