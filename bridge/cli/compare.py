@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bridge.checking.compare import add_states
-from bridge.checking.shrink import diverges, shrink
+from bridge.checking.shrink import diverges_as, marked, said, simplify, way_of
 from bridge.checking.verdict import Skipped
 from bridge.cli.options import Commands, checking, engine_options
 from bridge.formats.profile import agreement
@@ -53,24 +53,34 @@ def run(args: argparse.Namespace) -> int:
     print(found.report(str(path), ("expected", subject.name)), flush=True)
     last = len(scenario.events) if found.position is None else found.position + 1
     cut = replace(scenario, events=scenario.events[:last], lines=None)
-    print(f"shrinking ({args.shrink_seconds:g} s at most) ...", flush=True)
-    small = shrink(
-        cut, lambda s: diverges(s, profile, lambda: make_engine(options)), args.shrink_seconds
-    )
-    small = replace(
-        small,
-        generator=f"bridge compare: shrunk from {path.name} against {subject.name}",
-        notes={
-            "shrunk_from": path.name,
-            "engine": subject.name,
-            "events_before": len(scenario.events),
-        },
+    way = way_of(found)
+    print(f"shrinking ({args.shrink_seconds:g} s at most), keeping {said(way)} ...", flush=True)
+    kept = make_engine(options)
+    try:
+        small = simplify(cut, diverges_as(kept, profile, way, strict=False), args.shrink_seconds)
+    finally:
+        kept.close()
+    small = marked(
+        replace(
+            small,
+            generator=f"bridge compare: shrunk from {path.name} against {subject.name}",
+            notes={
+                "shrunk_from": path.name,
+                "engine": subject.name,
+                "events_before": len(scenario.events),
+                "kept": said(way),
+            },
+        ),
+        profile,
     )
     target = write_regression(small, profile, args.regressions, f"{path.stem}-{slug(subject.name)}")
     page = write_divergence_report(
         target.with_suffix(".html"), scenario, found, ("model", subject.name), profile, small
     )
-    print(f"shrunk to {len(small.events)} of {len(scenario.events)} events: {target}")
+    print(
+        f"shrunk to {len(small.events)} of {len(scenario.events)} events, still diverging "
+        f"in {said(way)}: {target}"
+    )
     print(f"the divergence shown: {page}")
     print(f"replay it: python -m bridge compare {target} --engine {json.dumps(subject.name)}")
     return 1
