@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from bridge.checking.compare import Divergence, run
 from bridge.wire.engine import Engine, EngineFault
@@ -215,10 +216,17 @@ def drop_calls(scenario: Scenario, still: Callable[[Scenario], bool], deadline: 
     return scenario
 
 
+def line_bytes(event: dict[str, Any]) -> int | None:
+    """The size of an end's given line (SPEC 5), None for replies."""
+    if "line" in event:
+        return len(event["line"].encode("utf-8"))
+    return event.get("size")
+
+
 def free_leaves(scenario: Scenario, still: Callable[[Scenario], bool], deadline: float) -> Scenario:
     """The scenario with as many leaves built by a call made free as found
-    while `still` holds: the message's text resized so that its line is as
-    long as the call's line was, the leaf's calls removed (SPEC 2: a line
+    while `still` holds: the message's text made a sized text whose line is
+    as long as the call's line was, the leaf's calls removed (SPEC 2: a line
     that fits NODE is built at once). Two events fewer, the view's sizes
     the same."""
     messages = [k for k, e in enumerate(scenario.events) if e["event"] == "message"]
@@ -227,14 +235,13 @@ def free_leaves(scenario: Scenario, still: Callable[[Scenario], bool], deadline:
             break
         events = scenario.events
         ends = [e for e in events if e["event"] == "end" and e.get("node") == [0, leaf]]
-        if len(ends) != 1 or "size" not in ends[0] or "size" not in events[messages[leaf]]:
+        line = line_bytes(ends[0]) if len(ends) == 1 else None
+        kind = events[messages[leaf]]["kind"]
+        if line is None or line < len(kind) + 2:
             continue
-        message = events[messages[leaf]]
-        text = ends[0]["size"] - len(message["kind"]) - 2
-        if text < 0:
-            continue
+        sized = {"event": "message", "kind": kind, "size": line - len(kind) - 2}
         kept = [
-            {**e, "size": text} if k == messages[leaf] else e
+            sized if k == messages[leaf] else e
             for k, e in enumerate(events)
             if e.get("node") != [0, leaf]
         ]
@@ -260,22 +267,34 @@ def fewer_events(
             return scenario
 
 
+def halved(event: dict[str, Any]) -> dict[str, Any] | None:
+    """The event with its text (a message's, or an end's line) half as long:
+    a sized text half its size, a written one its first half. None when it
+    has no text to halve."""
+    for name in ("text", "line"):
+        if name in event and event[name]:
+            return {**event, name: event[name][: len(event[name]) // 2]}
+    if event.get("size", 0) > 1:
+        return {**event, "size": event["size"] // 2}
+    return None
+
+
 def smaller_sizes(
     scenario: Scenario, still: Callable[[Scenario], bool], deadline: float
 ) -> Scenario:
-    """The scenario with each sized text (a message's, a line's) as small as
+    """The scenario with each text (a message's, a line's) as short as
     found while `still` holds, halving: what a batch does depends on sizes
     against the constants, and smaller constants need smaller texts."""
     events = list(scenario.events)
     for k in reversed(range(len(events))):
-        if "size" not in events[k]:
-            continue
-        size = events[k]["size"]
-        while size > 1 and time.monotonic() < deadline:
-            trial = [*events[:k], {**events[k], "size": size // 2}, *events[k + 1 :]]
+        while time.monotonic() < deadline:
+            smaller = halved(events[k])
+            if smaller is None:
+                break
+            trial = [*events[:k], smaller, *events[k + 1 :]]
             if not still(replace(scenario, events=trial, lines=None)):
                 break
-            events, size = trial, size // 2
+            events = trial
     return replace(scenario, events=events, lines=None)
 
 
