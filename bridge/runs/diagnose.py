@@ -22,7 +22,6 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from itertools import combinations
-from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
@@ -31,16 +30,13 @@ from bridge.checking.shrink import Way, cut, diverges_as, marked, simplify, way_
 from bridge.formats import transcript
 from bridge.formats.layout import read_checked
 from bridge.formats.profile import agreement
-from bridge.runs.corpus import Options, make_engine
+from bridge.runs.corpus import Options, largest_first, make_engine
 from bridge.wire.engine import EngineFault, profile_of
 from bridge.wire.observe import PROTOCOL_1
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import exchanges, from_model
 from model.profile import TYPES, Profile, from_options, options
 from scenarios.format import CONSTANTS, Scenario, ScenarioError, uses_version_2
-
-PAIRS = True
-"""Whether pairs of changes are tried where no single change explains a divergence."""
 
 
 @dataclass(frozen=True, order=True)
@@ -250,12 +246,7 @@ def each(
 ) -> Iterator[Diagnosis]:
     """`follow` or `verify` each scenario, `jobs` at a time, largest first."""
     work = [(what, path, opts, proposed) for path in paths]
-    if jobs <= 1 or len(work) <= 1:
-        yield from map(_job, work)
-        return
-    work.sort(key=lambda job: -job[1].stat().st_size)
-    with Pool(min(jobs, len(work))) as pool:
-        yield from pool.imap_unordered(_job, work)
+    yield from largest_first(_job, work, lambda job: job[1], jobs)
 
 
 def propose(base: Profile, diagnoses: list[Diagnosis]) -> tuple[Profile, dict[Change, list[Path]]]:
@@ -293,7 +284,9 @@ class Report:
         return agreement(self.proposed)
 
 
-def shrunk_bug(path: Path, found: Diagnosis, opts: Options, profile: Profile, seconds: float):
+def shrunk_bug(
+    path: Path, found: Diagnosis, opts: Options, profile: Profile, seconds: float
+) -> Scenario | None:
     """The scenario shrunk while it diverges under `profile` the way it does."""
     scenario = read_checked(path)
     engine = make_engine(opts)
