@@ -147,10 +147,8 @@ class Follower:
         the divergence after it; None when none moves it."""
         taken = {c.option for c in made}
         singles = [(c,) for c in changes(profile) if c.option not in taken]
-        tries = [singles]
-        if PAIRS:
-            tries.append([a + b for a, b in combinations(singles, 2) if a[0].option != b[0].option])
-        for group in tries:
+        pairs = [a + b for a, b in combinations(singles, 2) if a[0].option != b[0].option]
+        for group in (singles, pairs):
             best: tuple[tuple[Change, ...], Divergence | None] | None = None
             for extra in group:
                 trial = applied(profile, extra)
