@@ -232,6 +232,17 @@ def _verify(
     return Diagnosis(path, "unexplained", steps=[step], replays=1)
 
 
+def _shrink_job(
+    job: tuple[Diagnosis, Options, Profile, float],
+) -> tuple[Diagnosis, Scenario | None]:
+    """A likely bug shrunk; None when that fails (the bug is still named)."""
+    found, opts, profile, seconds = job
+    try:
+        return found, shrunk_bug(found.path, found, opts, profile, seconds)
+    except (ScenarioError, EngineFault):
+        return found, None
+
+
 def _job(job: tuple[str, Path, Options, Profile | None]) -> Diagnosis:
     what, path, opts, proposed = job
     if what == "follow":
@@ -330,10 +341,9 @@ def diagnose(paths: list[Path], opts: Options, jobs: int, shrink_seconds: float)
     ]
     verified = {d.path: d for d in each("verify", again, opts, jobs, proposed)}
     final = [verified.get(d.path, d) for d in followed.values()]
-    bugs = [
-        (d, shrunk_bug(d.path, d, opts, proposed, shrink_seconds))
-        for d in sorted(final, key=lambda d: d.path)
-        if d.status == "unexplained"
-    ]
+    failing = sorted((d for d in final if d.status == "unexplained"), key=lambda d: d.path)
+    work = [(d, opts, proposed, shrink_seconds) for d in failing]
+    shrunk = largest_first(_shrink_job, work, lambda job: job[0].path, jobs)
+    bugs = sorted(shrunk, key=lambda bug: bug[0].path)
     ordered = sorted(followed.values(), key=lambda d: paths.index(d.path))
     return Report(opts.engine, base, proposed, needing, ordered, bugs, time.monotonic() - began)
