@@ -210,13 +210,31 @@ def storage(quick: bool) -> Row:
     )
 
 
+def growth() -> Row:
+    """Row 10: the model through the issue's 50 MB chat with no call, timed at
+    its 10, 20, 30 and 50 MB prefixes in one run: a message should cost the
+    same at 50 MB as at 10 MB (nothing merges, so nothing grows but the chat)."""
+    found = run_json("-m", "bench.growth")
+    seconds = {int(mb): s for mb, s in found["seconds"].items()}
+    per_mb = {mb: s / mb for mb, s in seconds.items()}
+    flat = per_mb[50] / per_mb[10]
+    shown = ", ".join(f"{mb} MB {s:.1f} s" for mb, s in seconds.items())
+    return Row(
+        "10. model on a chat of 5,000-byte messages, no call: prefixes; per MB at 50 / at 10",
+        f"{shown}; {flat:.2f}",
+        "50 MB < 60 s, <= 2",
+        seconds[50] < 60 and flat <= 2,
+        "python -m bench.growth",
+    )
+
+
 def diagnose_cost(quick: bool) -> Row:
-    """Row 10: `diagnose` beside one corpus run, an engine with three differences."""
+    """Row 11: `diagnose` beside one corpus run, an engine with three differences."""
     found = run_json("-m", "bench.diagnose", *(["--quick"] if quick else []))
     corpus, diagnose = found["corpus"]["wall"], found["diagnose"]["wall"]
     ratio = diagnose / corpus
     return Row(
-        "10. diagnose vs one corpus run, the partial engine (three differences)",
+        "11. diagnose vs one corpus run, the partial engine (three differences)",
         f"{ratio:.1f}x ({diagnose:.0f} s vs {corpus:.0f} s)",
         "<= 3x",
         ratio <= 3,
@@ -262,6 +280,7 @@ def main() -> int:
         lambda: [make_bridge()],
         bridge_cost,
         lambda: [storage(quick)],
+        lambda: [growth()],
         lambda: [diagnose_cost(quick)],
     ]
     if not quick:

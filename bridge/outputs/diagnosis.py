@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bridge.formats.layout import unique_name
 from bridge.formats.profile import SPEC, to_json
-from bridge.outputs.regressions import slug, write_regression
+from bridge.outputs.regressions import write_regression
 from bridge.runs.diagnose import Diagnosis, Report
 
 SHOWN = 8
@@ -74,9 +75,8 @@ def text(report: Report, regressions: Path) -> tuple[list[str], int]:
         for d, small in report.bugs:
             out.append(f"  {d.path.name}: {d.steps[-1].summary}")
             if small is not None:
-                path = write_regression(
-                    small, report.proposed, regressions, f"{d.path.stem}-{slug(report.engine)}"
-                )
+                name = unique_name(d.path, report.engine)
+                path = write_regression(small, report.proposed, regressions, name)
                 out.append(f"    shrunk to {len(small.events)} events: {path}")
     else:
         out.append("no likely bug: every scenario agrees under the proposed profile")
