@@ -12,6 +12,7 @@ from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, read_profile
 from bridge.outputs.diagnosis import text
 from bridge.outputs.regressions import REGRESSIONS
+from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import Options
 from bridge.runs.diagnose import diagnose
 
@@ -39,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     paths = choose(files(args.paths), args.only, args.skip)
     if not paths:
         raise UsageError("no scenario left to diagnose (see --only and --skip)")
+    check_folder(args.regressions, "--regressions")
     options = Options(args.engine, args.timeout, read_profile(args.profile), args.live_model)
     report = diagnose(paths, options, args.jobs, args.shrink_seconds)
     lines, code = text(report, args.regressions)

@@ -252,3 +252,26 @@ def test_fuzz_under_the_declared_profile_finds_nothing_in_an_engine_without_the_
         + ["--regressions", str(tmp_path)]
     )
     assert code == 0, capsys.readouterr().out
+
+
+def test_diagnose_of_an_engine_that_agrees_proposes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = diagnose(tmp_path, "impl", "random_00", "refused_kind_0")
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert proposed(out) == {} and "no change of the profile is needed" in out
+    assert not tmp_path.joinpath("scenarios").exists()
+
+
+def test_diagnose_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    taken = tmp_path / "file"
+    taken.write_text("")
+    scenario = str(CORPUS / "random_00.jsonl")
+    assert cli.main(["diagnose", scenario, "--engine", "impl", "--regressions", str(taken)]) == 2
+    assert cli.main(["diagnose", str(tmp_path / "missing.jsonl"), "--engine", "impl"]) == 2
+    said = capsys.readouterr()
+    assert said.out == "" and len(said.err.strip().splitlines()) == 2
+    assert "--regressions" in said.err and "missing.jsonl" in said.err
