@@ -275,3 +275,19 @@ def test_diagnose_bad_input_is_one_line_and_exit_2(
     said = capsys.readouterr()
     assert said.out == "" and len(said.err.strip().splitlines()) == 2
     assert "--regressions" in said.err and "missing.jsonl" in said.err
+
+
+def test_diagnose_tells_the_differences_from_the_bug_in_one_engine(
+    tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The partial engine with the planted bug, declaring nothing: the
+    proposal is its profile, and what is left is the bug, shrunk."""
+    code, _ = diagnose(tmp_path, PARTIAL_ENGINE + " --bug", "random_08", "random_13")
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert proposed(out) == PARTIAL
+    shrunk = re.findall(r"^    shrunk to (\d+) events: (.*)$", out, re.M)
+    assert len(shrunk) == 2, out
+    for count, path in shrunk:
+        assert int(count) <= 5
+        assert cli.main(["compare", path, "--engine", PARTIAL_ENGINE + " --declare"]) == 0
