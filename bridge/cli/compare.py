@@ -9,7 +9,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from bridge.checking.compare import add_states
-from bridge.checking.shrink import diverges, shrink, stopped_line, until_fault
+from bridge.checking.shrink import (
+    diverges_as,
+    marked,
+    said,
+    simplify,
+    stopped_line,
+    until_fault,
+    way_of,
+)
 from bridge.checking.verdict import Skipped
 from bridge.cli.options import Commands, checking, engine_options
 from bridge.formats.layout import read_checked, unique_name
@@ -56,22 +64,31 @@ def run(args: argparse.Namespace) -> int:
     print(found.report(str(path), ("expected", subject.name)), flush=True)
     last = len(scenario.events) if found.position is None else found.position + 1
     cut = replace(scenario, events=scenario.events[:last], lines=None)
-    print(f"shrinking ({args.shrink_seconds:g} s at most) ...", flush=True)
-    small, stopped = until_fault(
-        lambda still: shrink(cut, still, args.shrink_seconds),
-        lambda s: diverges(s, profile, lambda: make_engine(options)),
-        cut,
-    )
+    way = way_of(found)
+    print(f"shrinking ({args.shrink_seconds:g} s at most), keeping {said(way)} ...", flush=True)
+    kept = make_engine(options)
+    try:
+        small, stopped = until_fault(
+            lambda still: simplify(cut, still, args.shrink_seconds),
+            diverges_as(kept, profile, way, strict=False),
+            cut,
+        )
+    finally:
+        kept.close()
     if stopped is not None:
         print(stopped_line(stopped), flush=True)
-    small = replace(
-        small,
-        generator=f"bridge compare: shrunk from {path.name} against {subject.name}",
-        notes={
-            "shrunk_from": path.name,
-            "engine": subject.name,
-            "events_before": len(scenario.events),
-        },
+    small = marked(
+        replace(
+            small,
+            generator=f"bridge compare: shrunk from {path.name} against {subject.name}",
+            notes={
+                "shrunk_from": path.name,
+                "engine": subject.name,
+                "events_before": len(scenario.events),
+                "kept": said(way),
+            },
+        ),
+        profile,
     )
     name = unique_name(path, subject.name)
     target = write_regression(small, profile, args.regressions, name)
@@ -85,7 +102,10 @@ def run(args: argparse.Namespace) -> int:
         small,
         command=again,
     )
-    print(f"shrunk to {len(small.events)} of {len(scenario.events)} events: {target}")
+    print(
+        f"shrunk to {len(small.events)} of {len(scenario.events)} events, still diverging "
+        f"in {said(way)}: {target}"
+    )
     print(f"the divergence shown: {page}")
     print(f"replay it: {again}")
     return 1

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bridge.checking.compare import add_states
-from bridge.checking.shrink import marked, stopped_line, until_fault
+from bridge.checking.shrink import marked, said, stopped_line, until_fault, way_of
 from bridge.cli.options import Commands, engine_options, positive, positive_int
 from bridge.formats.layout import slug
 from bridge.formats.profile import agreement
@@ -125,7 +125,10 @@ def fuzz(
         f"({first.generated} events): {first.divergence.summary()}",
         flush=True,
     )
-    print(f"shrinking ({args.shrink_seconds:g} s at most) ...", flush=True)
+    print(
+        f"shrinking ({args.shrink_seconds:g} s at most), keeping {said(fuzzer.way())} ...",
+        flush=True,
+    )
     starts = shrink_starts(fuzzer)
     print(
         f"Hypothesis shrank it to {min(len(s.events) for s in starts)} events "
@@ -146,7 +149,11 @@ def fuzz(
             small,
             generator=f"bridge fuzz: shrunk from a generated history against {subject.name}",
             seed=seed,
-            notes={"engine": subject.name, "events_before": first.generated},
+            notes={
+                "engine": subject.name,
+                "events_before": first.generated,
+                "kept": said(fuzzer.way()),
+            },
         ),
         profile,
     )
@@ -156,10 +163,10 @@ def fuzz(
         if stopped is None:
             print(stopped_line(fault), flush=True)
         final, found = marked(first.scenario, profile), first.divergence
-    if found is None:
+    if found is None or way_of(found) != fuzzer.way():
         raise EngineFault(
-            f"engine {subject.name!r} diverged on a scenario, then agreed on the same "
-            "scenario: its answers do not depend on the events alone"
+            f"engine {subject.name!r} diverged on a scenario, then answered the same "
+            "scenario otherwise: its answers do not depend on the events alone"
         )
     path = write_regression(final, profile, args.regressions, f"fuzz-{seed}-{slug(subject.name)}")
     add_states(found, final, ModelEngine(profile), make_engine(options))
@@ -170,7 +177,7 @@ def fuzz(
     profile_given = f" --profile {args.profile}" if args.profile is not None else ""
     print(
         f"shrunk to {len(final.events)} of {first.generated} events "
-        f"({fuzzer.tries} tries): {path}\n"
+        f"({fuzzer.tries} tries), still diverging in {said(fuzzer.way())}: {path}\n"
         f"the divergence shown: {page}\n"
         f"replay it: python -m bridge compare {path} --engine {engine}{profile_given}\n"
         f"repeat the search: {again}"

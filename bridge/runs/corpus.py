@@ -211,20 +211,26 @@ def _check_job(job: tuple[Path, Options]) -> Verdict:
         )
 
 
-def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:
-    """`check` every scenario: one at a time in the order given, or `jobs` at
-    a time, the largest files first (so that no long scenario is left running
-    alone at the end), yielding each verdict as it comes."""
-    work = [(path, options) for path in paths]
+def largest_first(
+    function: Callable[[Any], Any], work: list[Any], path: Callable[[Any], Path], jobs: int
+) -> Iterator[Any]:
+    """`function` of each piece of work: one at a time in the order given, or
+    `jobs` at a time, the largest scenario files first (so that no long
+    scenario is left running alone at the end), yielding each as it comes."""
     if jobs <= 1 or len(work) <= 1:
         try:
-            yield from map(_check_job, work)
+            yield from map(function, work)
         finally:
             close_kept()
         return
-    work.sort(key=lambda job: -job[0].stat().st_size)
+    work = sorted(work, key=lambda job: -path(job).stat().st_size)
     with Pool(min(jobs, len(work)), initializer=_worker) as pool:
-        yield from pool.imap_unordered(_check_job, work)
+        yield from pool.imap_unordered(function, work)
+
+
+def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:
+    """`check` every scenario, `jobs` at a time (`largest_first`)."""
+    yield from largest_first(_check_job, [(p, options) for p in paths], lambda j: j[0], jobs)
 
 
 def _worker() -> None:

@@ -8,7 +8,8 @@ history is a scenario replayed through the model and the engine in lockstep
 (bridge/checking/compare.py `run`), in one engine process for all of them when the
 engine takes sessions (bridge/PROTOCOL.md). The first divergence is shrunk
 (by Hypothesis over the history, then by removing events, dropping the
-oldest messages and making the constants smaller, bridge/checking/shrink.py);
+oldest messages and making the constants smaller, bridge/checking/shrink.py),
+each try counting only when it diverges the same way as the history found;
 bridge/cli/fuzz.py writes it as a scenario with its transcript and its HTML
 page, and reports it as `compare` reports it. A run without one stops on
 time (or after `--histories`) with a summary; either way it says its
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bridge.checking.compare import Divergence, run
-from bridge.checking.shrink import cut, simplify
+from bridge.checking.shrink import Way, cut, simplify, way_of
 from bridge.formats.profile import agreement
 from bridge.runs.corpus import Options
 from bridge.wire.engine import Engine, EngineFault, profile_of
@@ -100,6 +101,11 @@ class Fuzzer:
     def searching(self) -> bool:
         return self.first is None
 
+    def way(self) -> Way:
+        """How the first diverging history diverged: what shrinking keeps."""
+        assert self.first is not None
+        return way_of(self.first.divergence)
+
     def out_of_time(self) -> bool:
         return self.seconds_given is not None and self.seconds() >= self.seconds_given
 
@@ -169,7 +175,7 @@ class Fuzzer:
         except EngineFault as fault:
             self.fault, self.faulted = fault, scenario
             raise Halt from None
-        if found is None:
+        if found is None or not (self.searching() or way_of(found) == self.way()):
             return
         here = Found(cut(scenario, found), found, self.seconds(), len(scenario.events))
         self.first = self.first or here
@@ -178,7 +184,9 @@ class Fuzzer:
         raise Diverged
 
     def diverges(self, scenario: Scenario) -> bool:
-        if self.replay(scenario) is None:
+        """Whether the scenario diverges the same way as the history found."""
+        found = self.replay(scenario)
+        if found is None or way_of(found) != self.way():
             return False
         self.diverged(scenario)
         return True
