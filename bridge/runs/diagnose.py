@@ -32,11 +32,10 @@ from bridge.formats.layout import read_checked
 from bridge.formats.profile import agreement
 from bridge.runs.corpus import Options, largest_first, make_engine
 from bridge.wire.engine import EngineFault, profile_of
-from bridge.wire.observe import PROTOCOL_1
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import exchanges, from_model
 from model.profile import TYPES, Profile, from_options, options
-from scenarios.format import CONSTANTS, Scenario, ScenarioError, uses_version_2
+from scenarios.format import CONSTANTS, Scenario, ScenarioError
 
 
 @dataclass(frozen=True, order=True)
@@ -118,8 +117,6 @@ class Follower:
         ready = recorded.start(scenario)
         if ready.unsupported:
             raise Skip("the engine cannot take it (" + "; ".join(ready.unsupported.values()) + ")")
-        if ready.protocol == 1 and uses_version_2(scenario.events):
-            raise Skip("the engine speaks protocol 1; this needs protocol 2")
         self.ready = ready
         self.base = profile_of(ready.profile, opts.profile, recorded.name)
         recorded.fill([e.line for e in exchanges(path, scenario, self.base, opts.live)])
@@ -134,8 +131,7 @@ class Follower:
             if stored
             else from_model(self.scenario, profile, strict=False)
         )
-        fields = PROTOCOL_1 if self.ready.protocol == 1 else None
-        result = run(made, self.recorded, self.ready, fields)
+        result = run(made, self.recorded, self.ready)
         if result.unsupported is not None:
             raise Skip(f"the engine does not support {result.unsupported}")
         return result.divergence
