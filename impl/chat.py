@@ -138,7 +138,7 @@ class Chat:
         tail kept (SPEC 7); any other text longer than `split` characters
         goes whole into consecutive messages."""
         self._writing()
-        check_message(kind, text)
+        check_message(kind, text, self.planner.profile.kinds)
         c = self.constants
         pieces = [clip(text, c.tool_cap)] if kind == "tool" else split(text, c.split)
         ids = []
