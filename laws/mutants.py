@@ -145,8 +145,11 @@ BREAKS = [
         "one call more than JOBS offered",
         "model/queue.py",
         (
-            ("room = constants.jobs - len(", "room = constants.jobs + 1 - len("),
-            ("len(queue.running) >= constants.jobs", "len(queue.running) > constants.jobs"),
+            ("room = constants.jobs - jobs_taken(", "room = constants.jobs + 1 - jobs_taken("),
+            (
+                "jobs_taken(queue, profile) >= constants.jobs",
+                "jobs_taken(queue, profile) > constants.jobs",
+            ),
         ),
         "laws",
         ("jobs_bound",),
