@@ -64,6 +64,8 @@ def any_constants(draw: st.DrawFn) -> Constants:
 CONSTANTS = any_constants()
 
 WORDS = st.sampled_from(["you", "talk", "é€", "x"])
+SOME_KINDS = st.one_of(st.just(frozenset(KINDS)), st.frozensets(st.sampled_from(KINDS), min_size=1))
+"""The kinds an engine takes (SPEC 10): all of them, or some."""
 
 
 @st.composite
@@ -77,6 +79,14 @@ def engine_profiles(draw: st.DrawFn) -> EngineProfile:
         failure_cap=draw(st.sampled_from(["failures", "none"])),
         calls=draw(st.sampled_from(["driven", "self"])),
         ahead_in_wait=draw(st.booleans()),
+        empty_chat=draw(st.sampled_from(["tags", "blank_line"])),
+        kinds=tuple(k for k in KINDS if k in draw(SOME_KINDS)),
+        retry=draw(st.sampled_from(["message", "tick"])),
+        held_takes_job=draw(st.booleans()),
+        merge_order=draw(st.sampled_from(["level", "ready"])),
+        resume=draw(st.sampled_from(["settle", "self"])),
+        empty_reply=draw(st.sampled_from(["ends", "fails"])),
+        not_shorter=draw(st.sampled_from(["stops", "goes_on"])),
     )
 
 
@@ -167,7 +177,7 @@ def draw_event(data: st.DataObject, state: machine.State) -> Event:
         options += ["settle"] * 4
     choice = choose(data, options)
     if choice == "message":
-        return Message(choose(data, KINDS), data.draw(texts(c.node)))
+        return Message(choose(data, state.profile.kinds), data.draw(texts(c.node)))
     if choice == "start":
         return Start(choose(data, machine.candidates(state)))
     if choice in ("end", "replies", "fail"):

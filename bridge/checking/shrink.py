@@ -59,8 +59,9 @@ def diverges_as(
     """Whether a scenario is valid for the model under `profile` (with
     `strict`, refused exactly where it says) and the engine, started again
     on it, diverges from the model there in `way`. Every answer is read, so
-    that an engine taking sessions takes the next try in the same process;
-    an engine that faults on a try does not diverge the same way."""
+    that an engine taking sessions takes the next try in the same process.
+    An engine that faults on a try ends the shrink (`until_fault` keeps what
+    was found before it)."""
 
     def still(scenario: Scenario) -> bool:
         try:
@@ -69,9 +70,12 @@ def diverges_as(
                 return False
             exchanges = from_model(scenario, profile, strict=strict)
             found = run(exchanges, engine, ready, None, keep_going=True).divergence
-        except (ScenarioError, EngineFault):
+        except ScenarioError:
             engine.close()
             return False
+        except EngineFault:
+            engine.close()
+            raise
         return found is not None and way_of(found) == way
 
     return still

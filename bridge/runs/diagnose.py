@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.checking.compare import Divergence, run
-from bridge.checking.shrink import Way, cut, diverges_as, marked, simplify, way_of
+from bridge.checking.shrink import Way, cut, diverges_as, marked, simplify, until_fault, way_of
 from bridge.formats import transcript
 from bridge.formats.layout import read_checked
 from bridge.formats.profile import agreement
@@ -301,8 +301,12 @@ def shrunk_bug(
         if result.divergence is None:
             return None
         way = way_of(result.divergence)
-        still = diverges_as(engine, profile, way, strict=False)
-        small = simplify(cut(scenario, result.divergence), still, seconds)
+        start = cut(scenario, result.divergence)
+        small, _ = until_fault(
+            lambda still: simplify(start, still, seconds),
+            diverges_as(engine, profile, way, strict=False),
+            start,
+        )
     finally:
         engine.close()
     notes = {"shrunk_from": path.name, "engine": engine.name, "kept": found.steps[-1].summary}

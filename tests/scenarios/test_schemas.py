@@ -320,6 +320,14 @@ HEADER: dict[str, Any] = {
         "failure_cap": "failures",
         "calls": "driven",
         "ahead_in_wait": True,
+        "empty_chat": "tags",
+        "kinds": ["user", "unii", "tool", "echo", "work", "note"],
+        "retry": "message",
+        "held_takes_job": False,
+        "merge_order": "level",
+        "resume": "settle",
+        "empty_reply": "ends",
+        "not_shorter": "stops",
     },
 }
 
