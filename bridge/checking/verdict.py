@@ -3,6 +3,7 @@ it: its status, why, and the first divergence's values."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,10 @@ class Verdict:
     divergence: dict[str, Any] | None = None
     answers: int = 0
     agreement: str = ""
+    at_start: bool = False
+    """A FAULT before the engine answered the header (it could not start)."""
+    profile: str = ""
+    """The profile it was checked under, as a summary says it (`profile: SPEC`)."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -32,13 +37,20 @@ class Skipped(Exception):
     """The engine cannot take the scenario, and why: never a pass."""
 
 
-def outcome(verdict: Verdict, known: set[str]) -> str:
-    """A verdict as the run counts it: a listed scenario that fails is an
-    expected failure; one that passes is reported as passing unexpectedly."""
-    listed = verdict.path.name in known or verdict.path.stem in known
-    if listed and verdict.status == "FAIL":
+def listed(verdict: Verdict, known: Mapping[str, str]) -> str | None:
+    """The status a known-failures list expects of the verdict's scenario
+    (listed by file name or stem), or None when it is not listed."""
+    return known.get(verdict.path.name, known.get(verdict.path.stem))
+
+
+def outcome(verdict: Verdict, known: Mapping[str, str]) -> str:
+    """A verdict as the run counts it: a listed scenario that ends as listed
+    (FAIL, FAULT or SKIPPED) is an expected failure; one that passes is
+    reported as passing unexpectedly; any other end counts as it is."""
+    expected = listed(verdict, known)
+    if expected is not None and verdict.status == expected:
         return "expected failure"
-    if listed and verdict.status == "ok":
+    if expected is not None and verdict.status == "ok":
         return "UNEXPECTED PASS"
     return verdict.status
 

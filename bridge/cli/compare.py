@@ -4,7 +4,7 @@ and a shrunk scenario in --regressions."""
 from __future__ import annotations
 
 import argparse
-import json
+import shlex
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +12,8 @@ from bridge.checking.compare import add_states
 from bridge.checking.shrink import diverges, shrink
 from bridge.checking.verdict import Skipped
 from bridge.cli.options import Commands, checking, engine_options
+from bridge.formats.invocation import command
+from bridge.formats.layout import named
 from bridge.formats.profile import agreement
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import REGRESSIONS, slug, write_regression
@@ -22,17 +24,36 @@ from scenarios.format import read
 
 def add_parser(commands: Commands) -> None:
     command = commands.add_parser("compare", help="an engine on one scenario")
-    command.add_argument("file", type=Path)
+    command.add_argument("file", help="a scenario file, or a bundled scenario's name")
     engine_options(command)
-    command.add_argument("--regressions", type=Path, default=REGRESSIONS, metavar="DIR")
-    command.add_argument("--shrink-seconds", type=float, default=60.0)
-    command.add_argument("--live-model", action="store_true")
-    command.add_argument("--keep-going", action="store_true")
+    command.add_argument(
+        "--regressions",
+        type=Path,
+        default=REGRESSIONS,
+        metavar="DIR",
+        help="where the shrunk scenario is written (default: %(default)s)",
+    )
+    command.add_argument(
+        "--shrink-seconds",
+        type=float,
+        default=60.0,
+        help="shrinking's budget in seconds (default: %(default)s)",
+    )
+    command.add_argument(
+        "--live-model",
+        action="store_true",
+        help="expect the model's answers, not the committed transcript (default: off)",
+    )
+    command.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="compare past the first divergence (default: off)",
+    )
     command.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    path: Path = args.file
+    path = named(args.file)
     scenario = read(path)
     options = checking(args)
     subject = make_engine(options)
@@ -72,5 +93,6 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"shrunk to {len(small.events)} of {len(scenario.events)} events: {target}")
     print(f"the divergence shown: {page}")
-    print(f"replay it: python -m bridge compare {target} --engine {json.dumps(subject.name)}")
+    again = f"{command()} compare {shlex.quote(str(target))} --engine {shlex.quote(args.engine)}"
+    print(f"replay it: {again}")
     return 1

@@ -17,7 +17,7 @@ from bridge.checking.compare import Divergence, Result, add_states, run
 from bridge.checking.verdict import Skipped, Verdict, divergence_json, undelivered
 from bridge.formats import transcript
 from bridge.formats.layout import read_checked
-from bridge.formats.profile import SPEC, agreement
+from bridge.formats.profile import SPEC, agreement, declared
 from bridge.runs.progress import Heartbeat
 from bridge.wire import factory
 from bridge.wire.engine import Engine, EngineFault, profile_of
@@ -59,8 +59,14 @@ class Run:
     corpus_version: int | None
     seconds: float
     verdicts: list[Verdict]
-    known: set[str]
-    """Scenarios listed as known failures (by file name)."""
+    known: dict[str, str]
+    """Scenarios listed as known failures (by file name or stem), each with
+    the status it is expected to end in (bridge/formats/usage.py)."""
+
+
+class StartFault(EngineFault):
+    """An engine fault before the engine answered the scenario's header: it
+    could not start, or did not speak the protocol."""
 
 
 def make_engine(options: Options) -> Engine:
@@ -90,7 +96,10 @@ def replay_checked(
     """Start the engine on the scenario and compare its answers, as they
     arrive, with the scenario's transcript (or the model) under the engine's
     profile; Skipped when the engine cannot take the scenario."""
-    ready = subject.start(scenario)
+    try:
+        ready = subject.start(scenario)
+    except EngineFault as fault:
+        raise StartFault(str(fault)) from None
     if ready.unsupported:
         said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
         raise Skipped(f"the engine cannot take it ({said})")
@@ -134,16 +143,17 @@ def check(path: Path, options: Options) -> Verdict:
         return verdict("BAD", reason=str(error))
     except (EngineFault, transcript.TranscriptError) as error:
         status = "FAULT" if isinstance(error, EngineFault) else "BAD"
-        return verdict(status, reason=str(error))
+        return verdict(status, reason=str(error), at_start=isinstance(error, StartFault))
     else:
         finished = result.divergence is None
     finally:
         if not (finished and keep(subject, options)):
             subject.close()
     said = agreement(profile)
+    named = declared(profile)
     notes = undelivered(scenario, result.sent) if profile.self_calls else []
     if result.divergence is None:
-        return verdict("ok", answers=result.answers, agreement=said, notes=notes)
+        return verdict("ok", answers=result.answers, agreement=said, profile=named, notes=notes)
     found = result.divergence
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
     if options.report is not None and options.page is not None:
@@ -157,6 +167,7 @@ def check(path: Path, options: Options) -> Verdict:
         divergence=divergence_json(found),
         answers=result.answers,
         agreement=said,
+        profile=named,
         notes=notes,
     )
 
@@ -185,3 +196,27 @@ def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdic
     work.sort(key=lambda job: -job[0].stat().st_size)
     with Pool(min(jobs, len(work))) as pool:
         yield from pool.imap_unordered(_check_job, work)
+
+
+SAME_FAULTS = 3
+"""After this many first scenarios all ended in a fault at the engine's start, a run stops."""
+
+
+def unless_broken(verdicts: Iterator[Verdict], count: int = SAME_FAULTS) -> Iterator[Verdict]:
+    """The verdicts as they come, until the first `count` are all faults at
+    the engine's start (it cannot start, or fails at the header): then an
+    EngineFault saying so once, instead of one more line per scenario."""
+    first: list[Verdict] = []
+    try:
+        for verdict in verdicts:
+            yield verdict
+            first.append(verdict)
+            if len(first) == count and all(v.at_start for v in first):
+                raise EngineFault(
+                    f"the engine failed at its start on each of the first {count} scenarios, "
+                    f"stopping: {verdict.reason}"
+                )
+    finally:
+        close = getattr(verdicts, "close", None)
+        if close is not None:
+            close()

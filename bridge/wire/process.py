@@ -40,6 +40,8 @@ class ProcessEngine(Engine):
         self.command = command
         self.name = command
         self.timeout = timeout
+        self.env: dict[str, str] | None = None
+        """The engine's environment; None for the runner's own."""
         self.process: subprocess.Popen[bytes] | None = None
         self.ready = Ready()
         self.outgoing = bytearray()
@@ -65,7 +67,11 @@ class ProcessEngine(Engine):
             raise EngineFault("the engine command is empty")
         try:
             self.process = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self.env,
             )
         except OSError as error:
             why = error.strerror or str(error)
