@@ -89,6 +89,10 @@ def fuzz(
         again += f" --max-events {args.max_events}"
     if args.profile is not None:
         again += f" --profile {shlex.quote(str(args.profile))}"
+    if args.shrink_seconds != 60.0:
+        again += f" --shrink-seconds {args.shrink_seconds:g}"
+    if args.regressions != REGRESSIONS:
+        again += f" --regressions {shlex.quote(str(args.regressions))}"
     limits = [f"{seconds:g} s"] if seconds is not None else []
     limits += [f"{args.histories} histories"] if args.histories is not None else []
     print(
