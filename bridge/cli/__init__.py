@@ -1,4 +1,5 @@
 """The bridge's command line (`python -m bridge`, installed as `optchat-spec`).
+A FILE is a scenario file or the name of a bundled one (`late_1500`).
 
   corpus [PATH ...]   an engine on many scenarios (the bundled corpus by default)
   compare FILE        an engine on one scenario; on a divergence, the report
@@ -7,7 +8,7 @@
   fuzz                generated scenarios until one diverges, shrunk
   expect [PATH ...]   make the committed transcripts again (the corpus version;
                       only in a clone: it writes into the runner's own data)
-  show FILE           a scenario, and a divergence, as one HTML page
+  show FILE           a scenario, and a divergence, as one HTML page (NAME.html)
   laws [...]          the laws of SPEC 8 (needs the `laws` extra)
   files               where SPEC.md, PROTOCOL.md, the schemas and the corpus are
 

@@ -1,9 +1,10 @@
 """optchat-spec.pyz, the runner in one file (release/zipapp.py): copied into
 an empty directory and started by the bare interpreter in isolated mode
 (`python3 -I`), with an environment holding only PATH and HOME, it replays
-the whole bundled corpus against the reference engine and writes both
-reports. Its payload is unpacked once per build into the user's cache,
-checked at every start, repaired when changed, unpacked by concurrent
+the whole bundled corpus against the reference engine (`--engine
+reference`: impl.protocol, started by the zipapp's own interpreter from its
+unpacked folder) and writes both reports. Its payload is unpacked once per
+build into the user's cache, checked at every start, repaired when changed, unpacked by concurrent
 first runs without a clash, and put in a folder of the user's own (or a
 scratch folder) when the cache cannot be written."""
 
@@ -67,7 +68,16 @@ def cached(pyz: Path) -> list[Path]:
 
 def test_the_single_file_replays_the_whole_corpus_from_an_empty_directory(pyz: Path) -> None:
     done = run(
-        pyz, "corpus", "--engine", "impl", "--jobs", "2", "--junit-xml", "r.xml", "--json", "r.json"
+        pyz,
+        "corpus",
+        "--engine",
+        "reference",
+        "--jobs",
+        "2",
+        "--junit-xml",
+        "r.xml",
+        "--json",
+        "r.json",
     )
     assert_agrees_on_whole_corpus(done, pyz.parent / "r.xml")
     report = json.loads((pyz.parent / "r.json").read_text())
@@ -92,13 +102,13 @@ def test_it_says_its_version_and_that_it_is_not_a_release(pyz: Path) -> None:
 def test_the_payload_is_unpacked_once_and_repaired_when_changed(pyz: Path) -> None:
     assert run(pyz, "files").returncode == 0
     (folder,) = cached(pyz)
-    cli = folder / "bridge" / "cli.py"
-    assert cli.read_bytes() == (ROOT / "bridge" / "cli.py").read_bytes()
+    cli = folder / "bridge" / "cli" / "__init__.py"
+    assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
     cli.write_text("raise SystemExit(99)\n")
     listed = run(pyz, "files")
     assert listed.returncode == 0, listed.stderr
     assert cached(pyz) == [folder], "a second folder for the same build"
-    assert cli.read_bytes() == (ROOT / "bridge" / "cli.py").read_bytes()
+    assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
     spec = next(line for line in listed.stdout.splitlines() if line.startswith("spec:"))
     assert Path(spec.split(":", 1)[1].strip()).read_bytes() == (ROOT / "SPEC.md").read_bytes()
 
