@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bridge.formats.invocation import command
-from bridge.formats.sections import section
+from bridge.formats.sections import cited
 from bridge.wire.engine import Engine, Ready
 from bridge.wire.observe import ORDER
 from bridge.wire.stream import DETAIL_REQUEST, Exchange
@@ -92,7 +92,7 @@ class Divergence:
     def spec(self) -> str:
         """The SPEC section of the field (for `refused`, the rule either side names)."""
         rule = self.expected if isinstance(self.expected, str) else self.found
-        return section(self.field, rule)
+        return cited(self.field, rule)
 
     def report(self, path: str, names: tuple[str, str]) -> str:
         lines = [

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.checking.compare import MISSING, Divergence
+from bridge.formats.sections import section
 from scenarios.format import Scenario
 
 
@@ -28,9 +29,19 @@ class Verdict:
     agreement: str = ""
     at_start: bool = False
     """A FAULT before the engine answered the header (it could not start)."""
-    profile: str = ""
+    declared: str = ""
     """The profile it was checked under, as a summary says it (`profile: SPEC`)."""
     notes: list[str] = field(default_factory=list)
+    engine: str = ""
+    """The name the engine gave itself in its answer to the header ("engine")."""
+    profile: dict[str, Any] | None = None
+    """The profile it was checked under, as bridge/formats/profile.py writes one."""
+    family: str = ""
+    """The scenario's family (its header's `notes.family`), or ""."""
+    page: str | None = None
+    """The HTML page written for it (`corpus --report`), relative to that folder."""
+    stderr: str = ""
+    """The end of what the engine wrote on stderr, when it failed."""
 
 
 class Skipped(Exception):
@@ -77,6 +88,7 @@ def divergence_json(found: Divergence) -> dict[str, Any]:
         "file_line": None if found.position is None else found.position + 2,
         "event": found.event,
         "field": found.field,
+        "spec_section": section(found.field),
         "expected": value(found.expected),
         "found": value(found.found),
         "later": found.later,

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import time
 from pathlib import Path
 
 from bridge.checking.verdict import outcome
 from bridge.cli.options import ENGINES, Commands, checking, engine_options
-from bridge.formats.invocation import command as runner
+from bridge.formats.invocation import command
 from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, load_known, write_known
+from bridge.outputs.index import write_index
 from bridge.outputs.json_report import write_json
 from bridge.outputs.junit import write_junit
 from bridge.outputs.page import write_divergence_report
-from bridge.runs.corpus import Run, check_all, unless_broken
+from bridge.outputs.writing import check_file, check_folder
+from bridge.runs.corpus import Run, check_all, reproduction, unless_broken
 from bridge.runs.expect import corpus_version
 from bridge.runs.tally import Tally, still_known
 
@@ -98,14 +99,28 @@ def run(args: argparse.Namespace) -> int:
     known = given
     if args.write_known_failures is not None and args.known_failures is None:
         known = {}
-    options = checking(args, quiet=args.jobs > 1, report=args.report, page=write_divergence_report)
+    for option, path in (
+        ("--junit-xml", args.junit_xml),
+        ("--json", args.json),
+        ("--write-known-failures", args.write_known_failures),
+    ):
+        if path is not None:
+            check_file(path, option)
+    if args.report is not None:
+        check_folder(args.report, "--report")
+    options = checking(
+        args,
+        quiet=args.jobs > 1,
+        report=args.report,
+        page=write_divergence_report,
+        program=command(),
+    )
     began = time.monotonic()
     verdicts = []
     said = named = ""
-    engine = shlex.quote(args.engine)
     for k, verdict in enumerate(unless_broken(check_all(paths, options, args.jobs)), start=1):
         verdicts.append(verdict)
-        said, named = said or verdict.agreement, named or verdict.profile
+        said, named = said or verdict.agreement, named or verdict.declared
         seen = outcome(verdict, known)
         print(
             f"[{k}/{len(paths)}] {seen:<4} {verdict.path.name} ({verdict.seconds:.1f} s, "
@@ -116,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
             print("    " + verdict.reason.replace("\n", "\n    "), flush=True)
         if seen == "FAIL":
             print(
-                f"    {runner()} compare {shlex.quote(str(verdict.path))} --engine {engine}"
+                f"    {reproduction(verdict.path, options)}"
                 " for the states there and a shrunk scenario",
                 flush=True,
             )
@@ -141,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
         write_junit(run_report, args.junit_xml)
     if args.json:
         write_json(run_report, args.json)
+    if args.report is not None:
+        print(f"the report: {write_index(run_report, args.report)}")
     tally = Tally.of(verdicts, known)
     print(tally.summary(args.engine, named))
     return tally.code()

@@ -7,7 +7,7 @@ from typing import Any
 
 SECTIONS: dict[str, str] = {
     "refused": "SPEC 4.1",
-    "started": "SPEC 4",
+    "started": "SPEC 10",
     "line": "SPEC 5",
     "zoom": "SPEC 3.5",
     "size": "SPEC 3",
@@ -27,14 +27,23 @@ SECTIONS: dict[str, str] = {
     "contexts": "SPEC 3.4",
     "contexts_crc": "SPEC 3.4",
 }
-"""An answer field and the SPEC section that says what it must be."""
+"""An answer field and the SPEC section that says what it must be
+(bridge/PROTOCOL.md, "Answers to events"; `started` is what an engine under
+`calls: self` reports, SPEC 10)."""
 
 
-def section(field: str, expected: Any = None) -> str:
-    """The SPEC section a divergence in `field` breaks; for `refused`, the
-    rule of SPEC 4.1 the expected answer names (`rule 'jobs_bound' of SPEC 4.1`);
-    `bridge/PROTOCOL.md` for a field no section covers."""
-    cited = SECTIONS.get(field, "bridge/PROTOCOL.md")
-    if field == "refused" and isinstance(expected, str):
-        return f"rule {expected!r} of {cited}"
-    return cited
+def section(field: str) -> str | None:
+    """The SPEC section of an answer field; None for a field SPEC does not
+    define (an engine's stray field)."""
+    return SECTIONS.get(field)
+
+
+def cited(field: str, rule: Any = None) -> str:
+    """The section as a FAIL line cites it: for `refused`, the rule of SPEC
+    4.1 one side names (`rule 'jobs_bound' of SPEC 4.1`)."""
+    at = section(field)
+    if at is None:
+        return "a field bridge/PROTOCOL.md does not define"
+    if field == "refused" and isinstance(rule, str):
+        return f"rule {rule!r} of {at}"
+    return at

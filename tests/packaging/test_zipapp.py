@@ -18,9 +18,10 @@ import sys
 import zipfile
 from pathlib import Path
 
+import jsonschema
 import pytest
 
-from release import zipapp
+from release import unpack, zipapp
 from tests.packaging.test_install import (
     ROOT,
     SCENARIOS,
@@ -81,6 +82,10 @@ def test_the_single_file_replays_the_whole_corpus_from_an_empty_directory(pyz: P
     )
     assert_agrees_on_whole_corpus(done, pyz.parent / "r.xml")
     report = json.loads((pyz.parent / "r.json").read_text())
+    with zipfile.ZipFile(pyz) as inside:
+        schema = json.loads(inside.read(unpack.PAYLOAD + "bridge/report.schema.json"))
+    jsonschema.validate(report, schema)
+    assert report["engine_name"] == "optchat-spec impl"
     assert report["counts"] == {"ok": len(SCENARIOS)}
     assert report["corpus_version"] == corpus_version()
     assert sorted(p.name for p in pyz.parent.iterdir()) == ["optchat-spec.pyz", "r.json", "r.xml"]
