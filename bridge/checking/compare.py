@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bridge.checking.starts import wrong_start
+from bridge.formats.invocation import command
+from bridge.formats.sections import cited
 from bridge.wire.engine import Engine, Ready
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.observe import ORDER
@@ -84,12 +86,22 @@ class Divergence:
         return f"event {self.position} (file line {self.position + 2}): {shown}"
 
     def summary(self) -> str:
-        return f"{self.where()}: field {self.field!r} differs"
+        """Where, which field, both values (shortened) and the SPEC section
+        that says what the field must be: one line."""
+        return (
+            f"{self.where()}: {self.field} differs, expected {show(self.expected, 80)}, "
+            f"found {show(self.found, 80)} ({self.spec()})"
+        )
+
+    def spec(self) -> str:
+        """The SPEC section of the field (for `refused`, the rule either side names)."""
+        rule = self.expected if isinstance(self.expected, str) else self.found
+        return cited(self.field, rule)
 
     def report(self, path: str, names: tuple[str, str]) -> str:
         lines = [
             f"DIVERGENCE in {path}, at {self.where()}",
-            f"  field {self.field!r}",
+            f"  field {self.field!r} ({self.spec()})",
             f"  {names[0]}: {show(self.expected)}",
             f"  {names[1]}: {show(self.found)}",
         ]
@@ -127,7 +139,7 @@ def explain_states(a: dict[str, Any], b: dict[str, Any], names: tuple[str, str])
         shown = ["    " + repr(d)[1:-1] for d in diff]
         out += [f"  {key}:", *shown] if shown else [f"  {key}: equal"]
     if a.get("contexts") != b.get("contexts"):
-        out.append("  contexts differ (python -m bridge replay shows them in full)")
+        out.append(f"  contexts differ ({command()} replay shows them in full)")
     return out
 
 

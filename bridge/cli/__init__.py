@@ -1,4 +1,5 @@
 """The bridge's command line (`python -m bridge`, installed as `optchat-spec`).
+A FILE is a scenario file or the name of a bundled one (`late_1500`).
 
   corpus [PATH ...]   an engine on many scenarios (the bundled corpus by default)
   compare FILE        an engine on one scenario; on a divergence, the report
@@ -7,13 +8,15 @@
   fuzz                generated scenarios until one diverges, shrunk
   diagnose [PATH ...] which profile explains an engine's divergences; the
                       likely bugs left, shrunk
-  expect [PATH ...]   make the committed transcripts again (the corpus version)
-  show FILE           a scenario, and a divergence, as one HTML page
+  expect [PATH ...]   make the committed transcripts again (the corpus version;
+                      only in a clone: it writes into the runner's own data)
+  show FILE           a scenario, and a divergence, as one HTML page (NAME.html)
   laws [...]          the laws of SPEC 8 (needs the `laws` extra)
   files               where SPEC.md, PROTOCOL.md, the schemas and the corpus are
 
-An engine (--engine) is `model`, `impl`, or a command speaking
-bridge/PROTOCOL.md. Exit codes, the same for every command: 0 agree (or
+An engine (--engine) is `reference` (impl.protocol, started by this
+runner's own Python), `model` or `impl` (in process), or a command speaking
+bridge/PROTOCOL.md; `corpus` needs one named. Exit codes, the same for every command: 0 agree (or
 hold), 1 a divergence (or a broken law), 2 bad input, a usage error or an
 engine fault.
 """
@@ -27,6 +30,7 @@ import sys
 
 from bridge import __version__
 from bridge.cli import compare, corpus, diagnose, expect, files, fuzz, laws, replay, show
+from bridge.formats.invocation import clone, command
 from bridge.formats.profile import ProfileError
 from bridge.formats.transcript import TranscriptError
 from bridge.formats.usage import UsageError
@@ -36,12 +40,13 @@ from scenarios.format import ScenarioError
 
 COMMANDS = (corpus, compare, replay, expect, show, fuzz, diagnose, laws, files)
 """Each command's module, in the order `--help` lists them: it adds its
-arguments (`add_parser`) and runs the command (`run`)."""
+arguments (`add_parser`) and runs the command (`run`). `expect` is left out
+of a runner that is not a clone (bridge/formats/invocation.py `clone`)."""
 
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
-        prog="python -m bridge", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+        prog=command(), description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     top.add_argument(
         "--version",
@@ -49,8 +54,9 @@ def parser() -> argparse.ArgumentParser:
         version=f"optchat-spec {__version__} (corpus version {corpus_version()})",
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_parser(commands)
+    for module in COMMANDS:
+        if module is not expect or clone():
+            module.add_parser(commands)
     return top
 
 

@@ -4,7 +4,7 @@ and a shrunk scenario in --regressions."""
 from __future__ import annotations
 
 import argparse
-import json
+import shlex
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,9 +20,9 @@ from bridge.checking.shrink import (
 )
 from bridge.checking.verdict import Skipped
 from bridge.cli.options import Commands, checking, engine_options
-from bridge.formats.layout import read_checked, unique_name
+from bridge.formats.invocation import command
+from bridge.formats.layout import named, read_checked, unique_name
 from bridge.formats.profile import agreement
-from bridge.formats.usage import program
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import REGRESSIONS, write_regression
 from bridge.outputs.writing import check_folder
@@ -32,17 +32,36 @@ from bridge.wire.inprocess import ModelEngine
 
 def add_parser(commands: Commands) -> None:
     command = commands.add_parser("compare", help="an engine on one scenario")
-    command.add_argument("file", type=Path)
+    command.add_argument("file", help="a scenario file, or a bundled scenario's name")
     engine_options(command)
-    command.add_argument("--regressions", type=Path, default=REGRESSIONS, metavar="DIR")
-    command.add_argument("--shrink-seconds", type=float, default=60.0)
-    command.add_argument("--live-model", action="store_true")
-    command.add_argument("--keep-going", action="store_true")
+    command.add_argument(
+        "--regressions",
+        type=Path,
+        default=REGRESSIONS,
+        metavar="DIR",
+        help="where the shrunk scenario is written (default: %(default)s)",
+    )
+    command.add_argument(
+        "--shrink-seconds",
+        type=float,
+        default=60.0,
+        help="shrinking's budget in seconds (default: %(default)s)",
+    )
+    command.add_argument(
+        "--live-model",
+        action="store_true",
+        help="expect the model's answers, not the committed transcript (default: off)",
+    )
+    command.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="compare past the first divergence (default: off)",
+    )
     command.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    path: Path = args.file
+    path = named(args.file)
     scenario = read_checked(path)
     check_folder(args.regressions, "--regressions")
     options = checking(args)
@@ -92,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     )
     name = unique_name(path, subject.name)
     target = write_regression(small, profile, args.regressions, name)
-    again = f"{program()} compare {target} --engine {json.dumps(subject.name)}"
+    again = f"{command()} compare {shlex.quote(str(target))} --engine {shlex.quote(args.engine)}"
     page = write_divergence_report(
         target.with_suffix(".html"),
         scenario,

@@ -4,8 +4,8 @@ divergence shrunk, written with its page, and said as `compare` says it."""
 from __future__ import annotations
 
 import argparse
-import json
 import random
+import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -13,6 +13,7 @@ from pathlib import Path
 from bridge.checking.compare import add_states
 from bridge.checking.shrink import marked, said, stopped_line, until_fault, way_of
 from bridge.cli.options import Commands, engine_options, positive, positive_int
+from bridge.formats.invocation import command
 from bridge.formats.layout import slug
 from bridge.formats.profile import agreement
 from bridge.formats.usage import read_profile
@@ -40,12 +41,20 @@ def add_parser(commands: Commands) -> None:
         type=positive,
         help=f"stop after this long (default {DEFAULT_SECONDS:g}, or none with --histories)",
     )
-    command.add_argument("--histories", type=positive_int, help="stop after this many histories")
+    command.add_argument(
+        "--histories", type=positive_int, help="stop after this many histories (default: none)"
+    )
     command.add_argument("--seed", type=int, help="repeat a run (default: random, printed)")
     command.add_argument(
         "--max-events", type=positive_int, default=100, help="the longest history (default 100)"
     )
-    command.add_argument("--regressions", type=Path, default=REGRESSIONS, metavar="DIR")
+    command.add_argument(
+        "--regressions",
+        type=Path,
+        default=REGRESSIONS,
+        metavar="DIR",
+        help="where a divergence found is written (default: %(default)s)",
+    )
     command.add_argument(
         "--shrink-seconds", type=positive, default=60.0, help="shrinking's budget (default 60)"
     )
@@ -82,14 +91,18 @@ def fuzz(
 ) -> int:
     fuzzer = started(subject, options, seconds, args.shrink_seconds)
     profile = fuzzer.profile
-    engine = json.dumps(subject.name)
-    again = f"python -m bridge fuzz --engine {engine} --seed {seed}"
+    engine = shlex.quote(args.engine)
+    again = f"{command()} fuzz --engine {engine} --seed {seed}"
     if args.histories is not None:
         again += f" --histories {args.histories}"
     if args.max_events != 100:
         again += f" --max-events {args.max_events}"
     if args.profile is not None:
-        again += f" --profile {args.profile}"
+        again += f" --profile {shlex.quote(str(args.profile))}"
+    if args.shrink_seconds != 60.0:
+        again += f" --shrink-seconds {args.shrink_seconds:g}"
+    if args.regressions != REGRESSIONS:
+        again += f" --regressions {shlex.quote(str(args.regressions))}"
     limits = [f"{seconds:g} s"] if seconds is not None else []
     limits += [f"{args.histories} histories"] if args.histories is not None else []
     print(
@@ -174,12 +187,13 @@ def fuzz(
     page = write_divergence_report(
         path.with_suffix(".html"), final, found, ("model", subject.name), profile, final
     )
-    profile_given = f" --profile {args.profile}" if args.profile is not None else ""
+    profile_given = f" --profile {shlex.quote(str(args.profile))}" if args.profile else ""
     print(
         f"shrunk to {len(final.events)} of {first.generated} events "
         f"({fuzzer.tries} tries), still diverging in {said(fuzzer.way())}: {path}\n"
         f"the divergence shown: {page}\n"
-        f"replay it: python -m bridge compare {path} --engine {engine}{profile_given}\n"
+        f"replay it: {command()} compare {shlex.quote(str(path))} --engine {engine}"
+        f"{profile_given}\n"
         f"repeat the search: {again}"
     )
     return 1

@@ -15,13 +15,28 @@ Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """The command line's table of commands, each module adds its own to."""
 
 
-def engine_options(command: argparse.ArgumentParser) -> None:
-    """`--engine`, `--profile` and `--timeout`: which engine, and how it runs."""
-    command.add_argument("--engine", default="impl", help="model, impl, or a protocol command")
+ENGINES = (
+    "`reference` (impl.protocol, run by this runner's Python), `model`, `impl` "
+    "(in process), or the command of an engine speaking bridge/PROTOCOL.md"
+)
+
+
+def engine_options(command: argparse.ArgumentParser, required: bool = False) -> None:
+    """`--engine`, `--profile` and `--timeout`: which engine, and how it runs;
+    a `required` engine has no default (a run never checks one nobody named)."""
     command.add_argument(
-        "--profile", type=Path, help="the engine's profile (SPEC 10), if it declares none"
+        "--engine",
+        default=None if required else "impl",
+        help=ENGINES + (" (required)" if required else " (default: %(default)s)"),
     )
-    command.add_argument("--timeout", type=positive, default=10.0, help="seconds per answer")
+    command.add_argument(
+        "--profile",
+        type=Path,
+        help="the engine's profile (SPEC 10), if it declares none (default: the one it declares)",
+    )
+    command.add_argument(
+        "--timeout", type=positive, default=10.0, help="seconds per answer (default: %(default)s)"
+    )
 
 
 def checking(args: argparse.Namespace, **more: Any) -> Options:

@@ -43,6 +43,18 @@ def files(targets: list[Path] | None = None) -> list[Path]:
     return out
 
 
+def named(target: str) -> Path:
+    """A scenario named on the command line: a file, or the name of a scenario
+    of the bundled corpus (`late_1500`, as `--only` takes it)."""
+    path = Path(target)
+    if path.exists() or path.suffix or "/" in target:
+        return path
+    bundled = CORPUS / f"{target}.jsonl"
+    if bundled.is_file():
+        return bundled
+    raise ScenarioError(f"{target}: no such file, nor a scenario of the bundled corpus")
+
+
 def choose(paths: list[Path], only: list[str], skip: list[str]) -> list[Path]:
     """The paths whose file name or stem matches an `only` glob (all when
     none is given) and no `skip` glob."""

@@ -41,8 +41,7 @@ def test_case(suite: ET.Element, verdict: Verdict, seen: str) -> str | None:
     counted = None
     if seen == "FAIL":
         counted = "failures"
-        section = (verdict.divergence or {}).get("spec_section")
-        message = verdict.reason + (f" ({section})" if section else "")
+        message = verdict.reason  # its summary cites the field's SPEC section
         add(case, "failure", verdict.report or verdict.reason, message=message, type="divergence")
     elif seen == "UNEXPECTED PASS":
         counted = "failures"

@@ -19,7 +19,7 @@ from bridge.checking.compare import Result, add_states, run
 from bridge.checking.verdict import Skipped, Verdict, divergence_json, undelivered
 from bridge.formats import transcript
 from bridge.formats.layout import read_checked, unique_name
-from bridge.formats.profile import SPEC, agreement, to_json
+from bridge.formats.profile import SPEC, agreement, declared, to_json
 from bridge.runs.progress import Heartbeat
 from bridge.wire import factory
 from bridge.wire.engine import Engine, EngineFault, Ready, profile_of
@@ -66,8 +66,14 @@ class Run:
     corpus_version: int | None
     seconds: float
     verdicts: list[Verdict]
-    known: set[str]
-    """Scenarios listed as known failures (by file name)."""
+    known: dict[str, str]
+    """Scenarios listed as known failures (by file name or stem), each with
+    the status it is expected to end in (bridge/formats/usage.py)."""
+
+
+class StartFault(EngineFault):
+    """An engine fault before the engine answered the scenario's header: it
+    could not start, or did not speak the protocol."""
 
 
 def make_engine(options: Options) -> Engine:
@@ -104,7 +110,10 @@ def replay_checked(
     arrive, with the scenario's transcript (or the model) under the engine's
     profile; Skipped when the engine cannot take the scenario. Also what the
     engine said to the header."""
-    ready = subject.start(scenario)
+    try:
+        ready = subject.start(scenario)
+    except EngineFault as fault:
+        raise StartFault(str(fault)) from None
     if ready.unsupported:
         said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
         raise Skipped(f"the engine cannot take it ({said})")
@@ -158,13 +167,14 @@ def check(path: Path, options: Options) -> Verdict:
         return verdict("BAD", reason=str(error))
     except (EngineFault, transcript.TranscriptError) as error:
         status = "FAULT" if isinstance(error, EngineFault) else "BAD"
-        return verdict(status, reason=str(error))
+        return verdict(status, reason=str(error), at_start=isinstance(error, StartFault))
     else:
         finished = result.divergence is None
     finally:
         if not (finished and keep(subject, options)):
             subject.close()
     said = agreement(profile)
+    named = declared(profile)
     notes = undelivered(scenario, result.sent) if profile.self_calls else []
     about = {
         "engine": ready.engine,
@@ -172,7 +182,9 @@ def check(path: Path, options: Options) -> Verdict:
         "family": str(scenario.notes.get("family", "")),
     }
     if result.divergence is None:
-        return verdict("ok", answers=result.answers, agreement=said, notes=notes, **about)
+        return verdict(
+            "ok", answers=result.answers, agreement=said, declared=named, notes=notes, **about
+        )
     found = result.divergence
     tail = stderr_tail(subject)
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
@@ -191,6 +203,7 @@ def check(path: Path, options: Options) -> Verdict:
         divergence=divergence_json(found),
         answers=result.answers,
         agreement=said,
+        declared=named,
         notes=notes,
         page=page,
         stderr=tail,
@@ -246,3 +259,27 @@ def _worker() -> None:
 
 def _exit(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)
+
+
+SAME_FAULTS = 3
+"""After this many first scenarios all ended in a fault at the engine's start, a run stops."""
+
+
+def unless_broken(verdicts: Iterator[Verdict], count: int = SAME_FAULTS) -> Iterator[Verdict]:
+    """The verdicts as they come, until the first `count` are all faults at
+    the engine's start (it cannot start, or fails at the header): then an
+    EngineFault saying so once, instead of one more line per scenario."""
+    first: list[Verdict] = []
+    try:
+        for verdict in verdicts:
+            yield verdict
+            first.append(verdict)
+            if len(first) == count and all(v.at_start for v in first):
+                raise EngineFault(
+                    f"the engine failed at its start on each of the first {count} scenarios, "
+                    f"stopping: {verdict.reason}"
+                )
+    finally:
+        close = getattr(verdicts, "close", None)
+        if close is not None:
+            close()

@@ -72,6 +72,8 @@ class ProcessEngine(Engine):
         self.command = command
         self.name = command
         self.timeout = timeout
+        self.env: dict[str, str] | None = None
+        """The engine's environment; None for the runner's own."""
         self.process: subprocess.Popen[bytes] | None = None
         self.ready = Ready()
         self.outgoing = bytearray()
@@ -99,6 +101,7 @@ class ProcessEngine(Engine):
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                env=self.env,
             )
         except OSError as error:
             why = error.strerror or str(error)

@@ -15,12 +15,14 @@ held outcomes go in the scenario's order.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bridge.formats import transcript
+from bridge.formats.invocation import clone, command
 from bridge.formats.layout import expected_path
 from bridge.formats.profile import SPEC
 from bridge.wire.inprocess import ModelEngine
@@ -159,8 +161,10 @@ def exchanges(path: Path, scenario: Scenario, profile: Profile, live: bool) -> I
         return from_model(scenario, profile, strict=profile == SPEC)
     header = transcript.read_header(stored)
     if header.scenario_sha256 != transcript.sha256(path):
-        raise ScenarioError(
-            f"{stored}: made from another version of {path}; run `make corpus` "
-            "(or `python -m bridge expect`) to make it again"
+        again = (
+            f"`{command()} expect {shlex.quote(str(path))}` makes it again"
+            if clone()
+            else "--live-model compares with the model instead"
         )
+        raise ScenarioError(f"{stored}: made from another version of {path}; {again}")
     return from_transcript(scenario, stored)
