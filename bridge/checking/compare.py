@@ -6,11 +6,13 @@ diverges)."""
 from __future__ import annotations
 
 import difflib
-from collections import deque
-from collections.abc import Callable, Iterable
+from collections import Counter, deque
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bridge.checking.coverage import Coverage
+from bridge.formats.capabilities import Capability, ignored_fields
 from bridge.wire.engine import Engine, Ready
 from bridge.wire.observe import ORDER
 from bridge.wire.stream import DETAIL_REQUEST, Exchange
@@ -20,21 +22,27 @@ MISSING = object()
 
 
 def first_difference(
-    expected: dict[str, Any], found: dict[str, Any], fields: tuple[str, ...] | None, rules: bool
+    expected: dict[str, Any],
+    found: dict[str, Any],
+    fields: tuple[str, ...] | None,
+    rules: bool,
+    ignored: Collection[str] = (),
 ) -> str | None:
     """The first field (in `ORDER`) in which an answer differs from the expected
     one, or None. `fields` limits the comparison to what an engine's protocol
-    gives; without `rules` a refusal is compared as a fact, not by its rule.
-    Fields an engine adds whose names start with `x-` are its own."""
+    gives, `ignored` leaves out the fields of capabilities it lacks; without
+    `rules` a refusal is compared as a fact, not by its rule. Fields an
+    engine adds whose names start with `x-` are its own."""
     if (
         fields is None
         and rules
+        and not ignored
         and expected == found
         and type(found.get("shrinking", False)) is bool
     ):
         return None
     for name in ORDER:
-        if fields is not None and name not in fields:
+        if (fields is not None and name not in fields) or name in ignored:
             continue
         a, b = expected.get(name, MISSING), found.get(name, MISSING)
         if name == "refused" and not rules:
@@ -128,13 +136,18 @@ def explain_states(a: dict[str, Any], b: dict[str, Any], names: tuple[str, str])
 @dataclass
 class Result:
     """One replay compared: the first divergence (None when it agreed), the
-    lines sent, the positions of the events sent, and an engine that said
-    it does not support something."""
+    lines sent, the positions of the events sent (and of those not sent for
+    a capability the engine lacks), an engine that said it does not support
+    something, and what was compared."""
 
     divergence: Divergence | None = None
     answers: int = 0
     sent: set[int] = field(default_factory=set)
+    withheld: set[int] = field(default_factory=set)
     unsupported: str | None = None
+    coverage: Coverage = field(default_factory=Coverage)
+    lacks: tuple[Capability, ...] = ()
+    """The capabilities the engine lacks, whose fields were not compared."""
 
 
 def run(
@@ -144,25 +157,44 @@ def run(
     fields: tuple[str, ...] | None = None,
     keep_going: bool = False,
     progress: Callable[[int], None] = lambda _: None,
+    lacks: tuple[Capability, ...] = (),
+    coverage: Coverage | None = None,
 ) -> Result:
     """Send each exchange's line to a started engine, up to its window ahead
     of the answers, and compare each answer with the expected one as it
-    arrives; stop at the first divergence unless `keep_going`."""
-    result = Result()
+    arrives, leaving out the fields of the capabilities it `lacks`; stop at
+    the first divergence unless `keep_going`. What was compared is counted
+    in `coverage`."""
+    result = Result(coverage=coverage or Coverage(), lacks=lacks)
+    counted = result.coverage
     pending: deque[Exchange] = deque()
     sent: list[dict[str, Any]] = []
+    owner = ignored_fields(lacks)
+    engine.excused = frozenset(owner)
+
+    def count(exchange: Exchange) -> None:
+        if exchange.position is not None:
+            counted.compared += 1
+            if exchange.lacking is not None:
+                counted.given[exchange.lacking] += 1
+        if not owner:
+            return
+        left_out = Counter(owner[name] for name in exchange.expected if name in owner)
+        counted.fields += left_out
+        counted.answers += Counter(left_out.keys())
 
     def check(exchange: Exchange) -> bool:
         """Read the next answer; whether the replay goes on after it."""
         answer = engine.receive_unless(exchange.answer)
         result.answers += 1
         progress(result.answers)
-        if answer is None:
-            return True
-        if "unsupported" in answer:
+        if answer is not None and "unsupported" in answer:
             result.unsupported = str(answer["unsupported"])
             return False
-        name = first_difference(exchange.expected, answer, fields, ready.rule_names)
+        count(exchange)
+        if answer is None:
+            return True
+        name = first_difference(exchange.expected, answer, fields, ready.rule_names, owner)
         if name is None:
             return True
         if result.divergence is not None:
@@ -180,17 +212,26 @@ def run(
         )
         return keep_going
 
+    def stop() -> Result:
+        counted.stopped = True
+        return result
+
     for exchange in exchanges:
+        if not exchange.sent:
+            assert exchange.lacking is not None and exchange.position is not None
+            counted.not_sent[exchange.lacking] += 1
+            result.withheld.add(exchange.position)
+            continue
         engine.send(exchange.line, exchange.wire)
         sent.append(exchange.line)
         if exchange.position is not None:
             result.sent.add(exchange.position)
         pending.append(exchange)
         if len(pending) >= engine.window and not check(pending.popleft()):
-            return result
+            return stop()
     while pending:
         if not check(pending.popleft()):
-            return result
+            return stop()
     return result
 
 

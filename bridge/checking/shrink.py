@@ -9,19 +9,27 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from bridge.checking.compare import Divergence, run
+from bridge.formats.capabilities import Capability
 from bridge.wire.engine import Engine
 from bridge.wire.stream import from_model
 from model.profile import Profile
 from scenarios.format import Scenario, ScenarioError
 
 
-def diverges(scenario: Scenario, profile: Profile, make: Callable[[], Engine]) -> bool:
+def diverges(
+    scenario: Scenario,
+    profile: Profile,
+    make: Callable[[], Engine],
+    lacks: tuple[Capability, ...] = (),
+) -> bool:
     """Whether the scenario is valid for the model under `profile` (refused
-    exactly where it says) and the engine diverges from the model on it."""
+    exactly where it says) and the engine, lacking `lacks`, diverges from the
+    model on it."""
     engine = make()
     try:
         ready = engine.start(scenario)
-        return run(from_model(scenario, profile, strict=True), engine, ready).divergence is not None
+        exchanges = from_model(scenario, profile, strict=True, lacks=lacks)
+        return run(exchanges, engine, ready, lacks=lacks).divergence is not None
     except ScenarioError:
         return False
     finally:

@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from bridge.checking.compare import MISSING, Divergence
+from bridge.checking.coverage import Coverage
+from bridge.formats.capabilities import Capability, lacking, only_tests
+from bridge.wire.engine import Ready, capabilities_of
 from scenarios.format import Scenario
 
 
@@ -26,10 +29,26 @@ class Verdict:
     answers: int = 0
     agreement: str = ""
     notes: list[str] = field(default_factory=list)
+    coverage: Coverage | None = None
+    """What was compared; None when the scenario could not be read."""
 
 
 class Skipped(Exception):
     """The engine cannot take the scenario, and why: never a pass."""
+
+
+def lacks_for(
+    scenario: Scenario, ready: Ready, given: frozenset[str] | None, name: str
+) -> tuple[Capability, ...]:
+    """The capabilities an engine lacks (declared, or `--capabilities`);
+    Skipped when the scenario was made to test only one of them."""
+    lacks = lacking(capabilities_of(ready.capabilities, given, name))
+    alone = only_tests(lacks, scenario.notes)
+    if alone is not None:
+        raise Skipped(
+            f"it tests only {alone.name} ({alone.spec}), which the engine does not implement"
+        )
+    return lacks
 
 
 def outcome(verdict: Verdict, known: set[str]) -> str:

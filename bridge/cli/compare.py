@@ -11,7 +11,7 @@ from pathlib import Path
 from bridge.checking.compare import add_states
 from bridge.checking.shrink import diverges, shrink
 from bridge.checking.verdict import Skipped
-from bridge.cli.options import Commands, checking, engine_options
+from bridge.cli.options import Commands, capabilities_option, checking, engine_options
 from bridge.formats.profile import agreement
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import REGRESSIONS, slug, write_regression
@@ -24,6 +24,7 @@ def add_parser(commands: Commands) -> None:
     command = commands.add_parser("compare", help="an engine on one scenario")
     command.add_argument("file", type=Path)
     engine_options(command)
+    capabilities_option(command)
     command.add_argument("--regressions", type=Path, default=REGRESSIONS, metavar="DIR")
     command.add_argument("--shrink-seconds", type=float, default=60.0)
     command.add_argument("--live-model", action="store_true")
@@ -48,14 +49,18 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"{path}: {subject.name} agrees at all {result.answers} answers; {agreement(profile)}"
         )
+        print(f"  {result.coverage.summary()}")
         return 0
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
     print(found.report(str(path), ("expected", subject.name)), flush=True)
+    print(f"  {result.coverage.summary()}", flush=True)
     last = len(scenario.events) if found.position is None else found.position + 1
     cut = replace(scenario, events=scenario.events[:last], lines=None)
     print(f"shrinking ({args.shrink_seconds:g} s at most) ...", flush=True)
     small = shrink(
-        cut, lambda s: diverges(s, profile, lambda: make_engine(options)), args.shrink_seconds
+        cut,
+        lambda s: diverges(s, profile, lambda: make_engine(options), result.lacks),
+        args.shrink_seconds,
     )
     small = replace(
         small,
@@ -68,7 +73,13 @@ def run(args: argparse.Namespace) -> int:
     )
     target = write_regression(small, profile, args.regressions, f"{path.stem}-{slug(subject.name)}")
     page = write_divergence_report(
-        target.with_suffix(".html"), scenario, found, ("model", subject.name), profile, small
+        target.with_suffix(".html"),
+        scenario,
+        found,
+        ("model", subject.name),
+        profile,
+        small,
+        result.coverage,
     )
     print(f"shrunk to {len(small.events)} of {len(scenario.events)} events: {target}")
     print(f"the divergence shown: {page}")

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from bridge.checking.verdict import outcome
-from bridge.cli.options import Commands, checking, engine_options
+from bridge.cli.options import Commands, capabilities_option, checking, engine_options
 from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, load_known
 from bridge.outputs.json_report import write_json
@@ -24,6 +24,7 @@ def add_parser(commands: Commands) -> None:
     command = commands.add_parser("corpus", help="an engine on many scenarios")
     command.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="folders or files")
     engine_options(command)
+    capabilities_option(command)
     command.add_argument("--only", action="append", default=[], metavar="GLOB")
     command.add_argument("--skip", action="append", default=[], metavar="GLOB")
     command.add_argument("--known-failures", type=Path, metavar="FILE")
@@ -70,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
             )
         for note in verdict.notes:
             print(f"    note: {note}", flush=True)
+        counted = verdict.coverage
+        if counted is not None and seen != "SKIPPED" and counted.compared < counted.events:
+            print(f"    {counted.summary()}", flush=True)
     seconds = time.monotonic() - began
     listed = {
         name for name in known if not any(name in (v.path.name, v.path.stem) for v in verdicts)
@@ -79,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     verdicts.sort(key=lambda v: paths.index(v.path))
     outcomes = [outcome(v, known) for v in verdicts]
     run_report = Run(args.engine, said, corpus_version(), seconds, verdicts, known)
+    covered = run_report.coverage()
     if args.junit_xml:
         write_junit(run_report, args.junit_xml)
     if args.json:
@@ -88,12 +93,14 @@ def run(args: argparse.Namespace) -> int:
         xfail = counts.get("expected failure", 0)
         more = f", {xfail} known failures fail as listed" if xfail else ""
         print(f"ALL {len(paths)} SCENARIOS AGREE{more} ({args.engine}; {said})")
+        print(covered.summary())
         return 0
     print(
         f"{len(paths)} scenarios: "
         + ", ".join(f"{n} {o}" for o, n in counts.items())
         + f" ({args.engine}{'; ' + said if said else ''})"
     )
+    print(covered.summary())
     if counts.get("FAULT") or counts.get("BAD") or counts.get("ERROR"):
         return 2
     if counts.get("FAIL") or counts.get("UNEXPECTED PASS"):

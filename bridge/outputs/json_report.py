@@ -1,5 +1,5 @@
 """A corpus run as JSON, for CI: each scenario's verdict, with the first
-divergence's values."""
+divergence's values and what was compared (bridge/checking/coverage.py)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ def to_json(run: Run) -> dict[str, Any]:
                 "reason": verdict.reason,
                 "divergence": verdict.divergence,
                 "notes": verdict.notes,
+                "coverage": verdict.coverage.to_json() if verdict.coverage else None,
             }
         )
     return {
@@ -35,6 +36,7 @@ def to_json(run: Run) -> dict[str, Any]:
         "corpus_version": run.corpus_version,
         "seconds": round(run.seconds, 3),
         "counts": counts,
+        "coverage": run.coverage().to_json(),
         "scenarios": cases,
     }
 

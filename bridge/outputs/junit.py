@@ -5,8 +5,20 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from bridge.checking.coverage import Coverage
 from bridge.checking.verdict import outcome
 from bridge.runs.corpus import Run
+
+
+def compared(coverage: Coverage) -> list[tuple[str, str]]:
+    """What was compared, as JUnit properties (bridge/checking/coverage.py)."""
+    return [
+        ("events", str(coverage.events)),
+        ("events_compared", str(coverage.compared)),
+        ("fraction_compared", f"{coverage.fraction():.6f}"),
+        ("not_implemented", coverage.not_implemented()),
+        ("coverage", coverage.summary()),
+    ]
 
 
 def write_junit(run: Run, path: Path) -> None:
@@ -18,6 +30,7 @@ def write_junit(run: Run, path: Path) -> None:
         ("engine", run.engine),
         ("agreement", run.agreement),
         ("corpus_version", str(run.corpus_version)),
+        *compared(run.coverage()),
     ):
         ET.SubElement(properties, "property", name=name, value=value)
     tally = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
@@ -30,6 +43,10 @@ def write_junit(run: Run, path: Path) -> None:
             name=verdict.path.stem,
             time=f"{verdict.seconds:.3f}",
         )
+        if verdict.coverage is not None:
+            listed = ET.SubElement(case, "properties")
+            for name, value in compared(verdict.coverage):
+                ET.SubElement(listed, "property", name=name, value=value)
         seen = outcome(verdict, run.known)
         if seen == "FAIL":
             tally["failures"] += 1

@@ -24,6 +24,7 @@ from typing import Any
 
 from bridge.checking.against import Comparison
 from bridge.checking.compare import Divergence
+from bridge.checking.coverage import Coverage
 from bridge.formats.profile import SPEC, agreement
 from bridge.outputs.divergence import divergence_section
 from bridge.outputs.sawtooth import sawtooth
@@ -301,12 +302,15 @@ def write_divergence_report(
     names: tuple[str, str],
     profile: Profile = SPEC,
     shrunk: Scenario | None = None,
+    coverage: Coverage | None = None,
 ) -> Path:
     """Write the report of a divergence found on `scenario` (with both whole
     states there, from `bridge.checking.compare.add_states`), listing `shrunk`'s
-    events when the scenario was shrunk: what `compare`, `fuzz` and `corpus
-    --report` write beside the shrunk scenario."""
+    events when the scenario was shrunk, and what the replay compared: what
+    `compare`, `fuzz` and `corpus --report` write beside the shrunk scenario."""
     verdict = f"DIVERGENCE between {names[0]} and {names[1]}: {divergence.summary()}"
+    if coverage is not None:
+        verdict += f"; {coverage.summary()}"
     return write_report(
         path, scenario, profile, None, Comparison(names, verdict, divergence, shrunk)
     )

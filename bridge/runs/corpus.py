@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from bridge.checking.compare import Divergence, Result, add_states, run
-from bridge.checking.verdict import Skipped, Verdict, divergence_json, undelivered
+from bridge.checking.coverage import Coverage
+from bridge.checking.verdict import Skipped, Verdict, divergence_json, lacks_for, undelivered
 from bridge.formats import transcript
 from bridge.formats.layout import read_checked
 from bridge.formats.profile import SPEC, agreement
@@ -28,7 +29,9 @@ from bridge.wire.stream import exchanges
 from model.profile import Profile
 from scenarios.format import Scenario, ScenarioError, uses_version_2
 
-Page = Callable[[Path, Scenario, Divergence, tuple[str, str], Profile], Any]
+Page = Callable[
+    [Path, Scenario, Divergence, tuple[str, str], Profile, Scenario | None, Coverage | None], Any
+]
 """What writes one failing scenario's HTML report (`corpus --report`):
 bridge/outputs/page.py `write_divergence_report`."""
 
@@ -48,6 +51,8 @@ class Options:
     """A folder for one HTML report per failing scenario (`corpus --report`)."""
     page: Page | None = None
     """What writes those reports."""
+    capabilities: frozenset[str] | None = None
+    """The capabilities of `--capabilities`; None to take the ones the engine declares."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,14 @@ class Run:
     verdicts: list[Verdict]
     known: set[str]
     """Scenarios listed as known failures (by file name)."""
+
+    def coverage(self) -> Coverage:
+        """What the run compared, summed over the scenarios it could read."""
+        total = Coverage()
+        for verdict in self.verdicts:
+            if verdict.coverage is not None:
+                total += verdict.coverage
+        return total
 
 
 def make_engine(options: Options) -> Engine:
@@ -85,11 +98,16 @@ def keep(subject: Engine, options: Options) -> bool:
 
 
 def replay_checked(
-    path: Path, scenario: Scenario, subject: Engine, options: Options
+    path: Path,
+    scenario: Scenario,
+    subject: Engine,
+    options: Options,
+    coverage: Coverage | None = None,
 ) -> tuple[Profile, Result]:
     """Start the engine on the scenario and compare its answers, as they
     arrive, with the scenario's transcript (or the model) under the engine's
-    profile; Skipped when the engine cannot take the scenario."""
+    profile and capabilities; Skipped when the engine cannot take the
+    scenario. What was compared is counted in `coverage`."""
     ready = subject.start(scenario)
     if ready.unsupported:
         said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
@@ -97,15 +115,20 @@ def replay_checked(
     if ready.protocol == 1 and uses_version_2(scenario.events):
         raise Skipped("the engine speaks protocol 1; this needs protocol 2")
     profile = profile_of(ready.profile, options.profile, subject.name)
+    lacks = lacks_for(scenario, ready, options.capabilities, subject.name)
+    coverage = coverage or Coverage(len(scenario.events))
+    coverage.lacking = tuple(c.name for c in lacks)
     fields = PROTOCOL_1 if ready.protocol == 1 else None
     with Heartbeat(path.name, len(scenario.events) + 1, options.quiet) as beat:
         result = run(
-            exchanges(path, scenario, profile, options.live),
+            exchanges(path, scenario, profile, options.live, lacks),
             subject,
             ready,
             fields,
             options.keep_going,
             beat,
+            lacks,
+            coverage,
         )
     if result.unsupported is not None:
         raise Skipped(f"the engine does not support {result.unsupported}")
@@ -126,30 +149,34 @@ def check(path: Path, options: Options) -> Verdict:
         return verdict("BAD", reason=str(error))
     subject = kept_engine(options)
     finished = False
+    coverage = Coverage(len(scenario.events))
     try:
-        profile, result = replay_checked(path, scenario, subject, options)
+        profile, result = replay_checked(path, scenario, subject, options, coverage)
     except Skipped as skipped:
-        return verdict("SKIPPED", reason=str(skipped))
+        count = len(scenario.events)
+        return verdict("SKIPPED", reason=str(skipped), coverage=Coverage(count, skipped=count))
     except ScenarioError as error:
         return verdict("BAD", reason=str(error))
     except (EngineFault, transcript.TranscriptError) as error:
         status = "FAULT" if isinstance(error, EngineFault) else "BAD"
-        return verdict(status, reason=str(error))
+        coverage.stopped = True
+        return verdict(status, reason=str(error), coverage=coverage)
     else:
         finished = result.divergence is None
     finally:
         if not (finished and keep(subject, options)):
             subject.close()
     said = agreement(profile)
-    notes = undelivered(scenario, result.sent) if profile.self_calls else []
+    notes = undelivered(scenario, result.sent | result.withheld) if profile.self_calls else []
     if result.divergence is None:
-        return verdict("ok", answers=result.answers, agreement=said, notes=notes)
+        return verdict("ok", answers=result.answers, agreement=said, notes=notes, coverage=coverage)
     found = result.divergence
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
     if options.report is not None and options.page is not None:
         options.report.mkdir(parents=True, exist_ok=True)
         names = ("expected", subject.name)
-        options.page(options.report / f"{path.stem}.html", scenario, found, names, profile)
+        target = options.report / f"{path.stem}.html"
+        options.page(target, scenario, found, names, profile, None, coverage)
     return verdict(
         "FAIL",
         reason=found.summary(),
@@ -158,6 +185,7 @@ def check(path: Path, options: Options) -> Verdict:
         answers=result.answers,
         agreement=said,
         notes=notes,
+        coverage=coverage,
     )
 
 

@@ -13,6 +13,7 @@ import time
 from collections import deque
 from typing import Any
 
+from bridge.formats import capabilities
 from bridge.formats.profile import ProfileError, parse
 from bridge.wire import observe
 from bridge.wire.engine import Engine, EngineFault, Ready
@@ -121,7 +122,10 @@ class ProcessEngine(Engine):
             )
         try:
             profile = parse(answer.get("profile", {}), "the profile it declared")
-        except ProfileError as error:
+            held = answer.get("capabilities")
+            if held is not None:
+                held = capabilities.parse(held, "the capabilities it declared")
+        except (ProfileError, capabilities.CapabilityError) as error:
             raise self._fault("the header", str(error)) from None
         return Ready(
             protocol=2,
@@ -129,6 +133,7 @@ class ProcessEngine(Engine):
             rule_names=answer.get("rule_names", True) is not False,
             sessions=answer.get("sessions") is True,
             engine=str(answer.get("engine", "")),
+            capabilities=held,
         )
 
     # Lines out and in.
@@ -185,7 +190,11 @@ class ProcessEngine(Engine):
     def _check(self, answer: Any, fields: tuple[str, ...], what: str) -> None:
         if isinstance(answer, dict) and "unsupported" in answer:
             return
-        missing = [f for f in fields if not isinstance(answer, dict) or f not in answer]
+        missing = [
+            f
+            for f in fields
+            if not isinstance(answer, dict) or (f not in answer and f not in self.excused)
+        ]
         if missing:
             raise self._fault(what, f"answered without {', '.join(missing)}: {str(answer)[:200]}")
         refused = answer.get("refused")
