@@ -31,8 +31,9 @@ class Capability:
     handling: str
     """What the bridge does with those events for an engine without it."""
     families: tuple[str, ...] = ()
-    """Scenario families (the header's `notes.family`) made to test only this
-    part: SKIPPED for an engine without it."""
+    """Scenario families made to test only this part (the header's
+    `notes.family`; `refused_RULE` for the refused family's scenarios of a
+    rule): SKIPPED for an engine without it."""
     implies: tuple[str, ...] = ()
     """Capabilities an engine without this one lacks too."""
 
@@ -146,6 +147,8 @@ def gives_lines(lacks: tuple[Capability, ...]) -> bool:
 def only_tests(lacks: tuple[Capability, ...], notes: dict[str, Any]) -> Capability | None:
     """The lacking capability a scenario was made to test alone, if any."""
     family = notes.get("family")
+    if family == "refused":
+        family = f"refused_{notes.get('rule')}"
     return next((c for c in lacks if family in c.families), None)
 
 
