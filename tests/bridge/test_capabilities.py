@@ -361,3 +361,17 @@ def test_lacking_a_settle_timeout_implies_no_timed_out_render() -> None:
     from bridge.wire.observe import ORDER
 
     assert set(owner) <= set(ORDER)
+
+
+def test_the_worked_example_in_the_protocol_is_what_the_bridge_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (Path(__file__).parents[2] / "bridge" / "PROTOCOL.md").read_text("utf-8")
+    section = text.split("## Capabilities", 1)[1].split("\n## ", 1)[0]
+    header = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
+    held = capabilities.parse(header["capabilities"], "PROTOCOL.md")
+    assert [c.name for c in capabilities.lacking(held)] == ["timed_out_render", "zoom"]
+    said = " ".join(section.split("and the run says:\n\n", 1)[1].split("\n\n", 1)[0].split())
+    zooms = with_family(CORPUS / "zoom_1.jsonl", "mixed", tmp_path)
+    assert cli.main(["compare", str(zooms), "--engine", DECLARING]) == 0
+    assert said in capsys.readouterr().out
