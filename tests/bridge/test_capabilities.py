@@ -375,3 +375,19 @@ def test_the_worked_example_in_the_protocol_is_what_the_bridge_does(
     zooms = with_family(CORPUS / "zoom_1.jsonl", "mixed", tmp_path)
     assert cli.main(["compare", str(zooms), "--engine", DECLARING]) == 0
     assert said in capsys.readouterr().out
+
+
+def test_the_html_page_of_a_divergence_says_what_was_compared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = CORPUS / "random_00.jsonl"
+    pages = tmp_path / "pages"
+    code, _, data, _ = corpus(
+        [str(path), "--engine", SILENT, "--report", str(pages)], tmp_path, capsys
+    )
+    assert code == 1
+    compared = data["scenarios"][0]["coverage"]["compared"]
+    events = len(events_of(path))
+    page = (pages / "random_00.html").read_text("utf-8")
+    assert f"compared {compared:,} of {events:,} events" in page
+    assert "not reached (the replay stopped early)" in page
