@@ -172,13 +172,7 @@ def run(
     owner = ignored_fields(lacks)
     engine.excused = frozenset(owner)
 
-    def count(exchange: Exchange) -> None:
-        if exchange.position is not None:
-            counted.compared += 1
-            if exchange.lacking is not None:
-                counted.given[exchange.lacking] += 1
-        if not owner:
-            return
+    def count_fields(exchange: Exchange) -> None:
         left_out = Counter(owner[name] for name in exchange.expected if name in owner)
         counted.fields += left_out
         counted.answers += Counter(left_out.keys())
@@ -188,12 +182,14 @@ def run(
         answer = engine.receive_unless(exchange.answer)
         result.answers += 1
         progress(result.answers)
-        if answer is not None and "unsupported" in answer:
-            result.unsupported = str(answer["unsupported"])
-            return False
-        count(exchange)
+        if owner:
+            count_fields(exchange)
         if answer is None:
             return True
+        if "unsupported" in answer:
+            result.unsupported = str(answer["unsupported"])
+            counted.compared -= exchange.position is not None
+            return False
         name = first_difference(exchange.expected, answer, fields, ready.rule_names, owner)
         if name is None:
             return True
@@ -212,27 +208,37 @@ def run(
         )
         return keep_going
 
-    def stop() -> Result:
-        counted.stopped = True
+    def finish(stopped: bool) -> Result:
+        """Count the events whose answers were read: those sent, but the
+        ones still waiting for an answer when the replay stopped."""
+        unread = sum(1 for exchange in pending if exchange.position is not None)
+        counted.compared += len(result.sent) - unread
+        counted.stopped = stopped
         return result
 
-    for exchange in exchanges:
-        if not exchange.sent:
-            assert exchange.lacking is not None and exchange.position is not None
-            counted.not_sent[exchange.lacking] += 1
-            result.withheld.add(exchange.position)
-            continue
-        engine.send(exchange.line, exchange.wire)
-        sent.append(exchange.line)
-        if exchange.position is not None:
-            result.sent.add(exchange.position)
-        pending.append(exchange)
-        if len(pending) >= engine.window and not check(pending.popleft()):
-            return stop()
-    while pending:
-        if not check(pending.popleft()):
-            return stop()
-    return result
+    try:
+        for exchange in exchanges:
+            if exchange.lacking is not None:
+                if not exchange.sent:
+                    assert exchange.position is not None
+                    counted.not_sent[exchange.lacking] += 1
+                    result.withheld.add(exchange.position)
+                    continue
+                counted.given[exchange.lacking] += 1
+            engine.send(exchange.line, exchange.wire)
+            sent.append(exchange.line)
+            if exchange.position is not None:
+                result.sent.add(exchange.position)
+            pending.append(exchange)
+            if len(pending) >= engine.window and not check(pending.popleft()):
+                return finish(True)
+        while pending:
+            if not check(pending.popleft()):
+                return finish(True)
+    except BaseException:
+        finish(True)  # an engine fault: what was read before it still counts
+        raise
+    return finish(False)
 
 
 def state_after(engine: Engine, scenario: Scenario, lines: list[dict[str, Any]]) -> dict[str, Any]:
