@@ -17,8 +17,11 @@ import jsonschema
 import pytest
 
 import bridge.cli as cli
+from bridge.checking.against import against
 from bridge.formats import capabilities
 from bridge.formats.kit import CORPUS
+from bridge.wire.observe import ORDER
+from scenarios.format import read
 
 PARTIAL = Path(__file__).parent / "engines" / "partial.py"
 DECLARING = f"{shlex.quote(sys.executable)} {shlex.quote(str(PARTIAL))} --declare"
@@ -358,8 +361,6 @@ def test_lacking_a_settle_timeout_implies_no_timed_out_render() -> None:
     assert names == ["settle_timeout", "timed_out_render"]
     owner = capabilities.ignored_fields(capabilities.lacking(frozenset()))
     # Every field a capability owns is a field answers have (bridge/wire/observe.py).
-    from bridge.wire.observe import ORDER
-
     assert set(owner) <= set(ORDER)
 
 
@@ -391,3 +392,29 @@ def test_the_html_page_of_a_divergence_says_what_was_compared(
     page = (pages / "random_00.html").read_text("utf-8")
     assert f"compared {compared:,} of {events:,} events" in page
     assert "not reached (the replay stopped early)" in page
+
+
+@pytest.mark.parametrize(
+    "declared, said",
+    [
+        ('"zoom"', "capabilities are a list of names"),
+        ('["zoom", "<b>x</b>"]', "unknown capability '<b>x</b>'"),
+    ],
+)
+def test_a_wrong_declaration_is_an_engine_fault_in_one_line(
+    declared: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    engine = f"{DECLARING} {shlex.quote(declared)}"
+    code = cli.main(["compare", str(CORPUS / "random_00.jsonl"), "--engine", engine])
+    out, err = capsys.readouterr()
+    assert code == 2 and said in out + err and "Traceback" not in out + err
+    assert "at the header" in out + err
+
+
+def test_show_against_an_engine_honours_what_it_declares(tmp_path: Path) -> None:
+    zooms = with_family(CORPUS / "zoom_1.jsonl", "mixed", tmp_path)
+    _, comparison = against(read(zooms), DECLARING, None, 10.0)
+    assert comparison.divergence is None
+    assert "zoom (150 events not sent)" in comparison.verdict
+    _, skipped = against(read(CORPUS / "zoom_1.jsonl"), DECLARING, None, 10.0)
+    assert "SKIPPED: it tests only zoom" in skipped.verdict

@@ -3,7 +3,8 @@ engine that lacks them answers: a `timeout` answer without
 `render_timed_out_crc`, a detail answer without `render_timed_out`, a
 `zoom` answered without its `zoom` field. With `--declare` it declares
 what it has (every capability but those two) in its ready answer, and then a
-`zoom` sent to it is a fault (the bridge must not send it)."""
+`zoom` sent to it is a fault (the bridge must not send it); `--declare JSON`
+declares that JSON value instead."""
 
 import json
 import sys
@@ -13,7 +14,10 @@ from impl.protocol import Session, compact, ready
 
 DECLARED = ["settle_timeout", "compaction_view", "queue_waiting", "replies"]
 
-declare = "--declare" in sys.argv[1:]
+arguments = sys.argv[1:]
+declare = "--declare" in arguments
+if declare and arguments[-1] != "--declare":
+    DECLARED = json.loads(arguments[-1])
 session = None
 for raw in sys.stdin:
     request = json.loads(raw)
