@@ -9,7 +9,7 @@ export PYTHONHASHSEED := 0
 # process seconds of compiling).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean sawtooth fuzz crash mutation-laws
+.PHONY: dist release test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean sawtooth fuzz crash mutation-laws
 
 ENGINE := build/engine/impl/SOURCES
 
@@ -112,5 +112,16 @@ bench: venv engine
 crash: venv
 	$(PY) -m tests.impl.crash_long --kills 100
 
+# The release artefacts in dist/: the wheel, the sdist, the single-file
+# runner optchat-spec.pyz, and SHA256SUMS (release/, RELEASING.md). Python
+# alone builds them, no venv and no network.
+dist:
+	$(PYTHON) -m release dist dist
+
+# The release step (RELEASING.md): `make release VERSION=X.Y.Z`.
+release:
+	@test -n "$(VERSION)" || { echo "make release VERSION=X.Y.Z"; exit 2; }
+	$(PYTHON) -m release cut $(VERSION) dist
+
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build
+	rm -rf $(VENV) .pytest_cache .hypothesis build dist

@@ -17,7 +17,7 @@ PROFILES = SCENARIOS / "profiles"
 
 
 def spec() -> Path:
-    """SPEC.md: `bridge/SPEC.md` in a wheel (setup.py copies it there), the
+    """SPEC.md: `bridge/SPEC.md` in a wheel (release/files.py ships it there), the
     project root's in a clone."""
     packaged = BRIDGE / "SPEC.md"
     return packaged if packaged.is_file() else BRIDGE.parent / "SPEC.md"
