@@ -13,6 +13,11 @@ unexport PYTHONDONTWRITEBYTECODE
 
 ENGINE := build/engine/impl/SOURCES
 
+# `make test LOAD=10` (or `make laws LOAD=10`): the command beside 10 busy
+# processes, as on a loaded CI runner, all ended with it (tests/load.py).
+LOAD ?= 0
+LOADED := $(if $(filter-out 0,$(LOAD)),$(PY) -m tests.load $(LOAD) --,)
+
 venv: $(VENV)/.stamp
 
 # uv installs the lock in seconds where pip takes most of a minute. It is the
@@ -51,10 +56,10 @@ lint: venv
 # profile) on the committed corpus, and every deliberate break of SPEC 9 up
 # to its first catch. The build is a stage, so stages without it start at once.
 test: venv lint
-	$(PY) -m tests.gate
+	$(LOADED) $(PY) -m tests.gate
 
 laws: venv
-	$(PY) -m laws
+	$(LOADED) $(PY) -m laws
 
 laws-deep: venv
 	$(PY) -m laws --profile deep
