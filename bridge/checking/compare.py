@@ -236,7 +236,7 @@ def run(
             if not check(pending.popleft()):
                 return finish(True)
     except BaseException:
-        finish(True)  # an engine fault: what was read before it still counts
+        finish(True)  # an engine fault: what was read before it (and the line it failed at) counts
         raise
     return finish(False)
 
