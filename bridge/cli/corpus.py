@@ -83,24 +83,22 @@ def run(args: argparse.Namespace) -> int:
     verdicts.sort(key=lambda v: paths.index(v.path))
     outcomes = [outcome(v, known) for v in verdicts]
     run_report = Run(args.engine, said, corpus_version(), seconds, verdicts, known)
-    covered = run_report.coverage()
     if args.junit_xml:
         write_junit(run_report, args.junit_xml)
     if args.json:
         write_json(run_report, args.json)
     counts = {o: outcomes.count(o) for o in dict.fromkeys(outcomes)}
+    print(run_report.coverage().summary())
     if counts.get("ok", 0) + counts.get("expected failure", 0) == len(paths):
         xfail = counts.get("expected failure", 0)
         more = f", {xfail} known failures fail as listed" if xfail else ""
         print(f"ALL {len(paths)} SCENARIOS AGREE{more} ({args.engine}; {said})")
-        print(covered.summary())
         return 0
     print(
         f"{len(paths)} scenarios: "
         + ", ".join(f"{n} {o}" for o, n in counts.items())
         + f" ({args.engine}{'; ' + said if said else ''})"
     )
-    print(covered.summary())
     if counts.get("FAULT") or counts.get("BAD") or counts.get("ERROR"):
         return 2
     if counts.get("FAIL") or counts.get("UNEXPECTED PASS"):

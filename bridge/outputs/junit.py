@@ -21,9 +21,18 @@ def compared(coverage: Coverage) -> list[tuple[str, str]]:
     ]
 
 
+def partly(coverage: Coverage | None) -> list[str]:
+    """A scenario's line saying what was not compared, when something was not."""
+    if coverage is None or (coverage.compared == coverage.events and not coverage.lacking):
+        return []
+    return [coverage.summary()]
+
+
 def write_junit(run: Run, path: Path) -> None:
     """JUnit XML: one testsuite, one testcase per scenario; a divergence is a
-    failure, an engine fault or bad scenario an error, SKIPPED a skip."""
+    failure, an engine fault or bad scenario an error, SKIPPED a skip. The
+    suite's properties say what the run compared; a scenario's output, what
+    it did not compare."""
     suite = ET.Element("testsuite", name=f"optchat-spec corpus ({run.engine})")
     properties = ET.SubElement(suite, "properties")
     for name, value in (
@@ -43,10 +52,6 @@ def write_junit(run: Run, path: Path) -> None:
             name=verdict.path.stem,
             time=f"{verdict.seconds:.3f}",
         )
-        if verdict.coverage is not None:
-            listed = ET.SubElement(case, "properties")
-            for name, value in compared(verdict.coverage):
-                ET.SubElement(listed, "property", name=name, value=value)
         seen = outcome(verdict, run.known)
         if seen == "FAIL":
             tally["failures"] += 1
@@ -67,8 +72,9 @@ def write_junit(run: Run, path: Path) -> None:
         elif seen in ("SKIPPED", "expected failure"):
             tally["skipped"] += 1
             ET.SubElement(case, "skipped", message=f"{seen}: {verdict.reason}")
-        if verdict.notes:
-            ET.SubElement(case, "system-out").text = "\n".join(verdict.notes)
+        said = verdict.notes + partly(verdict.coverage)
+        if said:
+            ET.SubElement(case, "system-out").text = "\n".join(said)
     for name, count in tally.items():
         suite.set(name, str(count))
     suite.set("time", f"{run.seconds:.3f}")

@@ -166,7 +166,9 @@ def test_an_engine_declaring_what_it_lacks_agrees_and_the_rest_is_counted(
         assert lacks["timed_out_render"]["answers"] == timed_out + 1
         assert lacks["zoom"]["events_not_sent"] == zoomed
         assert lacks["zoom"]["fields_not_compared"] == 0
-        assert properties(testcase)["events_compared"] == str(len(events) - zoomed)
+        output = testcase.find("system-out")
+        assert output is not None and output.text is not None
+        assert f"compared {len(events) - zoomed:,} of {len(events):,} events" in output.text
         total_events += len(events)
         total_compared += len(events) - zoomed
     assert zoomed > 0  # the last scenario holds zooms
@@ -197,7 +199,8 @@ def test_the_same_engine_saying_nothing_diverges_where_it_lacks(
     assert coverage["compared"] == first + 1 and coverage["stopped"] is True
     assert coverage["not_implemented"] == []
     assert coverage["not_reached"] == len(events) - first - 1
-    assert "the replay stopped early" in properties(next(suite.iter("testcase")))["coverage"]
+    output = next(suite.iter("testcase")).find("system-out")
+    assert output is not None and "the replay stopped early" in (output.text or "")
 
 
 def test_the_same_engine_saying_nothing_diverges_at_a_zoom(
@@ -252,12 +255,17 @@ def test_an_engine_with_every_capability_is_compared_on_everything(
         corpus([*map(str, paths), "--engine", "impl", *given], tmp_path, capsys)
         for given in ([], ["--capabilities", everything])
     ]
-    for code, out, data, _ in runs:
+    for code, out, data, suite in runs:
         assert code == 0
+        # A scenario compared in full adds nothing to its JUnit case.
+        assert not [case for case in suite.iter("testcase") if list(case)]
+        assert properties(suite)["fraction_compared"] == "1.000000"
         events = sum(len(events_of(p)) for p in paths)
         assert data["coverage"]["compared"] == data["coverage"]["events"] == events
         assert data["coverage"]["not_implemented"] == []
-        assert out.rstrip().endswith(f"compared {events:,} of {events:,} events (100.0 %)")
+        said = out.rstrip().splitlines()
+        assert said[-2] == f"compared {events:,} of {events:,} events (100.0 %)"
+        assert said[-1].startswith("ALL 2 SCENARIOS AGREE")
     assert runs[0][2]["scenarios"][0]["coverage"] == runs[1][2]["scenarios"][0]["coverage"]
 
 
