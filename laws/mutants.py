@@ -96,7 +96,7 @@ BREAKS = [
     Break(
         "ties broken toward the newest pair",
         "model/view.py",
-        (("order(count, view[k], view[best])", "not order(count, view[best], view[k])"),),
+        (("order(count, pair, best)", "not order(count, best, pair)"),),
         "laws",
         ("fit_merges_most_due",),
     ),
@@ -105,8 +105,8 @@ BREAKS = [
         "model/cview.py",
         (
             (
-                "batch = views.fit_bytes(chat.view, count, tree, cfloor, chat.size)",
-                "batch = views.fit_bytes(chat.view, count, tree, cceiling, chat.size)",
+                "views.fit_bytes(chat.view, count, tree, cfloor, chat.size, chat.pairs)",
+                "views.fit_bytes(chat.view, count, tree, cceiling, chat.size, chat.pairs)",
             ),
         ),
         "laws",
@@ -215,8 +215,8 @@ BREAKS = [
         (
             ("if queue.waiting and profile.need_first:", "if queue.waiting:"),
             (
-                "if queue.waiting and profile.need_first and node not in view:",
-                "if queue.waiting and node not in view:",
+                "if queue.waiting and profile.need_first and not is_line(view, node):",
+                "if queue.waiting and not is_line(view, node):",
             ),
             ("    if not need_first:\n        return replace(queue, waiting=True)\n", ""),
         ),

@@ -30,6 +30,10 @@ BUSY = (
 argument (a parent gone before it started is gone too)."""
 
 
+def unblock_sigterm() -> None:
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.load", description=__doc__)
     parser.add_argument("busy", type=int, help=f"busy processes, 0 to {MOST}")
@@ -59,11 +63,17 @@ def main(argv: list[str] | None = None) -> int:
             )
         pids = " ".join(str(p.pid) for p in busy)
         print(f"load: {args.busy} busy processes ({pids}) beside: {' '.join(command)}", flush=True)
+        # A SIGTERM between the fork and `child` being set would leave the
+        # command running unseen: it waits until the command is known (and
+        # the command itself starts with SIGTERM unblocked).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
         try:
-            child = subprocess.Popen(command)
+            child = subprocess.Popen(command, preexec_fn=unblock_sigterm)
         except OSError as error:
             print(f"load: {command[0]}: cannot be started: {error.strerror}", file=sys.stderr)
             return 2
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
         return child.wait()
     except SystemExit:
         if child is not None and child.poll() is None:

@@ -32,6 +32,7 @@ def documents() -> dict[str, Path]:
         "scenario schema": SCENARIOS / "schema.json",
         "transcript schema": SCENARIOS / "transcript.schema.json",
         "answer schema": BRIDGE / "answer.schema.json",
+        "report schema": BRIDGE / "report.schema.json",
         "corpus": SCENARIOS / "corpus",
         "expected transcripts": SCENARIOS / "expected",
         "corpus version": SCENARIOS / "expected" / "CORPUS.json",

@@ -16,6 +16,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+import bridge
 import bridge.cli as cli
 from bridge.checking.against import against
 from bridge.formats import capabilities
@@ -30,69 +31,7 @@ SILENT = f"{shlex.quote(sys.executable)} {shlex.quote(str(PARTIAL))}"
 TIMEOUTS = ["random_00", "refused_timeout_needs_wait_0"]
 """Corpus scenarios with timeouts, accepted and refused."""
 
-LACKS = {
-    "not_implemented": {
-        "type": "array",
-        "items": {
-            "type": "object",
-            "required": [
-                "capability",
-                "spec",
-                "handling",
-                "events_not_sent",
-                "events_given",
-                "answers",
-                "fields_not_compared",
-            ],
-            "properties": {
-                "capability": {"enum": sorted(capabilities.ALL)},
-                "spec": {"type": "string", "pattern": "^SPEC "},
-                "events_not_sent": {"type": "integer", "minimum": 0},
-                "events_given": {"type": "integer", "minimum": 0},
-                "answers": {"type": "integer", "minimum": 0},
-                "fields_not_compared": {"type": "integer", "minimum": 0},
-            },
-        },
-    }
-}
-COVERAGE = {
-    "type": "object",
-    "required": [
-        "events",
-        "compared",
-        "fraction",
-        "not_reached",
-        "stopped",
-        "skipped",
-        "not_implemented",
-    ],
-    "properties": {
-        "events": {"type": "integer", "minimum": 0},
-        "compared": {"type": "integer", "minimum": 0},
-        "fraction": {"type": "number", "minimum": 0, "maximum": 1},
-        "not_reached": {"type": "integer", "minimum": 0},
-        "stopped": {"type": "boolean"},
-        "skipped": {"type": "integer", "minimum": 0},
-        **LACKS,
-    },
-}
-REPORT = {
-    "type": "object",
-    "required": ["coverage", "scenarios"],
-    "properties": {
-        "coverage": COVERAGE,
-        "scenarios": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["coverage"],
-                "properties": {"coverage": {"anyOf": [{"type": "null"}, COVERAGE]}},
-            },
-        },
-    },
-}
-"""What the JSON report says of coverage (the report's other fields are
-bridge/outputs' own)."""
+REPORT = json.loads((Path(bridge.__file__).parent / "report.schema.json").read_text("utf-8"))
 
 
 def events_of(path: Path) -> list[dict[str, Any]]:
@@ -364,6 +303,13 @@ def test_a_capability_file_and_a_declaration_that_disagrees(
     assert code == 2 and "a list of names" in out + err
 
 
+def test_the_report_schema_names_every_capability_and_handling() -> None:
+    lacks = REPORT["$defs"]["coverage"]["properties"]["not_implemented"]["items"]["properties"]
+    assert lacks["capability"]["enum"] == [c.name for c in capabilities.CAPABILITIES]
+    handling = {c.handling for c in capabilities.CAPABILITIES}
+    assert set(lacks["handling"]["enum"]) == handling
+
+
 def test_lacking_a_settle_timeout_implies_no_timed_out_render() -> None:
     names = [c.name for c in capabilities.lacking(capabilities.ALL - {"settle_timeout"})]
     assert names == ["settle_timeout", "timed_out_render"]
@@ -397,9 +343,12 @@ def test_the_html_page_of_a_divergence_says_what_was_compared(
     assert code == 1
     compared = data["scenarios"][0]["coverage"]["compared"]
     events = len(events_of(path))
-    page = (pages / "random_00.html").read_text("utf-8")
+    page = (pages / data["scenarios"][0]["page"]).read_text("utf-8")
     assert f"compared {compared:,} of {events:,} events" in page
     assert "not reached (the replay stopped early)" in page
+    front = (pages / "index.html").read_text("utf-8")
+    assert f"compared {compared:,} of {events:,} events" in front
+    assert f"{compared:,} of {events:,} ({100 * compared / events:.1f} %)" in front
 
 
 @pytest.mark.parametrize(

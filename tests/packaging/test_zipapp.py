@@ -17,9 +17,10 @@ import sys
 import zipfile
 from pathlib import Path
 
+import jsonschema
 import pytest
 
-from release import zipapp
+from release import unpack, zipapp
 from tests.packaging.test_install import (
     ROOT,
     SCENARIOS,
@@ -71,6 +72,10 @@ def test_the_single_file_replays_the_whole_corpus_from_an_empty_directory(pyz: P
     )
     assert_agrees_on_whole_corpus(done, pyz.parent / "r.xml")
     report = json.loads((pyz.parent / "r.json").read_text())
+    with zipfile.ZipFile(pyz) as inside:
+        schema = json.loads(inside.read(unpack.PAYLOAD + "bridge/report.schema.json"))
+    jsonschema.validate(report, schema)
+    assert report["engine_name"] == "optchat-spec impl"
     assert report["counts"] == {"ok": len(SCENARIOS)}
     assert report["corpus_version"] == corpus_version()
     assert sorted(p.name for p in pyz.parent.iterdir()) == ["optchat-spec.pyz", "r.json", "r.xml"]
@@ -92,13 +97,13 @@ def test_it_says_its_version_and_that_it_is_not_a_release(pyz: Path) -> None:
 def test_the_payload_is_unpacked_once_and_repaired_when_changed(pyz: Path) -> None:
     assert run(pyz, "files").returncode == 0
     (folder,) = cached(pyz)
-    cli = folder / "bridge" / "cli.py"
-    assert cli.read_bytes() == (ROOT / "bridge" / "cli.py").read_bytes()
+    cli = folder / "bridge" / "cli" / "__init__.py"
+    assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
     cli.write_text("raise SystemExit(99)\n")
     listed = run(pyz, "files")
     assert listed.returncode == 0, listed.stderr
     assert cached(pyz) == [folder], "a second folder for the same build"
-    assert cli.read_bytes() == (ROOT / "bridge" / "cli.py").read_bytes()
+    assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
     spec = next(line for line in listed.stdout.splitlines() if line.startswith("spec:"))
     assert Path(spec.split(":", 1)[1].strip()).read_bytes() == (ROOT / "SPEC.md").read_bytes()
 
