@@ -228,6 +228,20 @@ def growth() -> Row:
     )
 
 
+def diagnose_cost(quick: bool) -> Row:
+    """Row 11: `diagnose` beside one corpus run, an engine with three differences."""
+    found = run_json("-m", "bench.diagnose", *(["--quick"] if quick else []))
+    corpus, diagnose = found["corpus"]["wall"], found["diagnose"]["wall"]
+    ratio = diagnose / corpus
+    return Row(
+        "11. diagnose vs one corpus run, the partial engine (three differences)",
+        f"{ratio:.1f}x ({diagnose:.0f} s vs {corpus:.0f} s)",
+        "<= 3x",
+        ratio <= 3,
+        "python -m bench.diagnose",
+    )
+
+
 DEEP_SEED = 1
 """The nightly's seed in the benchmark, so that every `make bench` checks the same cases."""
 
@@ -267,6 +281,7 @@ def main() -> int:
         bridge_cost,
         lambda: [storage(quick)],
         lambda: [growth()],
+        lambda: [diagnose_cost(quick)],
     ]
     if not quick:
         steps.append(lambda: [laws_deep()])

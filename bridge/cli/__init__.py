@@ -5,6 +5,8 @@
                       and a shrunk scenario in --regressions
   replay FILE         an engine's answers to one scenario, one JSON line each
   fuzz                generated scenarios until one diverges, shrunk
+  diagnose [PATH ...] which profile explains an engine's divergences; the
+                      likely bugs left, shrunk
   expect [PATH ...]   make the committed transcripts again (the corpus version)
   show FILE           a scenario, and a divergence, as one HTML page
   laws [...]          the laws of SPEC 8 (needs the `laws` extra)
@@ -19,10 +21,12 @@ engine fault.
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 
 from bridge import __version__
-from bridge.cli import compare, corpus, expect, files, fuzz, laws, replay, show
+from bridge.cli import compare, corpus, diagnose, expect, files, fuzz, laws, replay, show
 from bridge.formats.profile import ProfileError
 from bridge.formats.transcript import TranscriptError
 from bridge.formats.usage import UsageError
@@ -30,7 +34,7 @@ from bridge.runs.expect import corpus_version
 from bridge.wire.engine import EngineFault
 from scenarios.format import ScenarioError
 
-COMMANDS = (corpus, compare, replay, expect, show, fuzz, laws, files)
+COMMANDS = (corpus, compare, replay, expect, show, fuzz, diagnose, laws, files)
 """Each command's module, in the order `--help` lists them: it adds its
 arguments (`add_parser`) and runs the command (`run`)."""
 
@@ -59,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"optchat-spec: {error}", file=sys.stderr)
             return 2
     args = parser().parse_args(argv)
+    terminated = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         return int(args.run(args))
     except UsageError as error:
@@ -73,3 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader of stdout went away (`| head`): what is left unprinted
+        # goes nowhere, as Python's documentation of SIGPIPE advises.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, terminated)

@@ -9,10 +9,18 @@ from dataclasses import replace
 from pathlib import Path
 
 from bridge.checking.compare import add_states
-from bridge.checking.shrink import diverges, shrink
+from bridge.checking.shrink import (
+    diverges_as,
+    marked,
+    said,
+    simplify,
+    stopped_line,
+    until_fault,
+    way_of,
+)
 from bridge.checking.verdict import Skipped
 from bridge.cli.options import Commands, capabilities_option, checking, engine_options
-from bridge.formats.layout import unique_name
+from bridge.formats.layout import read_checked, unique_name
 from bridge.formats.profile import agreement
 from bridge.formats.usage import program
 from bridge.outputs.page import write_divergence_report
@@ -20,7 +28,6 @@ from bridge.outputs.regressions import REGRESSIONS, write_regression
 from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import make_engine, replay_checked
 from bridge.wire.inprocess import ModelEngine
-from scenarios.format import read
 
 
 def add_parser(commands: Commands) -> None:
@@ -37,7 +44,7 @@ def add_parser(commands: Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     path: Path = args.file
-    scenario = read(path)
+    scenario = read_checked(path)
     check_folder(args.regressions, "--regressions")
     options = checking(args)
     subject = make_engine(options)
@@ -60,20 +67,31 @@ def run(args: argparse.Namespace) -> int:
     print(f"  {result.coverage.summary()}", flush=True)
     last = len(scenario.events) if found.position is None else found.position + 1
     cut = replace(scenario, events=scenario.events[:last], lines=None)
-    print(f"shrinking ({args.shrink_seconds:g} s at most) ...", flush=True)
-    small = shrink(
-        cut,
-        lambda s: diverges(s, profile, lambda: make_engine(options), result.lacks),
-        args.shrink_seconds,
-    )
-    small = replace(
-        small,
-        generator=f"bridge compare: shrunk from {path.name} against {subject.name}",
-        notes={
-            "shrunk_from": path.name,
-            "engine": subject.name,
-            "events_before": len(scenario.events),
-        },
+    way = way_of(found)
+    print(f"shrinking ({args.shrink_seconds:g} s at most), keeping {said(way)} ...", flush=True)
+    kept = make_engine(options)
+    try:
+        small, stopped = until_fault(
+            lambda still: simplify(cut, still, args.shrink_seconds),
+            diverges_as(kept, profile, way, strict=False, lacks=result.lacks),
+            cut,
+        )
+    finally:
+        kept.close()
+    if stopped is not None:
+        print(stopped_line(stopped), flush=True)
+    small = marked(
+        replace(
+            small,
+            generator=f"bridge compare: shrunk from {path.name} against {subject.name}",
+            notes={
+                "shrunk_from": path.name,
+                "engine": subject.name,
+                "events_before": len(scenario.events),
+                "kept": said(way),
+            },
+        ),
+        profile,
     )
     name = unique_name(path, subject.name)
     target = write_regression(small, profile, args.regressions, name)
@@ -88,7 +106,10 @@ def run(args: argparse.Namespace) -> int:
         command=again,
         coverage=result.coverage,
     )
-    print(f"shrunk to {len(small.events)} of {len(scenario.events)} events: {target}")
+    print(
+        f"shrunk to {len(small.events)} of {len(scenario.events)} events, still diverging "
+        f"in {said(way)}: {target}"
+    )
     print(f"the divergence shown: {page}")
     print(f"replay it: {again}")
     return 1

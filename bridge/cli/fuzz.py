@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bridge.checking.compare import add_states
-from bridge.checking.shrink import marked
+from bridge.checking.shrink import marked, said, stopped_line, until_fault, way_of
 from bridge.cli.options import Commands, engine_options, positive, positive_int
 from bridge.formats.layout import slug
 from bridge.formats.profile import agreement
@@ -20,7 +20,14 @@ from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import REGRESSIONS, write_regression
 from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import Options, make_engine
-from bridge.runs.fuzz import DEFAULT_SECONDS, search, shrink_starts, smallest, started
+from bridge.runs.fuzz import (
+    DEFAULT_SECONDS,
+    search,
+    shrink_starts,
+    size_of,
+    smallest,
+    started,
+)
 from bridge.wire.engine import Engine, EngineFault
 from bridge.wire.inprocess import ModelEngine
 
@@ -98,7 +105,7 @@ def fuzz(
         f"{fuzzer.rate():.0f} events/s{skipped}",
         flush=True,
     )
-    if fuzzer.fault is not None:
+    if fuzzer.fault is not None and fuzzer.first is None:
         assert fuzzer.faulted is not None
         path = write_regression(
             fuzzer.faulted, profile, args.regressions, f"fuzz-{seed}-fault-{slug(subject.name)}"
@@ -118,28 +125,48 @@ def fuzz(
         f"({first.generated} events): {first.divergence.summary()}",
         flush=True,
     )
-    print(f"shrinking ({args.shrink_seconds:g} s at most) ...", flush=True)
+    print(
+        f"shrinking ({args.shrink_seconds:g} s at most), keeping {said(fuzzer.way())} ...",
+        flush=True,
+    )
     starts = shrink_starts(fuzzer)
     print(
         f"Hypothesis shrank it to {min(len(s.events) for s in starts)} events "
         f"in {fuzzer.seconds() - first.seconds:.1f} s",
         flush=True,
     )
-    small = smallest(fuzzer, starts)
+    stopped = fuzzer.fault
+    if stopped is None:
+        small, stopped = until_fault(
+            lambda still: smallest(fuzzer, starts, still), fuzzer.diverges, starts[0]
+        )
+    else:
+        small = min(starts, key=size_of)
+    if stopped is not None:
+        print(stopped_line(stopped), flush=True)
     final = marked(
         replace(
             small,
             generator=f"bridge fuzz: shrunk from a generated history against {subject.name}",
             seed=seed,
-            notes={"engine": subject.name, "events_before": first.generated},
+            notes={
+                "engine": subject.name,
+                "events_before": first.generated,
+                "kept": said(fuzzer.way()),
+            },
         ),
         profile,
     )
-    found = fuzzer.replay(final, keep_going=False)
-    if found is None:
+    try:
+        found = fuzzer.replay(final, keep_going=False)
+    except EngineFault as fault:
+        if stopped is None:
+            print(stopped_line(fault), flush=True)
+        final, found = marked(first.scenario, profile), first.divergence
+    if found is None or way_of(found) != fuzzer.way():
         raise EngineFault(
-            f"engine {subject.name!r} diverged on a scenario, then agreed on the same "
-            "scenario: its answers do not depend on the events alone"
+            f"engine {subject.name!r} diverged on a scenario, then answered the same "
+            "scenario otherwise: its answers do not depend on the events alone"
         )
     path = write_regression(final, profile, args.regressions, f"fuzz-{seed}-{slug(subject.name)}")
     add_states(found, final, ModelEngine(profile), make_engine(options))
@@ -150,7 +177,7 @@ def fuzz(
     profile_given = f" --profile {args.profile}" if args.profile is not None else ""
     print(
         f"shrunk to {len(final.events)} of {first.generated} events "
-        f"({fuzzer.tries} tries): {path}\n"
+        f"({fuzzer.tries} tries), still diverging in {said(fuzzer.way())}: {path}\n"
         f"the divergence shown: {page}\n"
         f"replay it: python -m bridge compare {path} --engine {engine}{profile_given}\n"
         f"repeat the search: {again}"

@@ -6,11 +6,12 @@ and the scenarios shared among worker processes."""
 from __future__ import annotations
 
 import shlex
+import signal
 import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from multiprocessing import Pool
+from multiprocessing import Pool, util
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +25,10 @@ from bridge.runs.progress import Heartbeat
 from bridge.wire import factory
 from bridge.wire.engine import Engine, EngineFault, Ready, profile_of
 from bridge.wire.inprocess import ModelEngine
-from bridge.wire.observe import PROTOCOL_1
 from bridge.wire.process import ProcessEngine
 from bridge.wire.stream import exchanges
 from model.profile import Profile
-from scenarios.format import Scenario, ScenarioError, uses_version_2
+from scenarios.format import Scenario, ScenarioError
 
 Page = Callable[..., Any]
 """What writes one failing scenario's HTML report (`corpus --report`), given
@@ -94,6 +94,12 @@ def kept_engine(options: Options) -> Engine:
     return KEPT.pop(options, None) or make_engine(options)
 
 
+def close_kept() -> None:
+    """End the engines kept for another scenario (and wait for them)."""
+    while KEPT:
+        KEPT.popitem()[1].close()
+
+
 def keep(subject: Engine, options: Options) -> bool:
     """Keep an engine that replayed a scenario to its end, if it takes another."""
     if isinstance(subject, ProcessEngine) and subject.ready.sessions:
@@ -118,19 +124,16 @@ def replay_checked(
     if ready.unsupported:
         said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
         raise Skipped(f"the engine cannot take it ({said})")
-    if ready.protocol == 1 and uses_version_2(scenario.events):
-        raise Skipped("the engine speaks protocol 1; this needs protocol 2")
     profile = profile_of(ready.profile, options.profile, subject.name)
     lacks = lacks_for(scenario, ready, options.capabilities, subject.name)
     coverage = coverage or Coverage(len(scenario.events))
     coverage.lacking = tuple(c.name for c in lacks)
-    fields = PROTOCOL_1 if ready.protocol == 1 else None
     with Heartbeat(path.name, len(scenario.events) + 1, options.quiet) as beat:
         result = run(
             exchanges(path, scenario, profile, options.live, lacks),
             subject,
             ready,
-            fields,
+            None,
             options.keep_going,
             beat,
             lacks,
@@ -242,14 +245,38 @@ def _check_job(job: tuple[Path, Options]) -> Verdict:
         )
 
 
-def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:
-    """`check` every scenario: one at a time in the order given, or `jobs` at
-    a time, the largest files first (so that no long scenario is left running
-    alone at the end), yielding each verdict as it comes."""
-    work = [(path, options) for path in paths]
+def largest_first(
+    function: Callable[[Any], Any], work: list[Any], path: Callable[[Any], Path], jobs: int
+) -> Iterator[Any]:
+    """`function` of each piece of work: one at a time in the order given, or
+    `jobs` at a time, the largest scenario files first (so that no long
+    scenario is left running alone at the end), yielding each as it comes."""
     if jobs <= 1 or len(work) <= 1:
-        yield from map(_check_job, work)
+        try:
+            yield from map(function, work)
+        finally:
+            close_kept()
         return
-    work.sort(key=lambda job: -job[0].stat().st_size)
-    with Pool(min(jobs, len(work))) as pool:
-        yield from pool.imap_unordered(_check_job, work)
+    work = sorted(work, key=lambda job: -path(job).stat().st_size)
+    with Pool(min(jobs, len(work)), initializer=_worker) as pool:
+        yield from pool.imap_unordered(function, work)
+
+
+def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:
+    """`check` every scenario, `jobs` at a time (`largest_first`)."""
+    yield from largest_first(_check_job, [(p, options) for p in paths], lambda j: j[0], jobs)
+
+
+def _worker() -> None:
+    """Set up a pool worker to end its engines when the pool ends it: the
+    pool's SIGTERM (also on Ctrl-C or a SIGTERM to the run) is a quiet exit
+    that unwinds the scenario being checked, and the engines kept for
+    another scenario are closed as the worker exits. Ctrl-C is left to the
+    parent, which ends the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit)
+    util.Finalize(None, close_kept, exitpriority=10)
+
+
+def _exit(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)

@@ -8,7 +8,8 @@ history is a scenario replayed through the model and the engine in lockstep
 (bridge/checking/compare.py `run`), in one engine process for all of them when the
 engine takes sessions (bridge/PROTOCOL.md). The first divergence is shrunk
 (by Hypothesis over the history, then by removing events, dropping the
-oldest messages and making the constants smaller, bridge/checking/shrink.py);
+oldest messages and making the constants smaller, bridge/checking/shrink.py),
+each try counting only when it diverges the same way as the history found;
 bridge/cli/fuzz.py writes it as a scenario with its transcript and its HTML
 page, and reports it as `compare` reports it. A run without one stops on
 time (or after `--histories`) with a summary; either way it says its
@@ -20,12 +21,12 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bridge.checking.compare import Divergence, run
-from bridge.checking.shrink import cut, simplify
+from bridge.checking.shrink import Way, cut, simplify, way_of
 from bridge.formats.profile import agreement
-from bridge.formats.usage import UsageError
 from bridge.runs.corpus import Options
 from bridge.wire.engine import Engine, EngineFault, profile_of
 from bridge.wire.stream import from_model
@@ -100,6 +101,11 @@ class Fuzzer:
     def searching(self) -> bool:
         return self.first is None
 
+    def way(self) -> Way:
+        """How the first diverging history diverged: what shrinking keeps."""
+        assert self.first is not None
+        return way_of(self.first.divergence)
+
     def out_of_time(self) -> bool:
         return self.seconds_given is not None and self.seconds() >= self.seconds_given
 
@@ -169,7 +175,7 @@ class Fuzzer:
         except EngineFault as fault:
             self.fault, self.faulted = fault, scenario
             raise Halt from None
-        if found is None:
+        if found is None or not (self.searching() or way_of(found) == self.way()):
             return
         here = Found(cut(scenario, found), found, self.seconds(), len(scenario.events))
         self.first = self.first or here
@@ -178,7 +184,9 @@ class Fuzzer:
         raise Diverged
 
     def diverges(self, scenario: Scenario) -> bool:
-        if self.replay(scenario) is None:
+        """Whether the scenario diverges the same way as the history found."""
+        found = self.replay(scenario)
+        if found is None or way_of(found) != self.way():
             return False
         self.diverged(scenario)
         return True
@@ -252,11 +260,11 @@ def shrink_starts(fuzzer: Fuzzer) -> list[Scenario]:
     return starts
 
 
-def smallest(fuzzer: Fuzzer, starts: list[Scenario]) -> Scenario:
-    """Each start simplified with an equal share of the shrinking time left;
-    the smallest scenario kept."""
+def smallest(fuzzer: Fuzzer, starts: list[Scenario], still: Callable[[Scenario], bool]) -> Scenario:
+    """Each start simplified while `still` holds with an equal share of the
+    shrinking time left; the smallest scenario kept."""
     shrunk = [
-        simplify(s, fuzzer.diverges, fuzzer.shrinking_left() / (len(starts) - k))
+        simplify(s, still, fuzzer.shrinking_left() / (len(starts) - k))
         for k, s in enumerate(starts)
     ]
     return min(shrunk, key=size_of)
@@ -265,13 +273,10 @@ def smallest(fuzzer: Fuzzer, starts: list[Scenario]) -> Scenario:
 def started(
     subject: Engine, options: Options, seconds: float | None, shrink_seconds: float
 ) -> Fuzzer:
-    """A fuzzer of the engine, started once to learn its profile; UsageError
-    for an engine that speaks protocol 1."""
+    """A fuzzer of the engine, started once to learn its profile."""
     from model.constants import Constants
     from scenarios.strategies import constants_dict
 
     ready = subject.start(Scenario(constants_dict(Constants()), [], "bridge fuzz"))
-    if ready.protocol == 1:
-        raise UsageError(f"engine {subject.name!r} speaks protocol 1; fuzz needs protocol 2")
     profile = profile_of(ready.profile, options.profile, subject.name)
     return Fuzzer(subject, profile, options, seconds, shrink_seconds)

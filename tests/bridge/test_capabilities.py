@@ -24,9 +24,9 @@ from bridge.formats.kit import CORPUS
 from bridge.wire.observe import ORDER
 from scenarios.format import read
 
-PARTIAL = Path(__file__).parent / "engines" / "partial.py"
-DECLARING = f"{shlex.quote(sys.executable)} {shlex.quote(str(PARTIAL))} --declare"
-SILENT = f"{shlex.quote(sys.executable)} {shlex.quote(str(PARTIAL))}"
+LACKING = Path(__file__).parent / "engines" / "lacking.py"
+DECLARING = f"{shlex.quote(sys.executable)} {shlex.quote(str(LACKING))} --declare"
+SILENT = f"{shlex.quote(sys.executable)} {shlex.quote(str(LACKING))}"
 
 TIMEOUTS = ["random_00", "refused_timeout_needs_wait_0"]
 """Corpus scenarios with timeouts, accepted and refused."""

@@ -1,37 +1,36 @@
-"""impl.protocol without a timed-out render and without zoom, the way an
-engine that lacks them answers: a `timeout` answer without
-`render_timed_out_crc`, a detail answer without `render_timed_out`, a
-`zoom` answered without its `zoom` field. With `--declare` it declares
-what it has (every capability but those two) in its ready answer, and then a
-`zoom` sent to it is a fault (the bridge must not send it); `--declare JSON`
-declares that JSON value instead."""
+"""An engine with deliberate differences from SPEC, for `diagnose` to find
+(issue 21): `python -m impl.protocol` run with the profile of partial.json,
+which it declares in its ready answer only when given `--declare`;
+undeclared, every difference shows as a divergence that is no bug. With
+`--bug` it also has the planted bug of free_leaf_bug.py."""
 
 import json
 import sys
+from pathlib import Path
 
-from impl.profile import Profile
-from impl.protocol import Session, compact, ready
+sys.path.insert(0, str(Path(__file__).parent))
+if "--bug" in sys.argv:
+    import free_leaf_bug  # first: it makes the engine plain Python
 
-DECLARED = ["settle_timeout", "compaction_view", "queue_waiting", "replies"]
+from impl import protocol  # noqa: E402
+from impl.profile import Profile  # noqa: E402
 
-arguments = sys.argv[1:]
-declare = "--declare" in arguments
-if declare and arguments[-1] != "--declare":
-    DECLARED = json.loads(arguments[-1])
-session = None
-for raw in sys.stdin:
-    request = json.loads(raw)
-    if "format" in request:
-        session = Session(request, Profile(), 2)
-        answer = ready(Profile(), 2)
-        if declare:
-            answer["capabilities"] = DECLARED
-    elif request.get("event") == "zoom" and declare:
-        sys.exit("partial engine: sent a zoom although it declares no zoom")
-    else:
-        assert session is not None
-        answer = session.answer(request)
-        for name in ("render_timed_out_crc", "render_timed_out", "zoom"):
-            answer.pop(name, None)
-    sys.stdout.buffer.write(compact(answer) + b"\n")
-    sys.stdout.flush()
+PARTIAL = json.loads((Path(__file__).parent / "partial.json").read_text(encoding="utf-8"))
+"""The engine's real profile (SPEC 10)."""
+
+
+def main(argv: list[str]) -> None:
+    declare = "--declare" in argv
+
+    def ready(_profile: Profile, _version: int) -> dict:
+        answer = {"ready": True, "protocol": 2, "engine": "partial example", "sessions": True}
+        return {**answer, "profile": PARTIAL} if declare else answer
+
+    if "--bug" in argv:
+        free_leaf_bug.plant()  # type: ignore[possibly-undefined]
+    protocol.ready = ready
+    protocol.serve(sys.stdin.buffer, sys.stdout.buffer, Profile.from_json(PARTIAL), 2)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
