@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bridge.checking.compare import Divergence, add_states, run
+from bridge.checking.coverage import Coverage
+from bridge.checking.verdict import Skipped, lacks_for
 from bridge.formats.profile import SPEC, agreement
 from bridge.wire import factory
 from bridge.wire.engine import profile_of
@@ -43,17 +45,27 @@ def against(
                 names, f"{subject.name} cannot take it: {ready.unsupported}"
             )
         profile = profile_of(ready.profile, given, subject.name)
-        result = run(from_model(scenario, profile, strict=False), subject, ready)
+        lacks = lacks_for(scenario, ready, None, subject.name)
+        coverage = Coverage(len(scenario.events), lacking=tuple(c.name for c in lacks))
+        exchanges = from_model(scenario, profile, strict=False, lacks=lacks)
+        result = run(exchanges, subject, ready, lacks=lacks, coverage=coverage)
+    except Skipped as skipped:
+        return given or SPEC, Comparison(names, f"{subject.name}: SKIPPED: {skipped}")
     finally:
         subject.close()
     if result.unsupported is not None:
         return profile, Comparison(names, f"{subject.name} does not support {result.unsupported}")
     found = result.divergence
     if found is None:
-        verdict = f"{subject.name} agrees at all {result.answers} answers; {agreement(profile)}"
+        verdict = (
+            f"{subject.name} agrees at all {result.answers} answers; {agreement(profile)}; "
+            + coverage.summary()
+        )
         return profile, Comparison(names, verdict)
     add_states(
         found, scenario, ModelEngine(profile), factory.engine(command, timeout, given or SPEC)
     )
-    verdict = f"DIVERGENCE between {names[0]} and {names[1]}: {found.summary()}"
+    verdict = (
+        f"DIVERGENCE between {names[0]} and {names[1]}: {found.summary()}; {coverage.summary()}"
+    )
     return profile, Comparison(names, verdict, found)

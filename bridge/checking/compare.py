@@ -6,12 +6,14 @@ diverges)."""
 from __future__ import annotations
 
 import difflib
-from collections import deque
-from collections.abc import Callable, Iterable
+from collections import Counter, deque
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bridge.checking.coverage import Coverage
 from bridge.checking.starts import wrong_start
+from bridge.formats.capabilities import Capability, ignored_fields
 from bridge.formats.invocation import command
 from bridge.formats.sections import cited
 from bridge.wire.engine import Engine, Ready
@@ -24,21 +26,27 @@ MISSING = object()
 
 
 def first_difference(
-    expected: dict[str, Any], found: dict[str, Any], fields: tuple[str, ...] | None, rules: bool
+    expected: dict[str, Any],
+    found: dict[str, Any],
+    fields: tuple[str, ...] | None,
+    rules: bool,
+    ignored: Collection[str] = (),
 ) -> str | None:
     """The first field (in `ORDER`) in which an answer differs from the expected
     one, or None. `fields` limits the comparison to what an engine's protocol
-    gives; without `rules` a refusal is compared as a fact, not by its rule.
-    Fields an engine adds whose names start with `x-` are its own."""
+    gives, `ignored` leaves out the fields of capabilities it lacks; without
+    `rules` a refusal is compared as a fact, not by its rule. Fields an
+    engine adds whose names start with `x-` are its own."""
     if (
         fields is None
         and rules
+        and not ignored
         and expected == found
         and type(found.get("shrinking", False)) is bool
     ):
         return None
     for name in ORDER:
-        if fields is not None and name not in fields:
+        if (fields is not None and name not in fields) or name in ignored:
             continue
         a, b = expected.get(name, MISSING), found.get(name, MISSING)
         if name == "refused" and not rules:
@@ -146,13 +154,18 @@ def explain_states(a: dict[str, Any], b: dict[str, Any], names: tuple[str, str])
 @dataclass
 class Result:
     """One replay compared: the first divergence (None when it agreed), the
-    lines sent, the positions of the events sent, and an engine that said
-    it does not support something."""
+    lines sent, the positions of the events sent (and of those not sent for
+    a capability the engine lacks), an engine that said it does not support
+    something, and what was compared."""
 
     divergence: Divergence | None = None
     answers: int = 0
     sent: set[int] = field(default_factory=set)
+    withheld: set[int] = field(default_factory=set)
     unsupported: str | None = None
+    coverage: Coverage = field(default_factory=Coverage)
+    lacks: tuple[Capability, ...] = ()
+    """The capabilities the engine lacks, whose fields were not compared."""
 
 
 def run(
@@ -162,25 +175,40 @@ def run(
     fields: tuple[str, ...] | None = None,
     keep_going: bool = False,
     progress: Callable[[int], None] = lambda _: None,
+    lacks: tuple[Capability, ...] = (),
+    coverage: Coverage | None = None,
 ) -> Result:
     """Send each exchange's line to a started engine, up to its window ahead
     of the answers, and compare each answer with the expected one as it
-    arrives; stop at the first divergence unless `keep_going`."""
-    result = Result()
+    arrives, leaving out the fields of the capabilities it `lacks`; stop at
+    the first divergence unless `keep_going`. What was compared is counted
+    in `coverage`."""
+    result = Result(coverage=coverage or Coverage(), lacks=lacks)
+    counted = result.coverage
     pending: deque[Exchange] = deque()
     sent: list[dict[str, Any]] = []
+    owner = ignored_fields(lacks)
+    engine.excused = frozenset(owner)
+
+    def count_fields(exchange: Exchange) -> None:
+        left_out = Counter(owner[name] for name in exchange.expected if name in owner)
+        counted.fields += left_out
+        counted.answers += Counter(left_out.keys())
 
     def check(exchange: Exchange) -> bool:
         """Read the next answer; whether the replay goes on after it."""
         answer = engine.receive_unless(exchange.answer)
         result.answers += 1
         progress(result.answers)
+        if owner:
+            count_fields(exchange)
         if answer is None:
             return True
         if "unsupported" in answer:
             result.unsupported = str(answer["unsupported"])
+            counted.compared -= exchange.position is not None
             return False
-        name = first_difference(exchange.expected, answer, fields, ready.rule_names)
+        name = first_difference(exchange.expected, answer, fields, ready.rule_names, owner)
         if name is None:
             return True
         if result.divergence is not None:
@@ -198,18 +226,37 @@ def run(
         )
         return keep_going
 
-    for exchange in exchanges:
-        engine.send(exchange.line, exchange.wire)
-        sent.append(exchange.line)
-        if exchange.position is not None:
-            result.sent.add(exchange.position)
-        pending.append(exchange)
-        if len(pending) >= engine.window and not check(pending.popleft()):
-            return result
-    while pending:
-        if not check(pending.popleft()):
-            return result
-    return result
+    def finish(stopped: bool) -> Result:
+        """Count the events whose answers were read: those sent, but the
+        ones still waiting for an answer when the replay stopped."""
+        unread = sum(1 for exchange in pending if exchange.position is not None)
+        counted.compared += len(result.sent) - unread
+        counted.stopped = stopped
+        return result
+
+    try:
+        for exchange in exchanges:
+            if exchange.lacking is not None:
+                if not exchange.sent:
+                    assert exchange.position is not None
+                    counted.not_sent[exchange.lacking] += 1
+                    result.withheld.add(exchange.position)
+                    continue
+                counted.given[exchange.lacking] += 1
+            engine.send(exchange.line, exchange.wire)
+            sent.append(exchange.line)
+            if exchange.position is not None:
+                result.sent.add(exchange.position)
+            pending.append(exchange)
+            if len(pending) >= engine.window and not check(pending.popleft()):
+                return finish(True)
+        while pending:
+            if not check(pending.popleft()):
+                return finish(True)
+    except BaseException:
+        finish(True)  # an engine fault: what was read before it (and the line it failed at) counts
+        raise
+    return finish(False)
 
 
 def state_after(engine: Engine, scenario: Scenario, lines: list[dict[str, Any]]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from bridge.checking.compare import Divergence, run
+from bridge.formats.capabilities import Capability
 from bridge.wire.engine import Engine, EngineFault
 from bridge.wire.stream import from_model
 from model.profile import Profile
@@ -54,22 +55,26 @@ def said(way: Way) -> str:
 
 
 def diverges_as(
-    engine: Engine, profile: Profile, way: Way, strict: bool = True
+    engine: Engine,
+    profile: Profile,
+    way: Way,
+    strict: bool = True,
+    lacks: tuple[Capability, ...] = (),
 ) -> Callable[[Scenario], bool]:
     """Whether a scenario is valid for the model under `profile` (with
     `strict`, refused exactly where it says) and the engine, started again
-    on it, diverges from the model there in `way`. Every answer is read, so
-    that an engine taking sessions takes the next try in the same process.
-    An engine that faults on a try ends the shrink (`until_fault` keeps what
-    was found before it)."""
+    on it, lacking `lacks`, diverges from the model there in `way`. Every
+    answer is read, so that an engine taking sessions takes the next try in
+    the same process. An engine that faults on a try ends the shrink
+    (`until_fault` keeps what was found before it)."""
 
     def still(scenario: Scenario) -> bool:
         try:
             ready = engine.start(scenario)
             if ready.unsupported is not None:
                 return False
-            exchanges = from_model(scenario, profile, strict=strict)
-            found = run(exchanges, engine, ready, None, keep_going=True).divergence
+            exchanges = from_model(scenario, profile, strict=strict, lacks=lacks)
+            found = run(exchanges, engine, ready, None, True, lacks=lacks).divergence
         except ScenarioError:
             engine.close()
             return False

@@ -9,7 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from bridge.checking.compare import MISSING, Divergence
+from bridge.checking.coverage import Coverage
+from bridge.formats.capabilities import Capability, lacking, only_tests
 from bridge.formats.sections import section
+from bridge.wire.engine import Ready, capabilities_of
 from scenarios.format import Scenario
 
 
@@ -32,6 +35,8 @@ class Verdict:
     declared: str = ""
     """The profile it was checked under, as a summary says it (`profile: SPEC`)."""
     notes: list[str] = field(default_factory=list)
+    coverage: Coverage | None = None
+    """What was compared; None when the scenario could not be read."""
     engine: str = ""
     """The name the engine gave itself in its answer to the header ("engine")."""
     profile: dict[str, Any] | None = None
@@ -46,6 +51,20 @@ class Verdict:
 
 class Skipped(Exception):
     """The engine cannot take the scenario, and why: never a pass."""
+
+
+def lacks_for(
+    scenario: Scenario, ready: Ready, given: frozenset[str] | None, name: str
+) -> tuple[Capability, ...]:
+    """The capabilities an engine lacks (declared, or `--capabilities`);
+    Skipped when the scenario was made to test only one of them."""
+    lacks = lacking(capabilities_of(ready.capabilities, given, name))
+    alone = only_tests(lacks, scenario.notes)
+    if alone is not None:
+        raise Skipped(
+            f"it tests only {alone.name} ({alone.spec}), which the engine does not implement"
+        )
+    return lacks
 
 
 def listed(verdict: Verdict, known: Mapping[str, str]) -> str | None:

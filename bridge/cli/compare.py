@@ -19,7 +19,7 @@ from bridge.checking.shrink import (
     way_of,
 )
 from bridge.checking.verdict import Skipped
-from bridge.cli.options import Commands, checking, engine_options
+from bridge.cli.options import Commands, capabilities_option, checking, engine_options
 from bridge.formats.invocation import command
 from bridge.formats.layout import named, read_checked, unique_name
 from bridge.formats.profile import agreement
@@ -34,6 +34,7 @@ def add_parser(commands: Commands) -> None:
     command = commands.add_parser("compare", help="an engine on one scenario")
     command.add_argument("file", help="a scenario file, or a bundled scenario's name")
     engine_options(command)
+    capabilities_option(command)
     command.add_argument(
         "--regressions",
         type=Path,
@@ -78,9 +79,11 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"{path}: {subject.name} agrees at all {result.answers} answers; {agreement(profile)}"
         )
+        print(f"  {result.coverage.summary()}")
         return 0
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
     print(found.report(str(path), ("expected", subject.name)), flush=True)
+    print(f"  {result.coverage.summary()}", flush=True)
     last = len(scenario.events) if found.position is None else found.position + 1
     cut = replace(scenario, events=scenario.events[:last], lines=None)
     way = way_of(found)
@@ -89,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         small, stopped = until_fault(
             lambda still: simplify(cut, still, args.shrink_seconds),
-            diverges_as(kept, profile, way, strict=False),
+            diverges_as(kept, profile, way, strict=False, lacks=result.lacks),
             cut,
         )
     finally:
@@ -120,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         profile,
         small,
         command=again,
+        coverage=result.coverage,
     )
     print(
         f"shrunk to {len(small.events)} of {len(scenario.events)} events, still diverging "

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from bridge.checking.verdict import outcome
-from bridge.cli.options import ENGINES, Commands, checking, engine_options
+from bridge.cli.options import ENGINES, Commands, capabilities_option, checking, engine_options
 from bridge.formats.invocation import command
 from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, load_known, write_known
@@ -33,6 +33,7 @@ def add_parser(commands: Commands) -> None:
         help="scenario folders or files (default: the bundled corpus)",
     )
     engine_options(command, required=True)
+    capabilities_option(command)
     command.add_argument(
         "--only",
         action="append",
@@ -139,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"    fixed: remove it from {args.known_failures}", flush=True)
         for note in verdict.notes:
             print(f"    note: {note}", flush=True)
+        counted = verdict.coverage
+        if counted is not None and seen != "SKIPPED" and counted.compared < counted.events:
+            print(f"    {counted.summary()}", flush=True)
     seconds = time.monotonic() - began
     ran = {name for v in verdicts for name in (v.path.name, v.path.stem)}
     for name in sorted(set(given) - ran):
@@ -158,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
         write_json(run_report, args.json)
     if args.report is not None:
         print(f"the report: {write_index(run_report, args.report)}")
+    print(run_report.coverage().summary())
     tally = Tally.of(verdicts, known)
     print(tally.summary(args.engine, named))
     return tally.code()

@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from bridge.formats.usage import read_profile
+from bridge.formats.usage import read_capabilities, read_profile
 from bridge.runs.corpus import Options
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -39,6 +39,16 @@ def engine_options(command: argparse.ArgumentParser, required: bool = False) -> 
     )
 
 
+def capabilities_option(command: argparse.ArgumentParser) -> None:
+    """`--capabilities`: what the engine implements, if it declares nothing."""
+    command.add_argument(
+        "--capabilities",
+        metavar="NAME,NAME|FILE",
+        help="the optional SPEC parts the engine implements, if it declares none "
+        "(bridge/PROTOCOL.md, Capabilities); default: all",
+    )
+
+
 def checking(args: argparse.Namespace, **more: Any) -> Options:
     """How `compare` and `corpus` check a scenario, from their arguments."""
     return Options(
@@ -47,6 +57,7 @@ def checking(args: argparse.Namespace, **more: Any) -> Options:
         read_profile(args.profile),
         args.live_model,
         args.keep_going,
+        capabilities=read_capabilities(args.capabilities),
         **more,
     )
 

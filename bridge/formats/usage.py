@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bridge.formats import capabilities
 from bridge.formats.profile import parse
 from model.profile import Profile
 from scenarios.format import loads
@@ -22,6 +23,20 @@ def read_profile(path: Path | None) -> Profile | None:
         return parse(loads(path.read_text(encoding="utf-8")), str(path))
     except (OSError, ValueError) as error:
         raise UsageError(f"--profile {path}: {error}") from None
+
+
+def read_capabilities(given: str | None) -> frozenset[str] | None:
+    """The capabilities `--capabilities` names: `NAME,NAME` (empty: none), or
+    a file holding a JSON array of names; None when the option is not given."""
+    if given is None:
+        return None
+    path = Path(given)
+    try:
+        if path.is_file():
+            return capabilities.parse(loads(path.read_text(encoding="utf-8")), str(path))
+        return capabilities.from_text(given, "the list")
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--capabilities {given}: {error}") from None
 
 
 KNOWN_OUTCOMES = {"fail": "FAIL", "fault": "FAULT", "skip": "SKIPPED"}

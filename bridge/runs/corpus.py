@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from bridge.checking.compare import Result, add_states, run
-from bridge.checking.verdict import Skipped, Verdict, divergence_json, undelivered
+from bridge.checking.coverage import Coverage
+from bridge.checking.verdict import Skipped, Verdict, divergence_json, lacks_for, undelivered
 from bridge.formats import transcript
 from bridge.formats.layout import read_checked, unique_name
 from bridge.formats.profile import SPEC, agreement, declared, to_json
@@ -53,6 +54,8 @@ class Options:
     """A folder for one HTML report per failing scenario (`corpus --report`)."""
     page: Page | None = None
     """What writes those reports."""
+    capabilities: frozenset[str] | None = None
+    """The capabilities of `--capabilities`; None to take the ones the engine declares."""
     program: str = "python -m bridge"
     """The runner as the user started it, for the command a report repeats."""
 
@@ -74,6 +77,14 @@ class Run:
 class StartFault(EngineFault):
     """An engine fault before the engine answered the scenario's header: it
     could not start, or did not speak the protocol."""
+
+    def coverage(self) -> Coverage:
+        """What the run compared, summed over the scenarios it could read."""
+        total = Coverage()
+        for verdict in self.verdicts:
+            if verdict.coverage is not None:
+                total += verdict.coverage
+        return total
 
 
 def make_engine(options: Options) -> Engine:
@@ -104,12 +115,17 @@ def keep(subject: Engine, options: Options) -> bool:
 
 
 def replay_checked(
-    path: Path, scenario: Scenario, subject: Engine, options: Options
+    path: Path,
+    scenario: Scenario,
+    subject: Engine,
+    options: Options,
+    coverage: Coverage | None = None,
 ) -> tuple[Profile, Result, Ready]:
     """Start the engine on the scenario and compare its answers, as they
     arrive, with the scenario's transcript (or the model) under the engine's
-    profile; Skipped when the engine cannot take the scenario. Also what the
-    engine said to the header."""
+    profile and capabilities; Skipped when the engine cannot take the
+    scenario. Also what the engine said to the header. What was compared is
+    counted in `coverage`."""
     try:
         ready = subject.start(scenario)
     except EngineFault as fault:
@@ -118,14 +134,19 @@ def replay_checked(
         said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
         raise Skipped(f"the engine cannot take it ({said})")
     profile = profile_of(ready.profile, options.profile, subject.name)
+    lacks = lacks_for(scenario, ready, options.capabilities, subject.name)
+    coverage = coverage or Coverage(len(scenario.events))
+    coverage.lacking = tuple(c.name for c in lacks)
     with Heartbeat(path.name, len(scenario.events) + 1, options.quiet) as beat:
         result = run(
-            exchanges(path, scenario, profile, options.live),
+            exchanges(path, scenario, profile, options.live, lacks),
             subject,
             ready,
             None,
             options.keep_going,
             beat,
+            lacks,
+            coverage,
         )
     if result.unsupported is not None:
         raise Skipped(f"the engine does not support {result.unsupported}")
@@ -159,15 +180,20 @@ def check(path: Path, options: Options) -> Verdict:
         return verdict("BAD", reason=str(error))
     subject = kept_engine(options)
     finished = False
+    coverage = Coverage(len(scenario.events))
     try:
-        profile, result, ready = replay_checked(path, scenario, subject, options)
+        profile, result, ready = replay_checked(path, scenario, subject, options, coverage)
     except Skipped as skipped:
-        return verdict("SKIPPED", reason=str(skipped))
+        count = len(scenario.events)
+        return verdict("SKIPPED", reason=str(skipped), coverage=Coverage(count, skipped=count))
     except ScenarioError as error:
         return verdict("BAD", reason=str(error))
     except (EngineFault, transcript.TranscriptError) as error:
         status = "FAULT" if isinstance(error, EngineFault) else "BAD"
-        return verdict(status, reason=str(error), at_start=isinstance(error, StartFault))
+        coverage.stopped = True
+        return verdict(
+            status, reason=str(error), at_start=isinstance(error, StartFault), coverage=coverage
+        )
     else:
         finished = result.divergence is None
     finally:
@@ -175,7 +201,7 @@ def check(path: Path, options: Options) -> Verdict:
             subject.close()
     said = agreement(profile)
     named = declared(profile)
-    notes = undelivered(scenario, result.sent) if profile.self_calls else []
+    notes = undelivered(scenario, result.sent | result.withheld) if profile.self_calls else []
     about = {
         "engine": ready.engine,
         "profile": to_json(profile),
@@ -183,7 +209,13 @@ def check(path: Path, options: Options) -> Verdict:
     }
     if result.divergence is None:
         return verdict(
-            "ok", answers=result.answers, agreement=said, declared=named, notes=notes, **about
+            "ok",
+            answers=result.answers,
+            agreement=said,
+            declared=named,
+            notes=notes,
+            coverage=coverage,
+            **about,
         )
     found = result.divergence
     tail = stderr_tail(subject)
@@ -194,7 +226,14 @@ def check(path: Path, options: Options) -> Verdict:
         names = ("expected", subject.name)
         command = reproduction(path, options)
         options.page(
-            options.report / page, scenario, found, names, profile, command=command, stderr=tail
+            options.report / page,
+            scenario,
+            found,
+            names,
+            profile,
+            command=command,
+            stderr=tail,
+            coverage=coverage,
         )
     return verdict(
         "FAIL",
@@ -205,6 +244,7 @@ def check(path: Path, options: Options) -> Verdict:
         agreement=said,
         declared=named,
         notes=notes,
+        coverage=coverage,
         page=page,
         stderr=tail,
         **about,

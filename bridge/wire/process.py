@@ -14,6 +14,7 @@ import time
 from collections import deque
 from typing import Any
 
+from bridge.formats import capabilities
 from bridge.formats.profile import ProfileError, parse
 from bridge.wire import observe
 from bridge.wire.engine import Engine, EngineFault, Ready
@@ -162,13 +163,17 @@ class ProcessEngine(Engine):
             )
         try:
             profile = parse(answer.get("profile", {}), "the profile it declared")
-        except ProfileError as error:
+            held = answer.get("capabilities")
+            if held is not None:
+                held = capabilities.parse(held, "the capabilities it declared")
+        except (ProfileError, capabilities.CapabilityError) as error:
             raise self._fault("the header", str(error)) from None
         return Ready(
             profile=profile,
             rule_names=answer.get("rule_names", True) is not False,
             sessions=answer.get("sessions") is True,
             engine=str(answer.get("engine", "")),
+            capabilities=held,
         )
 
     # Lines out and in.
@@ -206,7 +211,11 @@ class ProcessEngine(Engine):
     def _check(self, answer: Any, fields: tuple[str, ...], what: str) -> None:
         if isinstance(answer, dict) and "unsupported" in answer:
             return
-        missing = [f for f in fields if not isinstance(answer, dict) or f not in answer]
+        missing = [
+            f
+            for f in fields
+            if not isinstance(answer, dict) or (f not in answer and f not in self.excused)
+        ]
         if missing:
             raise self._fault(what, f"answered without {', '.join(missing)}: {str(answer)[:200]}")
         refused = answer.get("refused")

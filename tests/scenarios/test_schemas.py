@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from bridge.formats.capabilities import CAPABILITIES
 from bridge.formats.layout import expected_path
 from bridge.formats.profile import SPEC, parse
 from bridge.wire import observe
@@ -197,6 +198,8 @@ def test_the_answer_schemas_name_the_protocol_s_fields() -> None:
     assert options["kind_words"]["propertyNames"]["enum"] == list(KINDS)
     header = schema(TRANSCRIPT)["$defs"]["header"]
     assert set(header["properties"]["profile"]["required"]) == set(TYPES)
+    ready = defs["answer_to_header"]["oneOf"][0]["properties"]
+    assert ready["capabilities"]["items"]["enum"] == [c.name for c in CAPABILITIES]
 
 
 def format_accepts(lines: list[str]) -> bool:
