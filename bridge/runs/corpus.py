@@ -73,11 +73,6 @@ class Run:
     """Scenarios listed as known failures (by file name or stem), each with
     the status it is expected to end in (bridge/formats/usage.py)."""
 
-
-class StartFault(EngineFault):
-    """An engine fault before the engine answered the scenario's header: it
-    could not start, or did not speak the protocol."""
-
     def coverage(self) -> Coverage:
         """What the run compared, summed over the scenarios it could read."""
         total = Coverage()
@@ -85,6 +80,11 @@ class StartFault(EngineFault):
             if verdict.coverage is not None:
                 total += verdict.coverage
         return total
+
+
+class StartFault(EngineFault):
+    """An engine fault before the engine answered the scenario's header: it
+    could not start, or did not speak the protocol."""
 
 
 def make_engine(options: Options) -> Engine:
