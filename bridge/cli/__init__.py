@@ -5,6 +5,8 @@
                       and a shrunk scenario in --regressions
   replay FILE         an engine's answers to one scenario, one JSON line each
   fuzz                generated scenarios until one diverges, shrunk
+  merge-reports OUT IN ...
+                      the JSON or JUnit reports of shards (--shard K/N) as one
   expect [PATH ...]   make the committed transcripts again (the corpus version)
   show FILE           a scenario, and a divergence, as one HTML page
   laws [...]          the laws of SPEC 8 (needs the `laws` extra)
@@ -22,7 +24,7 @@ import argparse
 import sys
 
 from bridge import __version__
-from bridge.cli import compare, corpus, expect, files, fuzz, laws, replay, show
+from bridge.cli import compare, corpus, expect, files, fuzz, laws, merge_reports, replay, show
 from bridge.formats.profile import ProfileError
 from bridge.formats.transcript import TranscriptError
 from bridge.formats.usage import UsageError
@@ -30,7 +32,7 @@ from bridge.runs.expect import corpus_version
 from bridge.wire.engine import EngineFault
 from scenarios.format import ScenarioError
 
-COMMANDS = (corpus, compare, replay, expect, show, fuzz, laws, files)
+COMMANDS = (corpus, compare, replay, expect, show, fuzz, merge_reports, laws, files)
 """Each command's module, in the order `--help` lists them: it adds its
 arguments (`add_parser`) and runs the command (`run`)."""
 

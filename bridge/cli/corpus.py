@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from bridge.checking.verdict import outcome
-from bridge.cli.options import Commands, checking, engine_options
+from bridge.cli.options import Commands, checking, engine_options, shard_of, shard_option
 from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, load_known, program
 from bridge.outputs.index import write_index
@@ -20,6 +20,7 @@ from bridge.outputs.page import write_divergence_report
 from bridge.outputs.writing import check_file, check_folder
 from bridge.runs.corpus import Run, check_all
 from bridge.runs.expect import corpus_version
+from bridge.runs.shards import share
 
 
 def add_parser(commands: Commands) -> None:
@@ -41,13 +42,18 @@ def add_parser(commands: Commands) -> None:
     command.add_argument(
         "--keep-going", action="store_true", help="compare past a scenario's first divergence"
     )
+    shard_option(command, "the scenarios dealt among N by size (merge-reports joins the reports)")
     command.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    paths = choose(files(args.paths), args.only, args.skip)
-    if not paths:
+    shard = shard_of(args)
+    chosen = choose(files(args.paths), args.only, args.skip)
+    if not chosen:
         raise UsageError("no scenario left to check (see --only and --skip)")
+    paths = share(chosen, shard)
+    if shard.count > 1:
+        print(f"shard {shard}: {len(paths)} of {len(chosen)} scenarios", flush=True)
     known = load_known(args.known_failures)
     for option, path in (("--junit-xml", args.junit_xml), ("--json", args.json)):
         if path is not None:
