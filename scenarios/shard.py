@@ -10,6 +10,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+
 @dataclass(frozen=True)
 class Shard:
     """Shard `index` (1-based) of `count`."""
