@@ -71,7 +71,7 @@ def test_a_matrix_of_shards_for_fuzz_the_deep_laws_and_the_corpus() -> None:
     assert (parsed.command, parsed.shard, parsed.seed) == ("fuzz", "2/4", 7)
     corpus = cli.parser().parse_args(ran["matrix.search == 'corpus'"][2:])
     assert corpus.shard == "2/4" and corpus.json and corpus.junit_xml
-    laws = laws_parser().parse_args(ran["matrix.search == 'laws-deep'"][1:][2:])
+    laws = laws_parser().parse_args(ran["matrix.search == 'laws-deep'"][3:])
     assert (laws.profile, laws.shard, laws.seed) == ("deep", "2/4", 7)
 
 
