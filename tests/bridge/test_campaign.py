@@ -26,10 +26,12 @@ ROOT = Path(__file__).resolve().parents[2]
 LATE_CAP = f"{sys.executable} {ROOT / 'tests' / 'bridge' / 'engines' / 'failure_cap_late.py'}"
 """impl.protocol whose failure cap builds a node one failure late (planted)."""
 
-SEED = "2"
+SEED = "8"
 """The run's seed: with 6 histories, 3 a shard, shard 1 reaches the planted
-break at its 2nd history and shard 2 not at all (both from the seed alone,
-whatever the machine's speed: the budget is histories, not seconds)."""
+break at its 3rd history and shard 2 not at all (both from the seed alone,
+whatever the machine's speed: the budget is histories, not seconds). When
+scenarios/strategies.py changes what it draws, the first two runs below say
+so: pick again the first seed whose shard 1 alone finds the break."""
 
 STARTED = 120.0
 """Seconds redis-server may take to answer its first PING (a loaded machine)."""
@@ -117,9 +119,9 @@ def test_a_break_found_by_one_shard_is_replayed_first_by_the_other(
     code, out = shard(2, redis_url, tmp_path / "two", "environment")
     assert code == 0 and "no divergence in 3 histories" in out, out
     assert client.dbsize() == 0  # nothing to keep
-    # ... shard 1 does, at its 2nd, and keeps it in the shared database ...
+    # ... shard 1 does, at its 3rd, and keeps it in the shared database ...
     code, out = shard(1, redis_url, tmp_path / "one", "option")
-    assert code == 1 and re.search(r"^DIVERGED after .* at history 2 ", out, re.M), out
+    assert code == 1 and re.search(r"^DIVERGED after .* at history 3 ", out, re.M), out
     assert client.dbsize() > 0
     # ... and shard 2's next run replays it first: its 1st history diverges.
     code, out = shard(2, redis_url, tmp_path / "two", "environment")
