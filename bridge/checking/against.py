@@ -11,10 +11,9 @@ from bridge.formats.profile import SPEC, agreement
 from bridge.wire import factory
 from bridge.wire.engine import profile_of
 from bridge.wire.inprocess import ModelEngine
-from bridge.wire.observe import PROTOCOL_1
 from bridge.wire.stream import from_model
 from model.profile import Profile
-from scenarios.format import Scenario, uses_version_2
+from scenarios.format import Scenario
 
 
 @dataclass(frozen=True)
@@ -43,13 +42,8 @@ def against(
             return given or SPEC, Comparison(
                 names, f"{subject.name} cannot take it: {ready.unsupported}"
             )
-        if ready.protocol == 1 and uses_version_2(scenario.events):
-            return given or SPEC, Comparison(
-                names, f"{subject.name} speaks protocol 1; this needs protocol 2"
-            )
         profile = profile_of(ready.profile, given, subject.name)
-        fields = PROTOCOL_1 if ready.protocol == 1 else None
-        result = run(from_model(scenario, profile, strict=False), subject, ready, fields)
+        result = run(from_model(scenario, profile, strict=False), subject, ready)
     finally:
         subject.close()
     if result.unsupported is not None:

@@ -11,7 +11,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bridge.checking.starts import wrong_start
 from bridge.wire.engine import Engine, Ready
+from bridge.wire.inprocess import ModelEngine
 from bridge.wire.observe import ORDER
 from bridge.wire.stream import DETAIL_REQUEST, Exchange
 from scenarios.format import Scenario
@@ -70,6 +72,8 @@ class Divergence:
     """How many later answers diverged too (with `keep_going`)."""
     states: tuple[dict[str, Any], dict[str, Any]] | None = None
     """The whole state of each side there, when it could be had."""
+    why: str | None = None
+    """What is wrong with the engine's answer, in SPEC's words, when the bridge can say."""
 
     def where(self) -> str:
         if self.position is None:
@@ -89,6 +93,8 @@ class Divergence:
             f"  {names[0]}: {show(self.expected)}",
             f"  {names[1]}: {show(self.found)}",
         ]
+        if self.why:
+            lines.append(f"  {self.why}")
         if self.later:
             lines.append(f"  and {self.later} later answers diverge too")
         if self.states is not None:
@@ -210,7 +216,11 @@ def state_after(engine: Engine, scenario: Scenario, lines: list[dict[str, Any]])
 
 
 def add_states(divergence: Divergence, scenario: Scenario, expected: Engine, found: Engine) -> None:
-    """Fill in both sides' whole states at the divergence, if both can give them."""
+    """Fill in both sides' whole states at the divergence, if both can give
+    them; for a wrong start under `calls: self`, the rule it breaks."""
+    if divergence.field == "started" and isinstance(expected, ModelEngine):
+        started = [] if divergence.found is MISSING else divergence.found
+        divergence.why = wrong_start(scenario, expected.profile, divergence.lines, started)
     try:
         divergence.states = (
             state_after(expected, scenario, divergence.lines),

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from bridge.checking.compare import Divergence, run
-from bridge.wire.engine import Engine
+from bridge.wire.engine import Engine, EngineFault
 from bridge.wire.stream import from_model
 from model.profile import Profile
 from scenarios.format import Scenario, ScenarioError
@@ -26,6 +26,35 @@ def diverges(scenario: Scenario, profile: Profile, make: Callable[[], Engine]) -
         return False
     finally:
         engine.close()
+
+
+def until_fault(
+    shrinking: Callable[[Callable[[Scenario], bool]], Scenario],
+    still: Callable[[Scenario], bool],
+    start: Scenario,
+) -> tuple[Scenario, EngineFault | None]:
+    """What `shrinking` ends with, given `still`, and None; when the engine
+    faults on the way, the last scenario `still` held for (`start` if none)
+    and the fault: a divergence found is never lost to a later fault."""
+    last = start
+
+    def tracked(candidate: Scenario) -> bool:
+        nonlocal last
+        if still(candidate):
+            last = candidate
+            return True
+        return False
+
+    try:
+        return shrinking(tracked), None
+    except EngineFault as fault:
+        return last, fault
+
+
+def stopped_line(fault: EngineFault) -> str:
+    """The one line saying that shrinking stopped at an engine fault."""
+    said = str(fault).splitlines()[0]
+    return f"the shrink stopped at an ENGINE FAULT ({said}); kept: the last diverging scenario"
 
 
 def shrink(

@@ -21,6 +21,8 @@ engine fault.
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 
 from bridge import __version__
@@ -61,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"optchat-spec: {error}", file=sys.stderr)
             return 2
     args = parser().parse_args(argv)
+    terminated = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         return int(args.run(args))
     except UsageError as error:
@@ -75,3 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader of stdout went away (`| head`): what is left unprinted
+        # goes nowhere, as Python's documentation of SIGPIPE advises.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, terminated)

@@ -9,10 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from bridge.checking.compare import add_states
-from bridge.checking.shrink import diverges, shrink
+from bridge.checking.shrink import diverges, shrink, stopped_line, until_fault
 from bridge.checking.verdict import Skipped
 from bridge.cli.options import Commands, checking, engine_options
-from bridge.formats.layout import unique_name
+from bridge.formats.layout import read_checked, unique_name
 from bridge.formats.profile import agreement
 from bridge.formats.usage import program
 from bridge.outputs.page import write_divergence_report
@@ -20,7 +20,6 @@ from bridge.outputs.regressions import REGRESSIONS, write_regression
 from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import make_engine, replay_checked
 from bridge.wire.inprocess import ModelEngine
-from scenarios.format import read
 
 
 def add_parser(commands: Commands) -> None:
@@ -36,7 +35,7 @@ def add_parser(commands: Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     path: Path = args.file
-    scenario = read(path)
+    scenario = read_checked(path)
     check_folder(args.regressions, "--regressions")
     options = checking(args)
     subject = make_engine(options)
@@ -58,9 +57,13 @@ def run(args: argparse.Namespace) -> int:
     last = len(scenario.events) if found.position is None else found.position + 1
     cut = replace(scenario, events=scenario.events[:last], lines=None)
     print(f"shrinking ({args.shrink_seconds:g} s at most) ...", flush=True)
-    small = shrink(
-        cut, lambda s: diverges(s, profile, lambda: make_engine(options)), args.shrink_seconds
+    small, stopped = until_fault(
+        lambda still: shrink(cut, still, args.shrink_seconds),
+        lambda s: diverges(s, profile, lambda: make_engine(options)),
+        cut,
     )
+    if stopped is not None:
+        print(stopped_line(stopped), flush=True)
     small = replace(
         small,
         generator=f"bridge compare: shrunk from {path.name} against {subject.name}",

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bridge.checking.compare import add_states
-from bridge.checking.shrink import marked
+from bridge.checking.shrink import marked, stopped_line, until_fault
 from bridge.cli.options import (
     Commands,
     engine_options,
@@ -28,7 +28,14 @@ from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import REGRESSIONS, write_regression
 from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import Options, make_engine
-from bridge.runs.fuzz import DEFAULT_SECONDS, search, shrink_starts, smallest, started
+from bridge.runs.fuzz import (
+    DEFAULT_SECONDS,
+    search,
+    shrink_starts,
+    size_of,
+    smallest,
+    started,
+)
 from bridge.wire.engine import Engine, EngineFault
 from bridge.wire.inprocess import ModelEngine
 from scenarios.shard import Shard
@@ -149,7 +156,7 @@ def fuzz(
         f"{fuzzer.rate():.0f} events/s{skipped}",
         flush=True,
     )
-    if fuzzer.fault is not None:
+    if fuzzer.fault is not None and fuzzer.first is None:
         assert fuzzer.faulted is not None
         path = write_regression(
             fuzzer.faulted,
@@ -179,7 +186,15 @@ def fuzz(
         f"in {fuzzer.seconds() - first.seconds:.1f} s",
         flush=True,
     )
-    small = smallest(fuzzer, starts)
+    stopped = fuzzer.fault
+    if stopped is None:
+        small, stopped = until_fault(
+            lambda still: smallest(fuzzer, starts, still), fuzzer.diverges, starts[0]
+        )
+    else:
+        small = min(starts, key=size_of)
+    if stopped is not None:
+        print(stopped_line(stopped), flush=True)
     final = marked(
         replace(
             small,
@@ -189,7 +204,12 @@ def fuzz(
         ),
         profile,
     )
-    found = fuzzer.replay(final, keep_going=False)
+    try:
+        found = fuzzer.replay(final, keep_going=False)
+    except EngineFault as fault:
+        if stopped is None:
+            print(stopped_line(fault), flush=True)
+        final, found = marked(first.scenario, profile), first.divergence
     if found is None:
         raise EngineFault(
             f"engine {subject.name!r} diverged on a scenario, then agreed on the same "

@@ -4,6 +4,7 @@ that must be positive."""
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -21,7 +22,7 @@ def engine_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--profile", type=Path, help="the engine's profile (SPEC 10), if it declares none"
     )
-    command.add_argument("--timeout", type=float, default=10.0, help="seconds per answer")
+    command.add_argument("--timeout", type=positive, default=10.0, help="seconds per answer")
 
 
 def checking(args: argparse.Namespace, **more: Any) -> Options:
@@ -37,8 +38,12 @@ def checking(args: argparse.Namespace, **more: Any) -> Options:
 
 
 def positive(text: str) -> float:
-    value = float(text)
-    if not value > 0:
+    """A positive finite number (not 0, -1, nan or inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
         raise argparse.ArgumentTypeError(f"{text}: not a positive number")
     return value
 

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 from bridge.cli.options import Commands, engine_options
+from bridge.formats.layout import read_checked
 from bridge.formats.usage import read_profile
 from bridge.runs.corpus import Options, make_engine
 from bridge.wire.engine import profile_of
 from bridge.wire.stream import from_model
-from scenarios.format import read
 
 
 def add_parser(commands: Commands) -> None:
@@ -23,7 +23,7 @@ def add_parser(commands: Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     path: Path = args.file
-    scenario = read(path)
+    scenario = read_checked(path)
     options = Options(args.engine, args.timeout, read_profile(args.profile))
     subject = make_engine(options)
     try:

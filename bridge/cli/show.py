@@ -8,13 +8,14 @@ import sys
 from pathlib import Path
 
 from bridge.checking.against import against
-from bridge.cli.options import Commands
+from bridge.cli.options import Commands, positive
+from bridge.formats.layout import read_checked
 from bridge.formats.profile import SPEC, ProfileError
 from bridge.formats.usage import UsageError, read_profile
 from bridge.outputs.page import NoSuchEvent, write_report
 from bridge.outputs.sawtooth import write_sawtooth
 from bridge.outputs.writing import check_file
-from scenarios.format import ScenarioError, read
+from scenarios.format import ScenarioError
 
 
 def add_parser(commands: Commands) -> None:
@@ -26,7 +27,7 @@ def add_parser(commands: Commands) -> None:
     command.add_argument(
         "--profile", type=Path, help="the engine's profile (SPEC 10), if it declares none"
     )
-    command.add_argument("--timeout", type=float, default=10.0, help="seconds per answer")
+    command.add_argument("--timeout", type=positive, default=10.0, help="seconds per answer")
     command.add_argument("--at", type=int, metavar="EVENT", help="the event to open the views at")
     command.add_argument(
         "-o",
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if output.suffix not in (".html", ".svg"):
             raise UsageError(f"-o {output}: name an .html file (the report) or .svg (the sawtooth)")
-        scenario = read(args.file)
+        scenario = read_checked(args.file)
         given = read_profile(args.profile)
         check_file(output, "-o")
         if output.suffix == ".svg":

@@ -6,11 +6,12 @@ and the scenarios shared among worker processes."""
 from __future__ import annotations
 
 import shlex
+import signal
 import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from multiprocessing import Pool
+from multiprocessing import Pool, util
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,10 @@ from bridge.runs.progress import Heartbeat
 from bridge.wire import factory
 from bridge.wire.engine import Engine, EngineFault, Ready, profile_of
 from bridge.wire.inprocess import ModelEngine
-from bridge.wire.observe import PROTOCOL_1
 from bridge.wire.process import ProcessEngine
 from bridge.wire.stream import exchanges
 from model.profile import Profile
-from scenarios.format import Scenario, ScenarioError, uses_version_2
+from scenarios.format import Scenario, ScenarioError
 
 Page = Callable[..., Any]
 """What writes one failing scenario's HTML report (`corpus --report`), given
@@ -83,6 +83,12 @@ def kept_engine(options: Options) -> Engine:
     return KEPT.pop(options, None) or make_engine(options)
 
 
+def close_kept() -> None:
+    """End the engines kept for another scenario (and wait for them)."""
+    while KEPT:
+        KEPT.popitem()[1].close()
+
+
 def keep(subject: Engine, options: Options) -> bool:
     """Keep an engine that replayed a scenario to its end, if it takes another."""
     if isinstance(subject, ProcessEngine) and subject.ready.sessions:
@@ -102,16 +108,13 @@ def replay_checked(
     if ready.unsupported:
         said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
         raise Skipped(f"the engine cannot take it ({said})")
-    if ready.protocol == 1 and uses_version_2(scenario.events):
-        raise Skipped("the engine speaks protocol 1; this needs protocol 2")
     profile = profile_of(ready.profile, options.profile, subject.name)
-    fields = PROTOCOL_1 if ready.protocol == 1 else None
     with Heartbeat(path.name, len(scenario.events) + 1, options.quiet) as beat:
         result = run(
             exchanges(path, scenario, profile, options.live),
             subject,
             ready,
-            fields,
+            None,
             options.keep_going,
             beat,
         )
@@ -214,8 +217,26 @@ def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdic
     alone at the end), yielding each verdict as it comes."""
     work = [(path, options) for path in paths]
     if jobs <= 1 or len(work) <= 1:
-        yield from map(_check_job, work)
+        try:
+            yield from map(_check_job, work)
+        finally:
+            close_kept()
         return
     work.sort(key=lambda job: -job[0].stat().st_size)
-    with Pool(min(jobs, len(work))) as pool:
+    with Pool(min(jobs, len(work)), initializer=_worker) as pool:
         yield from pool.imap_unordered(_check_job, work)
+
+
+def _worker() -> None:
+    """Set up a pool worker to end its engines when the pool ends it: the
+    pool's SIGTERM (also on Ctrl-C or a SIGTERM to the run) is a quiet exit
+    that unwinds the scenario being checked, and the engines kept for
+    another scenario are closed as the worker exits. Ctrl-C is left to the
+    parent, which ends the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit)
+    util.Finalize(None, close_kept, exitpriority=10)
+
+
+def _exit(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)

@@ -20,13 +20,13 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bridge.checking.compare import Divergence, run
 from bridge.checking.shrink import cut, simplify
 from bridge.formats.profile import agreement
-from bridge.formats.usage import UsageError
 from bridge.runs.corpus import Options
 from bridge.wire.engine import Engine, EngineFault, profile_of
 from bridge.wire.stream import from_model
@@ -275,11 +275,11 @@ def shrink_starts(fuzzer: Fuzzer) -> list[Scenario]:
     return starts
 
 
-def smallest(fuzzer: Fuzzer, starts: list[Scenario]) -> Scenario:
-    """Each start simplified with an equal share of the shrinking time left;
-    the smallest scenario kept."""
+def smallest(fuzzer: Fuzzer, starts: list[Scenario], still: Callable[[Scenario], bool]) -> Scenario:
+    """Each start simplified while `still` holds with an equal share of the
+    shrinking time left; the smallest scenario kept."""
     shrunk = [
-        simplify(s, fuzzer.diverges, fuzzer.shrinking_left() / (len(starts) - k))
+        simplify(s, still, fuzzer.shrinking_left() / (len(starts) - k))
         for k, s in enumerate(starts)
     ]
     return min(shrunk, key=size_of)
@@ -288,13 +288,10 @@ def smallest(fuzzer: Fuzzer, starts: list[Scenario]) -> Scenario:
 def started(
     subject: Engine, options: Options, seconds: float | None, shrink_seconds: float
 ) -> Fuzzer:
-    """A fuzzer of the engine, started once to learn its profile; UsageError
-    for an engine that speaks protocol 1."""
+    """A fuzzer of the engine, started once to learn its profile."""
     from model.constants import Constants
     from scenarios.strategies import constants_dict
 
     ready = subject.start(Scenario(constants_dict(Constants()), [], "bridge fuzz"))
-    if ready.protocol == 1:
-        raise UsageError(f"engine {subject.name!r} speaks protocol 1; fuzz needs protocol 2")
     profile = profile_of(ready.profile, options.profile, subject.name)
     return Fuzzer(subject, profile, options, seconds, shrink_seconds)

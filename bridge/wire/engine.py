@@ -30,7 +30,6 @@ class EngineFault(Exception):
 class Ready:
     """What an engine said to a scenario's header (bridge/PROTOCOL.md)."""
 
-    protocol: int = 2
     profile: Profile | None = None
     """The profile the engine declared; None when it declared none."""
     rule_names: bool = True

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.corpus import Options, check
-from bridge.engines import model_event
+from bridge.runs.corpus import Options, check
+from bridge.wire.inprocess import model_event
 from model import machine
 from model.constants import Constants
 from model.errors import Refused

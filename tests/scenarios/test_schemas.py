@@ -377,10 +377,9 @@ CHECKED: list[tuple[str, Path, str | None, bool, Any]] = [
     ),
     ("a brief answer at the end", ANSWER, "answer_to_detail", False, BRIEF),
     ("ready, protocol 2", ANSWER, "answer_to_header", True, READY),
-    ("ready, protocol 1", ANSWER, "answer_to_header", True, {"ready": True}),
+    ("ready, protocol 1 (retired)", ANSWER, "answer_to_header", False, {"ready": True}),
     ("not ready", ANSWER, "answer_to_header", True, {"ready": False, "unsupported": {"node": "x"}}),
     ("protocol 3", ANSWER, "answer_to_header", False, {**READY, "protocol": 3}),
-    ("protocol 1 and more", ANSWER, "answer_to_header", False, {"ready": True, "x-a": 1}),
     ("an unknown option", ANSWER, "answer_to_header", False, {**READY, "profile": {"fast": True}}),
     (
         "a word with ': '",
