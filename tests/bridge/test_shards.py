@@ -219,3 +219,9 @@ def test_the_check_laws_run_on_the_first_shard_only(capsys: pytest.CaptureFixtur
     assert drawn[0] != drawn[1]  # histories of their own (their events differ)
     # Half the CI profile's 300 each (Hypothesis adds some calls it does not count).
     assert all(int(d.split()[0]) < 250 for d in drawn), drawn
+
+
+def test_a_shard_left_with_no_law_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    assert laws_main(["--only", "bits_agree", "--seed", "5", "--shard", "2/2"]) == 0
+    out = capsys.readouterr().out
+    assert "shard 2/2: no law to check here (the check laws run on shard 1)" in out
