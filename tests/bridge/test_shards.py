@@ -225,3 +225,29 @@ def test_a_shard_left_with_no_law_says_so(capsys: pytest.CaptureFixture[str]) ->
     assert laws_main(["--only", "bits_agree", "--seed", "5", "--shard", "2/2"]) == 0
     out = capsys.readouterr().out
     assert "shard 2/2: no law to check here (the check laws run on shard 1)" in out
+
+
+def test_an_empty_shard_joins_without_hiding_what_ran(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """More shards than scenarios: the empty one's report joins, and the
+    joined report says the engine's name and profile the other learnt."""
+    folder = copy_corpus(tmp_path, ["zoom_1"])
+    for k in (1, 2):
+        code, out = run(
+            ["corpus", str(folder), "--engine", "model", "--jobs", "1", "--shard", f"{k}/2"]
+            + ["--json", str(tmp_path / f"{k}.json"), "--junit-xml", str(tmp_path / f"{k}.xml")],
+            capsys,
+        )
+        assert code == 0
+    assert "shard 2/2: 0 of 1 scenarios" in out
+    for suffix in (".json", ".xml"):
+        inputs = [str(tmp_path / f"2{suffix}"), str(tmp_path / f"1{suffix}")]
+        assert run(["merge-reports", str(tmp_path / f"all{suffix}"), *inputs], capsys)[0] == 0
+    found = json.loads((tmp_path / "all.json").read_text())
+    jsonschema.validate(found, REPORT_SCHEMA)
+    assert found["engine_name"] == "optchat-spec model" and found["profile"] is not None
+    suite = ET.parse(tmp_path / "all.xml").getroot()
+    said = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert said["engine_name"] == "optchat-spec model" and said["profile"]
+    assert suite.get("tests") == "1"
