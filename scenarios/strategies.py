@@ -161,6 +161,37 @@ def illegal(data: st.DataObject, state: machine.State) -> Event:
     )
 
 
+def two_rules(data: st.DataObject, state: machine.State) -> Event:
+    """An event aimed at breaking two rules of SPEC 4.1 at once (the pairs of
+    scenarios/README.md, "both"), where SPEC names the first in its order:
+    an unknown kind with text of no UTF-8 form; an end of a node not running
+    with a line of no UTF-8 form or empty, or of a running one too long and
+    of no UTF-8 form; a settle with no turn waiting and calls running; and a
+    start of any node, which breaks `jobs_bound` with whichever of
+    `node_exists`, `built_once`, `one_call_per_node`, `need_first`,
+    `retry_waits`, `ahead_bound` or `merge_needs_halves` it breaks when the
+    jobs are full (the only weight a start has: nothing else it may break
+    with another depends on what is drawn)."""
+    c, q = state.constants, state.queue
+    t = bits.to_int(state.count)
+    level = data.draw(below(4))
+    node = Node(level, bits.from_int(data.draw(below((t >> level) + 2))))
+    if q.running and data.draw(below(2)):
+        node = choose(data, q.running)
+    return choose(
+        data,
+        [
+            Message("bot", "a\ud800"),
+            End(node, "a\ud800"),
+            End(node, ""),
+            End(node, "x" * c.node + "\ud800"),
+            Settle(),
+            Start(node),
+            Start(node),
+        ],
+    )
+
+
 def draw_event(data: st.DataObject, state: machine.State) -> Event:
     """One event, weighted towards messages and calls, mostly one the state allows."""
     c = state.constants

@@ -6,6 +6,8 @@ A FILE is a scenario file or the name of a bundled one (`late_1500`).
                       and a shrunk scenario in --regressions
   replay FILE         an engine's answers to one scenario, one JSON line each
   fuzz                generated scenarios until one diverges, shrunk
+  merge-reports OUT IN ...
+                      the JSON or JUnit reports of shards (--shard K/N) as one
   diagnose [PATH ...] which profile explains an engine's divergences; the
                       likely bugs left, shrunk
   expect [PATH ...]   make the committed transcripts again (the corpus version;
@@ -29,7 +31,18 @@ import signal
 import sys
 
 from bridge import __version__
-from bridge.cli import compare, corpus, diagnose, expect, files, fuzz, laws, replay, show
+from bridge.cli import (
+    compare,
+    corpus,
+    diagnose,
+    expect,
+    files,
+    fuzz,
+    laws,
+    merge_reports,
+    replay,
+    show,
+)
 from bridge.formats.invocation import clone, command
 from bridge.formats.profile import ProfileError
 from bridge.formats.transcript import TranscriptError
@@ -38,7 +51,7 @@ from bridge.runs.expect import corpus_version
 from bridge.wire.engine import EngineFault
 from scenarios.format import ScenarioError
 
-COMMANDS = (corpus, compare, replay, expect, show, fuzz, diagnose, laws, files)
+COMMANDS = (corpus, compare, replay, expect, show, fuzz, diagnose, merge_reports, laws, files)
 """Each command's module, in the order `--help` lists them: it adds its
 arguments (`add_parser`) and runs the command (`run`). `expect` is left out
 of a runner that is not a clone (bridge/formats/invocation.py `clone`)."""

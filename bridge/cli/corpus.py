@@ -9,7 +9,15 @@ import time
 from pathlib import Path
 
 from bridge.checking.verdict import outcome
-from bridge.cli.options import ENGINES, Commands, capabilities_option, checking, engine_options
+from bridge.cli.options import (
+    ENGINES,
+    Commands,
+    capabilities_option,
+    checking,
+    engine_options,
+    shard_of,
+    shard_option,
+)
 from bridge.formats.invocation import command
 from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, load_known, write_known
@@ -20,6 +28,7 @@ from bridge.outputs.page import write_divergence_report
 from bridge.outputs.writing import check_file, check_folder
 from bridge.runs.corpus import Run, check_all, reproduction, unless_broken
 from bridge.runs.expect import corpus_version
+from bridge.runs.shards import share
 from bridge.runs.tally import Tally, still_known
 
 
@@ -87,15 +96,20 @@ def add_parser(commands: Commands) -> None:
         action="store_true",
         help="compare past a scenario's first divergence (default: off)",
     )
+    shard_option(command, "the scenarios dealt among N by size (merge-reports joins the reports)")
     command.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.engine is None:
         raise UsageError(f"--engine is required: {ENGINES}")
-    paths = choose(files(args.paths), args.only, args.skip)
-    if not paths:
+    shard = shard_of(args)
+    chosen = choose(files(args.paths), args.only, args.skip)
+    if not chosen:
         raise UsageError("no scenario left to check (see --only and --skip)")
+    paths = share(chosen, shard)
+    if shard.count > 1:
+        print(f"shard {shard}: {len(paths)} of {len(chosen)} scenarios", flush=True)
     given = load_known(args.known_failures)
     known = given
     if args.write_known_failures is not None and args.known_failures is None:

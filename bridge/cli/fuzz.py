@@ -9,14 +9,22 @@ import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bridge.checking.compare import add_states
 from bridge.checking.shrink import marked, said, stopped_line, until_fault, way_of
-from bridge.cli.options import Commands, engine_options, positive, positive_int
+from bridge.cli.options import (
+    Commands,
+    engine_options,
+    positive,
+    positive_int,
+    shard_of,
+    shard_option,
+)
 from bridge.formats.invocation import command
 from bridge.formats.layout import slug
 from bridge.formats.profile import agreement
-from bridge.formats.usage import read_profile
+from bridge.formats.usage import UsageError, read_profile
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import REGRESSIONS, write_regression
 from bridge.outputs.writing import check_folder
@@ -31,6 +39,10 @@ from bridge.runs.fuzz import (
 )
 from bridge.wire.engine import Engine, EngineFault
 from bridge.wire.inprocess import ModelEngine
+from scenarios.shard import Shard
+
+if TYPE_CHECKING:
+    from hypothesis.database import ExampleDatabase
 
 
 def add_parser(commands: Commands) -> None:
@@ -58,6 +70,13 @@ def add_parser(commands: Commands) -> None:
     command.add_argument(
         "--shrink-seconds", type=positive, default=60.0, help="shrinking's budget (default 60)"
     )
+    command.add_argument(
+        "--database",
+        metavar="URL",
+        help="keep diverging histories here and replay them first: a folder, redis://HOST:PORT/DB "
+        "or github-artifacts:OWNER/REPO (default: $OPTCHAT_DATABASE, else none)",
+    )
+    shard_option(command, "its own seeds from --seed (the same on all), its share of --histories")
     command.set_defaults(run=run)
 
 
@@ -73,7 +92,11 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    shard = shard_of(args)
+    if shard.count > 1 and args.seed is None:
+        raise UsageError("--shard needs --seed: the run's seed, the same on every shard")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
+    examples = example_database(args.database, args.regressions / "examples")
     seconds = args.seconds
     if seconds is None and args.histories is None:
         seconds = DEFAULT_SECONDS
@@ -81,18 +104,41 @@ def run(args: argparse.Namespace) -> int:
     check_folder(args.regressions, "--regressions")
     subject = make_engine(options)
     try:
-        return fuzz(args, options, subject, seed, seconds)
+        return fuzz(args, options, subject, seed, seconds, shard, examples)
     finally:
         subject.close()
 
 
+def example_database(given: str | None, local: Path) -> ExampleDatabase | None:
+    """The database `--database` (or OPTCHAT_DATABASE) names, None for none;
+    `local` is the folder paired with a read-only one."""
+    from scenarios.database import chosen, database
+
+    url = chosen(given, "")
+    if not url:
+        return None
+    try:
+        return database(url, str(local))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 def fuzz(
-    args: argparse.Namespace, options: Options, subject: Engine, seed: int, seconds: float | None
+    args: argparse.Namespace,
+    options: Options,
+    subject: Engine,
+    seed: int,
+    seconds: float | None,
+    shard: Shard,
+    examples: ExampleDatabase | None,
 ) -> int:
     fuzzer = started(subject, options, seconds, args.shrink_seconds)
     profile = fuzzer.profile
     engine = shlex.quote(args.engine)
     again = f"{command()} fuzz --engine {engine} --seed {seed}"
+    histories = None if args.histories is None else shard.share(args.histories)
+    if shard.count > 1:
+        again += f" --shard {shard}"
     if args.histories is not None:
         again += f" --histories {args.histories}"
     if args.max_events != 100:
@@ -104,13 +150,18 @@ def fuzz(
     if args.regressions != REGRESSIONS:
         again += f" --regressions {shlex.quote(str(args.regressions))}"
     limits = [f"{seconds:g} s"] if seconds is not None else []
-    limits += [f"{args.histories} histories"] if args.histories is not None else []
+    limits += [f"{histories} histories"] if histories is not None else []
+    part = f", shard {shard} (seed {shard.seed(seed)})" if shard.count > 1 else ""
     print(
-        f"fuzzing {subject.name} ({agreement(profile)}) with seed {seed}, "
+        f"fuzzing {subject.name} ({agreement(profile)}) with seed {seed}{part}, "
         f"for {' or '.join(limits)} at most",
         flush=True,
     )
-    search(fuzzer, seed, args.histories, args.max_events)
+    if histories == 0:
+        print(f"shard {shard}: no history left to it of the {args.histories} asked for")
+        return 0
+    name = f"fuzz-{shard.seed(seed)}"
+    search(fuzzer, shard.seed(seed), histories, args.max_events, examples)
     spent = fuzzer.first.seconds if fuzzer.first else fuzzer.seconds()
     skipped = f", {fuzzer.skipped} skipped (the engine cannot take them)" if fuzzer.skipped else ""
     print(
@@ -121,7 +172,10 @@ def fuzz(
     if fuzzer.fault is not None and fuzzer.first is None:
         assert fuzzer.faulted is not None
         path = write_regression(
-            fuzzer.faulted, profile, args.regressions, f"fuzz-{seed}-fault-{slug(subject.name)}"
+            fuzzer.faulted,
+            profile,
+            args.regressions,
+            f"{name}-fault-{slug(subject.name)}",
         )
         print(f"the history the engine failed on: {path}\nrepeat: {again}", flush=True)
         raise fuzzer.fault
@@ -181,7 +235,7 @@ def fuzz(
             f"engine {subject.name!r} diverged on a scenario, then answered the same "
             "scenario otherwise: its answers do not depend on the events alone"
         )
-    path = write_regression(final, profile, args.regressions, f"fuzz-{seed}-{slug(subject.name)}")
+    path = write_regression(final, profile, args.regressions, f"{name}-{slug(subject.name)}")
     add_states(found, final, ModelEngine(profile), make_engine(options))
     print(found.report(str(path), ("expected", subject.name)), flush=True)
     page = write_divergence_report(

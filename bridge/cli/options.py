@@ -8,8 +8,9 @@ import math
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from bridge.formats.usage import read_capabilities, read_profile
+from bridge.formats.usage import UsageError, read_capabilities, read_profile
 from bridge.runs.corpus import Options
+from scenarios.shard import Shard, parse
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """The command line's table of commands, each module adds its own to."""
@@ -78,3 +79,19 @@ def positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text}: not a positive whole number")
     return value
+
+
+def shard_option(command: argparse.ArgumentParser, what: str) -> None:
+    """`--shard K/N`: this machine's part of a campaign over N."""
+    command.add_argument("--shard", metavar="K/N", help=f"take shard K of N: {what}")
+
+
+def shard_of(args: argparse.Namespace) -> Shard:
+    """The `--shard` given (the whole search without one); a UsageError in
+    one line for anything but K/N with 1 <= K <= N."""
+    if args.shard is None:
+        return Shard()
+    try:
+        return parse(args.shard)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
