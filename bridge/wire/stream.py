@@ -104,7 +104,10 @@ def given_line(model: ModelEngine, line: dict[str, Any]) -> dict[str, Any] | Non
     event = model_event(line, line["at"])
     assert isinstance(event, End) and event.replies is not None
     c = model.state.constants
-    chosen = choose_line(machine.source(model.state, event.node), event.replies, c.node, c.tries)
+    source = machine.source(model.state, event.node)
+    chosen = choose_line(source, event.replies, c.node, c.tries, model.state.profile)
+    if chosen.line is None:  # `empty_reply: fails` (SPEC 10): the call failed
+        return {"event": "fail", "node": line["node"], "at": line["at"]}
     return {"event": "end", "node": line["node"], "line": chosen.line, "at": line["at"]}
 
 
