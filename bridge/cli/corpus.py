@@ -101,9 +101,9 @@ def add_parser(commands: Commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    shard = shard_of(args)
     if args.engine is None:
         raise UsageError(f"--engine is required: {ENGINES}")
-    shard = shard_of(args)
     chosen = choose(files(args.paths), args.only, args.skip)
     if not chosen:
         raise UsageError("no scenario left to check (see --only and --skip)")

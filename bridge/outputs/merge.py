@@ -140,6 +140,26 @@ def properties(suite: ET.Element) -> dict[str, str]:
     return {p.get("name", ""): p.get("value", "") for p in suite.iterfind("properties/property")}
 
 
+COUNTED = ("events", "events_compared")
+"""The properties a run counts (bridge/outputs/junit.py `compared`), summed
+over the shards; `fraction_compared` follows from them. The run's sentences
+(`coverage`, `not_implemented`) cannot be summed and are left out."""
+
+
+def summed(holder: ET.Element, said: list[dict[str, str]]) -> None:
+    """The counted properties of `holder` made the shards' sums."""
+    totals = {name: sum(int(s.get(name, "0") or 0) for s in said) for name in COUNTED}
+    for item in list(holder):
+        name = item.get("name", "")
+        if name in ("coverage", "not_implemented"):
+            holder.remove(item)
+        elif name in totals:
+            item.set("value", str(totals[name]))
+        elif name == "fraction_compared":
+            events = totals["events"]
+            item.set("value", f"{totals['events_compared'] / events if events else 1.0:.6f}")
+
+
 def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
     """One test suite of every shard's test cases, its counts summed; what
     ran (its properties) as a shard that ran a scenario says it (an empty
@@ -160,6 +180,7 @@ def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
     holder = first.find("properties")
     if holder is not None:
         merged.append(holder)
+        summed(holder, [properties(suite) for _, suite in suites])
     cases = [(path, case) for path, suite in suites for case in suite.iterfind("testcase")]
     no_overlap([(path, case.get("file") or case.get("name", "")) for path, case in cases])
     for _, case in cases:
