@@ -21,17 +21,51 @@ def add_parser(commands: Commands) -> None:
     command = commands.add_parser(
         "diagnose", help="which profile explains an engine's divergences, and its likely bugs"
     )
-    command.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="folders or files")
-    engine_options(command)
-    command.add_argument("--only", action="append", default=[], metavar="GLOB")
-    command.add_argument("--skip", action="append", default=[], metavar="GLOB")
-    command.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    command.add_argument("--regressions", type=Path, default=REGRESSIONS, metavar="DIR")
     command.add_argument(
-        "--shrink-seconds", type=positive, default=30.0, help="per likely bug (default 30)"
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="scenario folders or files (default: the bundled corpus)",
+    )
+    engine_options(command)
+    command.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="diagnose only scenarios whose name matches (repeatable; default: all)",
     )
     command.add_argument(
-        "--live-model", action="store_true", help="the model instead of the committed transcripts"
+        "--skip",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out scenarios whose name matches (repeatable; default: none)",
+    )
+    command.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="scenarios at a time (default: %(default)s, the cores)",
+    )
+    command.add_argument(
+        "--regressions",
+        type=Path,
+        default=REGRESSIONS,
+        metavar="DIR",
+        help="where the likely bugs, shrunk, are written (default: %(default)s)",
+    )
+    command.add_argument(
+        "--shrink-seconds",
+        type=positive,
+        default=30.0,
+        help="shrinking's budget per likely bug (default: %(default)s)",
+    )
+    command.add_argument(
+        "--live-model",
+        action="store_true",
+        help="the model instead of the committed transcripts (default: off)",
     )
     command.set_defaults(run=run)
 

@@ -83,7 +83,9 @@ def positive_int(text: str) -> int:
 
 def shard_option(command: argparse.ArgumentParser, what: str) -> None:
     """`--shard K/N`: this machine's part of a campaign over N."""
-    command.add_argument("--shard", metavar="K/N", help=f"take shard K of N: {what}")
+    command.add_argument(
+        "--shard", metavar="K/N", help=f"take shard K of N: {what} (default: the whole run)"
+    )
 
 
 def shard_of(args: argparse.Namespace) -> Shard:
