@@ -5,7 +5,6 @@ and the scenarios shared among worker processes."""
 
 from __future__ import annotations
 
-import os
 import shlex
 import signal
 import time
@@ -299,10 +298,10 @@ def _worker() -> None:
 
 
 def _exit(signum: int, _frame: object) -> None:
-    # Unwinding a forked worker can wait for ever on a lock another thread
-    # held at the fork: end its engines, then the process, at once.
-    close_kept()
-    os._exit(128 + signum)
+    # Unwinding ends the worker's engines; it can also wait for ever on a lock
+    # another thread held at the fork, so SIGALRM's default ends it 5 s later.
+    signal.alarm(5)
+    raise SystemExit(128 + signum)
 
 
 SAME_FAULTS = 3
