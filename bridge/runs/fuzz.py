@@ -1,12 +1,14 @@
 """Generated scenarios for any engine, until one diverges (`python -m bridge fuzz`).
 
-Hypothesis draws histories with the shared strategies (scenarios/strategies.py: small
-constants most of the time, every event kind, events the state does not
+Hypothesis draws a history's constants and one seed per event; each event is
+drawn from its seed by the shared strategies' event draws
+(scenarios/strategies.py: every event kind, events the state does not
 allow, replies, zooms, multibyte texts, `\\r`, `\\r\\n`, U+2028, big and
-empty texts), under the profile the engine declares (or `--profile`). Each
-history is a scenario replayed through the model and the engine in lockstep
-(bridge/checking/compare.py `run`), in one engine process for all of them when the
-engine takes sessions (bridge/PROTOCOL.md). The first divergence is shrunk
+empty texts; bridge/runs/fuzz_draws.py) under the profile the engine
+declares (or `--profile`), and answered by the model as it is drawn. Each
+history is then replayed through the engine and compared with the model's
+answers (bridge/checking/compare.py `run`), in one engine process for all
+of them when the engine takes sessions (bridge/PROTOCOL.md). The first divergence is shrunk
 (by Hypothesis over the history, then by removing events, dropping the
 oldest messages and making the constants smaller, bridge/checking/shrink.py),
 each try counting only when it diverges the same way as the history found;
@@ -22,7 +24,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from bridge.checking.compare import Divergence, run
@@ -30,7 +32,8 @@ from bridge.checking.shrink import Way, cut, simplify, way_of
 from bridge.formats.profile import agreement
 from bridge.runs.corpus import Options
 from bridge.wire.engine import Engine, EngineFault, profile_of
-from bridge.wire.stream import from_model
+from bridge.wire.stream import Exchange, from_model
+from model.constants import Constants
 from model.profile import Profile
 from scenarios.format import Scenario
 
@@ -138,10 +141,16 @@ class Fuzzer:
         spent = (self.first.seconds if self.first else self.seconds()) or 1e-9
         return self.events / spent
 
-    def replay(self, scenario: Scenario, keep_going: bool = True) -> Divergence | None:
+    def replay(
+        self,
+        scenario: Scenario,
+        keep_going: bool = True,
+        exchanges: list[Exchange] | None = None,
+    ) -> Divergence | None:
         """The engine's first divergence from the model on `scenario`, or None
-        (also when the engine cannot take it). With `keep_going` every answer
-        is read, so that a session engine can take the next scenario."""
+        (also when the engine cannot take it), the model's answers given as
+        `exchanges` or made now. With `keep_going` every answer is read, so
+        that a session engine can take the next scenario."""
         ready = self.engine.start(scenario)
         declared = profile_of(ready.profile, self.options.profile, self.engine.name)
         if ready.unsupported is None and declared != self.profile:
@@ -153,7 +162,7 @@ class Fuzzer:
             self.skipped += self.searching()
             return None
         result = run(
-            from_model(scenario, self.profile, strict=False),
+            from_model(scenario, self.profile, strict=False) if exchanges is None else exchanges,
             self.engine,
             ready,
             None,
@@ -171,11 +180,12 @@ class Fuzzer:
         self.beat()
         return result.divergence
 
-    def check(self, scenario: Scenario) -> None:
-        """Replay one generated history: Diverged when it diverges, Halt when
-        the run is over (on time, or after an engine fault)."""
+    def check(self, scenario: Scenario, exchanges: list[Exchange] | None = None) -> None:
+        """Replay one generated history (the model's `exchanges` of it, if
+        made): Diverged when it diverges, Halt when the run is over (on time,
+        or after an engine fault)."""
         try:
-            found = self.replay(scenario)
+            found = self.replay(scenario, exchanges=exchanges)
         except EngineFault as fault:
             self.fault, self.faulted = fault, scenario
             raise Halt from None
@@ -216,19 +226,15 @@ def search(
     from hypothesis import seed as with_seed
     from hypothesis.errors import Flaky
 
-    from model import machine
-    from model.errors import Refused
-    from model.events import Start
-    from scenarios.strategies import (
-        CONSTANTS,
-        below,
-        constants_dict,
-        draw_event,
-        event_dict,
-        two_rules,
-    )
+    from bridge.runs.fuzz_draws import SEEDS, drawn
+    from scenarios.strategies import CONSTANTS, below
 
-    profile = fuzzer.profile
+    seed_of = strategies.integers(0, SEEDS - 1)
+    # The length first (up to max_events, evenly), as a list's own would
+    # make most histories a few events long.
+    seeds = below(max_events + 1).flatmap(
+        lambda n: strategies.lists(seed_of, min_size=n, max_size=n)
+    )
 
     @settings(
         max_examples=histories or 10**9,
@@ -242,28 +248,14 @@ def search(
     )
     # Inside the settings: `seed` alone sets no database (Hypothesis's rule).
     @with_seed(seed)
-    @given(strategies.data())
-    def history(data: strategies.DataObject) -> None:
+    @given(CONSTANTS, seeds)
+    def history(constants: Constants, events: list[int]) -> None:
         if fuzzer.fault is not None or (fuzzer.searching() and fuzzer.out_of_time()):
             raise Halt
         if fuzzer.shrink_over():
             return  # Hypothesis's shrinking ends: every try now passes
-        constants = data.draw(CONSTANTS)
-        state = machine.initial(constants, profile)
-        events = []
-        for _ in range(data.draw(below(max_events + 1))):
-            # One event in eight aimed at two rules at once: SPEC 4.1 names the
-            # first in its order, which an engine checking them otherwise misses.
-            aimed = data.draw(below(8)) == 0
-            event = two_rules(data, state) if aimed else draw_event(data, state)
-            if profile.self_calls and isinstance(event, Start):
-                continue  # never sent under `calls: self` (bridge/wire/stream.py)
-            try:
-                state = machine.step(state, event)
-            except Refused:
-                state = machine.refuse(state)
-            events.append(event_dict(event))
-        fuzzer.check(Scenario(constants_dict(constants), events, "bridge fuzz", seed))
+        scenario, exchanges = drawn(constants, events, fuzzer.profile)
+        fuzzer.check(replace(scenario, seed=seed), exchanges)
 
     try:
         history()
