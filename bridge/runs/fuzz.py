@@ -21,6 +21,7 @@ throughput and the seed that repeats it.
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -83,9 +84,11 @@ class Fuzzer:
     options: Options
     seconds_given: float | None
     """The search's time; None for no limit."""
-    shrink_seconds: float
-    """Shrinking's time, from the first divergence: Hypothesis's quarter,
-    then `simplify`'s."""
+    shrink_tries: int
+    """Shrinking's replays, from the first divergence: Hypothesis's quarter,
+    then `simplify`'s (counted, so that a busy machine shrinks as far)."""
+    shrink_seconds: float = math.inf
+    """Shrinking's time at most, divided likewise."""
     began: float = field(default_factory=time.monotonic)
     histories: int = 0
     events: int = 0
@@ -116,14 +119,18 @@ class Fuzzer:
     def out_of_time(self) -> bool:
         return self.seconds_given is not None and self.seconds() >= self.seconds_given
 
-    def shrinking_left(self) -> float:
-        """The seconds of the shrinking budget left."""
+    def shrinking_left(self) -> tuple[int, float]:
+        """The tries and seconds of the shrinking budget left."""
         assert self.first is not None
-        return self.first.seconds + self.shrink_seconds - self.seconds()
+        seconds = self.first.seconds + self.shrink_seconds - self.seconds()
+        return self.shrink_tries - self.tries, seconds
 
     def shrink_over(self) -> bool:
         """Whether Hypothesis's part of the shrinking budget (a quarter) is spent."""
-        return self.first is not None and self.shrinking_left() < self.shrink_seconds * 3 / 4
+        if self.first is None:
+            return False
+        tries, seconds = self.shrinking_left()
+        return tries < self.shrink_tries * 3 / 4 or seconds < self.shrink_seconds * 3 / 4
 
     def beat(self, _answers: int = 0) -> None:
         """A progress line on stderr, at most every BEAT_SECONDS."""
@@ -277,16 +284,21 @@ def shrink_starts(fuzzer: Fuzzer) -> list[Scenario]:
 
 def smallest(fuzzer: Fuzzer, starts: list[Scenario], still: Callable[[Scenario], bool]) -> Scenario:
     """Each start simplified while `still` holds with an equal share of the
-    shrinking time left; the smallest scenario kept."""
-    shrunk = [
-        simplify(s, still, fuzzer.shrinking_left() / (len(starts) - k))
-        for k, s in enumerate(starts)
-    ]
+    shrinking budget left; the smallest scenario kept."""
+    shrunk = []
+    for k, start in enumerate(starts):
+        tries, seconds = fuzzer.shrinking_left()
+        share = len(starts) - k
+        shrunk.append(simplify(start, still, seconds / share, max(tries, 0) // share))
     return min(shrunk, key=size_of)
 
 
 def started(
-    subject: Engine, options: Options, seconds: float | None, shrink_seconds: float
+    subject: Engine,
+    options: Options,
+    seconds: float | None,
+    shrink_tries: int,
+    shrink_seconds: float = math.inf,
 ) -> Fuzzer:
     """A fuzzer of the engine, started once to learn its profile."""
     from model.constants import Constants
@@ -294,4 +306,4 @@ def started(
 
     ready = subject.start(Scenario(constants_dict(Constants()), [], "bridge fuzz"))
     profile = profile_of(ready.profile, options.profile, subject.name)
-    return Fuzzer(subject, profile, options, seconds, shrink_seconds)
+    return Fuzzer(subject, profile, options, seconds, shrink_tries, shrink_seconds)
