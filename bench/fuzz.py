@@ -17,11 +17,14 @@ protocol engine and against `impl` in this process. Prints Markdown tables
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from dataclasses import dataclass
@@ -129,6 +132,48 @@ def row(
     return shown, int(size) if size.isdigit() else None
 
 
+BEFORE = "78dbcb9"
+"""main before issue 24's fuzz rework: Hypothesis drew every choice of an
+event, and the model stepped through each history twice."""
+
+RATE = ["--engine", "impl", "--seed", "1", "--histories", "300"]
+"""The run whose events per second are compared: the same 300 histories."""
+
+
+def rate(where: Path) -> float | None:
+    """Events per second of RATE's run in the project at `where`, the engine
+    (plain Python, as no scratch copy has the C build) in process."""
+    env = dict(os.environ, PYTHONPATH=str(where), PYTHONHASHSEED="0", OPTCHAT_PURE="1")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # both sides import compiled modules after a first run
+    with tempfile.TemporaryDirectory(prefix="optchat-fuzz-") as regressions:
+        command = [sys.executable, "-m", "bridge", "fuzz", *RATE, "--regressions", regressions]
+        done = subprocess.run(command, cwd=where, env=env, capture_output=True, text=True)
+    found = re.search(r"^throughput: .* (\d+) events/s", done.stdout, flags=re.M)
+    return float(found.group(1)) if found and done.returncode == 0 else None
+
+
+def rates(rounds: int = 3) -> dict[str, object]:
+    """RATE's events per second now and at BEFORE (a scratch copy from git),
+    run in turn `rounds` times; the median of each, and now over before."""
+    with tempfile.TemporaryDirectory(prefix="optchat-before-") as scratch:
+        archived = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", BEFORE], capture_output=True, check=False
+        )
+        if archived.returncode != 0:
+            return {"before": None, "after": rate(ROOT), "ratio": None, "commit": BEFORE}
+        with tarfile.open(fileobj=io.BytesIO(archived.stdout)) as tar:
+            tar.extractall(scratch, filter="data")
+        runs = [(rate(Path(scratch)), rate(ROOT)) for _ in range(rounds)]
+    before = [b for b, _ in runs if b is not None]
+    after = [a for _, a in runs if a is not None]
+    middle = (
+        statistics.median(before) if before else None,
+        statistics.median(after) if after else None,
+    )
+    ratio = middle[1] / middle[0] if None not in middle else None
+    return {"before": middle[0], "after": middle[1], "ratio": ratio, "commit": BEFORE, "runs": runs}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.fuzz", description=__doc__)
     parser.add_argument("--seconds", type=float, default=60.0, help="the search's time per break")
@@ -137,7 +182,15 @@ def main(argv: list[str] | None = None) -> int:
         "--throughput-seconds", type=float, default=30.0, help="0: no throughput table"
     )
     parser.add_argument("--only", nargs="*", help="names (substrings) of breaks")
+    parser.add_argument(
+        "--rate",
+        action="store_true",
+        help=f"only events per second now against commit {BEFORE}, as one JSON line",
+    )
     args = parser.parse_args(argv)
+    if args.rate:
+        print(json.dumps(rates()))
+        return 0
     print(f"seed {args.seed}, {args.seconds:g} s per break")
     print(
         "| engine break | found after | shrunk to | shrinking's tries "

@@ -356,10 +356,12 @@ def only_messages(
     scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget
 ) -> Scenario:
     """The scenario as its messages alone, their texts emptied, with the
-    lowest CEILING from FLOOR up found while `still` holds: how a view
-    merges seldom needs a call once every parent is small enough to be
-    built free (SPEC 2), but with smaller texts a batch starts at another
-    CEILING (SPEC 3.3), which no single smaller constant reaches."""
+    lowest CEILING from FLOOR up (to where no batch would start) found
+    while `still` holds, under its NODE and then under a NODE that every
+    parent of those messages fits: how a view merges seldom needs a call
+    once its parents are built free (SPEC 2), but with smaller texts a batch
+    starts at another CEILING (SPEC 3.3), which no single smaller constant
+    reaches."""
     from model.constants import Constants
 
     events = [
@@ -369,18 +371,25 @@ def only_messages(
     ]
     if not events or events == scenario.events:
         return scenario
-    floor, ceiling = int(scenario.constants["floor"]), int(scenario.constants["ceiling"])
-    for value in range(floor, ceiling + 1, max(1, (ceiling - floor) // SWEEP)):
-        if budget.over():
-            break
-        constants = {**scenario.constants, "ceiling": value}
-        try:
-            Constants(**constants)  # type: ignore[arg-type]
-        except ValueError:
-            continue
-        trial = replace(scenario, constants=constants, events=events, lines=None)
-        if still(trial):
-            return trial
+    given = int(scenario.constants["node"])
+    # A parent's source holds each message's kind and a few bytes more.
+    whole = sum(len(e["kind"].encode("utf-8")) + 4 for e in events)
+    for node in dict.fromkeys((given, max(given, whole))):
+        floor = int(scenario.constants["floor"])
+        # Lines that fit NODE make a view of at most NODE bytes a line: a
+        # higher CEILING would never start a batch.
+        ceiling = max(int(scenario.constants["ceiling"]), node * len(events))
+        for value in range(floor, ceiling + 1, max(1, (ceiling - floor) // SWEEP)):
+            if budget.over():
+                return scenario
+            constants = {**scenario.constants, "node": node, "ceiling": value}
+            try:
+                Constants(**constants)  # type: ignore[arg-type]
+            except ValueError:
+                continue
+            trial = replace(scenario, constants=constants, events=events, lines=None)
+            if still(trial):
+                return trial
     return scenario
 
 
@@ -469,14 +478,16 @@ def simplify(
     seconds: float = math.inf,
     tries: int = TRIES,
 ) -> Scenario:
-    """Fewer events while `still` holds; then, in turn, smaller constants and
+    """Fewer events while `still` holds, then the messages alone (CEILING
+    found again) and fewer events; then, in turn, smaller constants and
     texts and fewer events again, until none of them changes the scenario,
     `tries` replays are spent or (when given) `seconds`. Where they stop, the
-    dearer passes: the messages alone (CEILING found again), then any two
-    events removed together."""
+    dearer passes: the messages alone again, then any two events removed
+    together."""
     budget = Budget(tries, time.monotonic() + seconds)
     still = budget.counting(still)
     scenario = fewer_events(scenario, still, budget)
+    scenario = fewer_events(only_messages(scenario, still, budget), still, budget)
     while not budget.over():
         trial = smaller_constants(scenario, still, budget)
         trial = smaller_sizes(trial, still, budget)
