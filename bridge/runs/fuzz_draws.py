@@ -1,12 +1,14 @@
 """The events of one generated history, drawn and replayed through the model
 in one pass (`drawn`).
 
-Hypothesis draws a history's constants and one seed per event; everything an
-event's draw asks for (scenarios/strategies.py `draw_event` and
-`two_rules`: indices, message texts, replies) is then drawn from that
-event's own seed (`Chance`). One Hypothesis draw per event instead of three
-to a dozen: Hypothesis's per-draw bookkeeping was half of fuzz's time. Its
-shrinker still removes events (a seed of the list) and zeroes seeds.
+Hypothesis draws a history's constants, its length and a seed per event
+(4 bytes each, all in one string of bytes); everything an event's draw asks
+for (scenarios/strategies.py `draw_event` and `two_rules`: indices, message
+texts, replies) is then drawn from that event's own seed (`Chance`). A
+handful of Hypothesis draws per history instead of three to a dozen per
+event: Hypothesis's per-draw bookkeeping was half of fuzz's time. Its
+shrinker still shortens a history and lowers seeds; the bridge's own pass
+(bridge/checking/shrink.py) does the rest.
 
 Each event is answered by the model as it is drawn, and its state is what
 the next event is drawn from, so the model steps once per event where it
@@ -29,8 +31,11 @@ from scenarios.strategies import LETTERS, below, constants_dict, draw_event, eve
 from scenarios.strategies import replies as replies_strategy
 from scenarios.strategies import texts as texts_strategy
 
-SEEDS = 1 << 32
-"""An event's seed is below this."""
+
+def split_seeds(drawn: bytes) -> list[int]:
+    """One seed per event, from 4 drawn bytes each."""
+    return [int.from_bytes(drawn[k : k + 4], "big") for k in range(0, len(drawn) - 3, 4)]
+
 
 AIMED = 8
 """One event in AIMED is aimed at two rules at once: SPEC 4.1 names the first

@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.runs.fuzz_draws import SEEDS, Chance, bound, drawn
+from bridge.runs.fuzz_draws import Chance, bound, drawn
 from bridge.wire.stream import from_model
 from model.constants import Constants
 from model.profile import Profile
@@ -17,7 +17,7 @@ from scenarios.strategies import CONSTANTS, below, engine_profiles, replies, tex
 
 SMALL = Constants(node=16, ceiling=96, floor=48, cceiling=48, cfloor=16)
 
-SEED_LISTS = st.lists(st.integers(0, SEEDS - 1), max_size=60)
+SEED_LISTS = st.lists(st.integers(0, (1 << 32) - 1), max_size=60)
 
 
 @settings(max_examples=40, derandomize=True, database=None, deadline=None)
