@@ -22,14 +22,14 @@ PARTIAL = json.loads((Path(__file__).parent / "partial.json").read_text(encoding
 def main(argv: list[str]) -> None:
     declare = "--declare" in argv
 
-    def ready(_profile: Profile, _version: int) -> dict:
+    def ready(_profile: Profile) -> dict:
         answer = {"ready": True, "protocol": 2, "engine": "partial example", "sessions": True}
         return {**answer, "profile": PARTIAL} if declare else answer
 
     if "--bug" in argv:
         free_leaf_bug.plant()  # type: ignore[possibly-undefined]
     protocol.ready = ready
-    protocol.serve(sys.stdin.buffer, sys.stdout.buffer, Profile.from_json(PARTIAL), 2)
+    protocol.serve(sys.stdin.buffer, sys.stdout.buffer, Profile.from_json(PARTIAL))
 
 
 if __name__ == "__main__":
