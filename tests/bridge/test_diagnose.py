@@ -16,8 +16,9 @@ import pytest
 from bridge import cli
 from bridge.checking.compare import run
 from bridge.checking.shrink import diverges_as, simplify, way_of
+from bridge.formats.capabilities import ALL
 from bridge.formats.profile import SPEC
-from bridge.runs.diagnose import applied, changes
+from bridge.runs.diagnose import LACKS, Trial, applied, changes
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import from_model
@@ -31,6 +32,7 @@ from tests.bridge.helpers import SMALL
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
 PARTIAL = json.loads((ENGINES / "partial.json").read_text(encoding="utf-8"))
+PARTIAL_HELD = ALL - {"timed_out_render", "zoom"}
 PARTIAL_ENGINE = f"{sys.executable} {ENGINES / 'partial.py'}"
 BUGGY = f"{sys.executable} {ENGINES / 'free_leaf_bug.py'}"
 CORPUS = ROOT / "scenarios" / "corpus"
@@ -48,13 +50,23 @@ def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_each_change_changes_one_option_and_every_enumerable_option_is_tried() -> None:
     tried = set()
-    for change in changes(SPEC):
-        changed = options(applied(SPEC, (change,)))  # type: ignore[arg-type]
+    base = Trial(SPEC)
+    for change in changes(base):
+        trial = applied(base, (change,))
+        assert trial is not None
+        if change.option == LACKS:
+            assert trial.profile == SPEC and base.held - trial.held == {change.value}
+            tried.add(change.value)
+            continue
+        changed = options(trial.profile)
         differ = [k for k, v in options(SPEC).items() if changed[k] != v]
-        assert differ == [change.option]
+        assert differ == [change.option] and trial.held == base.held
         tried.add(change.option)
     enumerable = {n for n, kind in TYPES.items() if kind is bool or isinstance(kind, tuple)}
-    assert tried == enumerable and "kind_words" not in tried
+    assert tried == enumerable | ALL and "kind_words" not in tried
+    # A capability that takes another with it is tried after that one.
+    order = [c.value for c in changes(base) if c.option == LACKS]
+    assert order.index("timed_out_render") < order.index("settle_timeout")
 
 
 class Counting(ModelEngine):
@@ -144,14 +156,19 @@ def diagnose(tmp_path: Path, engine: str, *names: str) -> tuple[int, str]:
 
 
 def proposed(out: str) -> dict[str, Any]:
-    found = re.search(r"^proposed profile .*\n(\{.*\})$", out, re.M)
+    found = re.search(r"^proposed profile and capabilities .*\n(\{.*\})$", out, re.M)
     assert found is not None, out
     return json.loads(found.group(1))
 
 
-PARTIAL_SCENARIOS = ("random_00", "random_08")
+SPEC_PROPOSAL = {"profile": {}, "capabilities": sorted(ALL)}
+"""What diagnose proposes for an engine with no deliberate difference."""
+PARTIAL_PROPOSAL = {"profile": PARTIAL, "capabilities": sorted(PARTIAL_HELD)}
+"""The partial engine's real profile and capabilities."""
+
+PARTIAL_SCENARIOS = ("chooser_0", "zoom_1")
 """Small scenarios whose divergences from SPEC under the partial engine need
-each of its three differences (the whole corpus takes minutes: `python -m
+each of its four differences (the whole corpus takes minutes: `python -m
 bench.diagnose` runs it)."""
 
 
@@ -161,17 +178,17 @@ def test_diagnose_proposes_exactly_the_partial_engines_profile(
     code, _ = diagnose(tmp_path, PARTIAL_ENGINE, *PARTIAL_SCENARIOS)
     out = capsys.readouterr().out
     assert code == 0, out
-    assert proposed(out) == PARTIAL
+    assert proposed(out) == PARTIAL_PROPOSAL
     assert "no likely bug" in out
-    for option in PARTIAL:
-        assert re.search(rf"^  {option}: .*: needed by \d+: ", out, re.M), out
+    for option in [*PARTIAL, 'lacks: "timed_out_render', 'lacks: "zoom']:
+        assert re.search(rf"^  {option}.*: needed by \d+: ", out, re.M), out
     assert "a bug that\nonly looks like one" in out
 
 
 def test_the_partial_engine_declaring_its_profile_agrees(
     engine_path: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    paths = [str(CORPUS / f"{name}.jsonl") for name in PARTIAL_SCENARIOS]
+    paths = [str(CORPUS / f"{name}.jsonl") for name in ("chooser_0", "random_00")]
     code = cli.main(["corpus", *paths, "--engine", PARTIAL_ENGINE + " --declare", "--jobs", "2"])
     assert code == 0, capsys.readouterr().out
 
@@ -185,7 +202,7 @@ def test_diagnose_names_the_planted_bug_as_a_likely_bug_shrunk_to_five_events(
     code, _ = diagnose(tmp_path, BUGGY, *BUG_SCENARIOS)
     out = capsys.readouterr().out
     assert code == 1, out
-    assert proposed(out) == {}
+    assert proposed(out) == SPEC_PROPOSAL
     shrunk = re.findall(r"^    shrunk to (\d+) events: (.*)$", out, re.M)
     assert len(shrunk) == len(BUG_SCENARIOS), out
     for count, path in shrunk:
@@ -237,6 +254,7 @@ def test_fuzz_under_the_declared_profile_finds_the_planted_bug(
     )
     out = capsys.readouterr().out
     assert code == 1, out
+    assert "not implemented: timed_out_render, zoom)" in out.splitlines()[0], out
     found = re.search(r"^shrunk to \d+ of \d+ events .*: (.*\.jsonl)$", out, re.M)
     assert found is not None, out
     # The planted bug, not a declared difference: without the bug the engine agrees there.
@@ -260,7 +278,8 @@ def test_diagnose_of_an_engine_that_agrees_proposes_nothing(
     code, _ = diagnose(tmp_path, "impl", "random_00", "refused_kind_0")
     out = capsys.readouterr().out
     assert code == 0, out
-    assert proposed(out) == {} and "no change of the profile is needed" in out
+    assert proposed(out) == SPEC_PROPOSAL
+    assert "no change of the profile or capabilities is needed" in out
     assert not tmp_path.joinpath("scenarios").exists()
 
 
@@ -282,12 +301,14 @@ def test_diagnose_tells_the_differences_from_the_bug_in_one_engine(
 ) -> None:
     """The partial engine with the planted bug, declaring nothing: the
     proposal is its profile, and what is left is the bug, shrunk."""
-    code, _ = diagnose(tmp_path, PARTIAL_ENGINE + " --bug", "random_08", "random_13")
+    code, _ = diagnose(tmp_path, PARTIAL_ENGINE + " --bug", *PARTIAL_SCENARIOS, "random_13")
     out = capsys.readouterr().out
     assert code == 1, out
-    assert proposed(out) == PARTIAL
+    assert proposed(out) == PARTIAL_PROPOSAL
+    bugs = re.findall(r"^  (\w+)\.jsonl: .*\n    shrunk to \d+ events", out, re.M)
+    assert "random_13" in bugs and "zoom_1" not in bugs, out
     shrunk = re.findall(r"^    shrunk to (\d+) events: (.*)$", out, re.M)
-    assert len(shrunk) == 2, out
+    assert len(shrunk) == len(bugs), out
     for count, path in shrunk:
         assert int(count) <= 5
         assert cli.main(["compare", path, "--engine", PARTIAL_ENGINE + " --declare"]) == 0
