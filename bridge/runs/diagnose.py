@@ -51,6 +51,7 @@ from bridge.runs.corpus import Options, largest_first, make_engine
 from bridge.wire.engine import EngineFault, capabilities_of, profile_of
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import Exchange, exchanges, from_model
+from bridge.wire.stream import changes as changes_sent
 from model.profile import TYPES, Profile, from_options, options
 from scenarios.format import CONSTANTS, Scenario, ScenarioError
 
@@ -129,13 +130,27 @@ def at_its_events(change: Change, found: Divergence) -> bool:
     return (found.event or {}).get("event") in BY_NAME[change.value].events
 
 
+CONCERNS = {
+    "end": ("empty_reply", "not_shorter"),
+    "fail": ("retry", "failure_cap", "held_takes_job"),
+    "message": ("retry", "failure_cap", "held_takes_job", "trim_lines", "kinds"),
+    "wait": ("resume", "ahead_in_wait"),
+    "settle": ("resume",),
+}
+"""The profile options tried first at a divergence at each kind of event
+(SPEC 10 says where each applies); the others follow, in the same turn."""
+
+
 def tiers(
     trial: Trial, taken: set[tuple[str, Any]], found: Divergence
 ) -> list[list[tuple[Change, ...]]]:
     """The changes to try at a divergence, in turn (see the module's
     docstring): none of an option or capability already changed."""
     left = [c for c in changes(trial) if c.key not in taken]
-    profile = [(c,) for c in left if c.option != LACKS]
+    first = CONCERNS.get((found.event or {}).get("event", ""), ())
+    profile = sorted(
+        ((c,) for c in left if c.option != LACKS), key=lambda made: made[0].option not in first
+    )
     pairs = [a + b for a, b in combinations(profile, 2) if a[0].option != b[0].option]
     return [
         [(c,) for c in left if owning(c, found)],
@@ -313,9 +328,26 @@ def _follow(path: Path, scenario: Scenario, recorded: Recorded, opts: Options) -
     return Diagnosis(path, status, steps=steps, needed=needed, replays=follower.replays)
 
 
+def inert(scenario: Scenario, extra: tuple[Change, ...] | None) -> bool:
+    """Whether taking away the capabilities `extra` names cannot change a
+    replay of the scenario: only fields go uncompared, and no event it has
+    is withheld or sent otherwise (None: a change that is not of that kind)."""
+    if extra is None or any(c.option != LACKS for c in extra):
+        return False
+    lacks = lacking(ALL - {c.value for c in extra})
+    return not changes_sent(scenario, lacks) and only_tests(lacks, scenario.notes) is None
+
+
 def _verify(
-    path: Path, scenario: Scenario, recorded: Recorded, opts: Options, proposed: Trial
+    path: Path,
+    scenario: Scenario,
+    recorded: Recorded,
+    opts: Options,
+    proposed: Trial,
+    extra: tuple[Change, ...] | None,
 ) -> Diagnosis:
+    if inert(scenario, extra):
+        return Diagnosis(path, "agrees")
     follower = Follower(path, scenario, recorded, opts, fill=False)
     found = follower.once(proposed)
     if found is None:
@@ -335,19 +367,21 @@ def _shrink_job(
         return found, None
 
 
-def _job(job: tuple[str, Path, Options, Trial | None]) -> Diagnosis:
-    what, path, opts, proposed = job
-    if what == "follow":
+Job = tuple[Path, Options, Trial | None, tuple[Change, ...] | None]
+"""A scenario to follow (no trial) or to verify under a trial proposed,
+with the changes of it the scenario was not seen to need (see `inert`)."""
+
+
+def _job(job: Job) -> Diagnosis:
+    path, opts, proposed, extra = job
+    if proposed is None:
         return guarded(path, opts, lambda p, s, r: _follow(p, s, r, opts))
-    return guarded(path, opts, lambda p, s, r: _verify(p, s, r, opts, proposed))  # type: ignore[arg-type]
+    return guarded(path, opts, lambda p, s, r: _verify(p, s, r, opts, proposed, extra))
 
 
-def each(
-    what: str, paths: list[Path], opts: Options, jobs: int, proposed: Trial | None = None
-) -> Iterator[Diagnosis]:
-    """`follow` or `verify` each scenario, `jobs` at a time, largest first."""
-    work = [(what, path, opts, proposed) for path in paths]
-    yield from largest_first(_job, work, lambda job: job[1], jobs)
+def each(work: list[Job], jobs: int) -> Iterator[Diagnosis]:
+    """Follow or verify each scenario, `jobs` at a time, largest first."""
+    yield from largest_first(_job, work, lambda job: job[0], jobs)
 
 
 def propose(base: Trial, diagnoses: list[Diagnosis]) -> tuple[Trial, dict[Change, list[Path]]]:
@@ -427,21 +461,29 @@ def declared(opts: Options) -> Trial:
         engine.close()
 
 
+def extra(followed: Diagnosis, made: set[Change]) -> tuple[Change, ...] | None:
+    """The changes proposed beyond those a scenario that agreed under its
+    own needed; None when it did not agree so, or needed another."""
+    if followed.status == "unexplained" or not set(followed.needed) <= made:
+        return None
+    return tuple(sorted(made - set(followed.needed)))
+
+
 def diagnose(paths: list[Path], opts: Options, jobs: int, shrink_seconds: float) -> Report:
     """Follow every scenario, propose a profile, check every scenario not
     already seen to agree under exactly that profile, and shrink those
     that still fail (`shrink_seconds` each)."""
     began = time.monotonic()
-    followed = {d.path: d for d in each("follow", paths, opts, jobs)}
+    followed = {d.path: d for d in each([(p, opts, None, None) for p in paths], jobs)}
     base = declared(opts)
     proposed, needing = propose(base, list(followed.values()))
     made = set(needing)
-    again = [
-        d.path
+    again: list[Job] = [
+        (d.path, opts, proposed, extra(d, made))
         for d in followed.values()
         if d.status in ("agrees", "explained", "unexplained") and set(d.needed) != made
     ]
-    verified = {d.path: d for d in each("verify", again, opts, jobs, proposed)}
+    verified = {d.path: d for d in each(again, jobs)}
     final = [verified.get(d.path, d) for d in followed.values()]
     failing = sorted((d for d in final if d.status == "unexplained"), key=lambda d: d.path)
     work = [(d, opts, proposed, shrink_seconds) for d in failing]

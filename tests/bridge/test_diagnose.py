@@ -10,6 +10,7 @@ import re
 import sys
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
@@ -18,7 +19,7 @@ from bridge.checking.compare import run
 from bridge.checking.shrink import diverges_as, simplify, way_of
 from bridge.formats.capabilities import ALL
 from bridge.formats.profile import SPEC
-from bridge.runs.diagnose import LACKS, Trial, applied, changes
+from bridge.runs.diagnose import LACKS, Change, Trial, applied, changes, inert
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import from_model
@@ -146,13 +147,12 @@ def test_a_way_that_differs_is_not_kept() -> None:
     assert not diverges_as(engine, SPEC, ("message", "queue"), strict=False)(scenario)
 
 
-def diagnose(tmp_path: Path, engine: str, *names: str) -> tuple[int, str]:
+def diagnose(tmp_path: Path, engine: str, *names: str, more: tuple[str, ...] = ()) -> int:
     paths = [str(CORPUS / f"{name}.jsonl") for name in names]
-    code = cli.main(
-        ["diagnose", *paths, "--engine", engine, "--jobs", "2"]
+    return cli.main(
+        ["diagnose", *paths, "--engine", engine, "--jobs", "2", *more]
         + ["--regressions", str(tmp_path), "--shrink-seconds", NEVER]
     )
-    return code, ""
 
 
 def proposed(out: str) -> dict[str, Any]:
@@ -175,7 +175,10 @@ bench.diagnose` runs it)."""
 def test_diagnose_proposes_exactly_the_partial_engines_profile(
     tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _ = diagnose(tmp_path, PARTIAL_ENGINE, *PARTIAL_SCENARIOS)
+    # A name with characters JSON and XML must escape: the engine ignores the argument.
+    engine = PARTIAL_ENGINE + " '<x a=\"&amp;\">\u00e9'"
+    reports = ("--json", str(tmp_path / "d.json"), "--junit-xml", str(tmp_path / "d.xml"))
+    code = diagnose(tmp_path, engine, *PARTIAL_SCENARIOS, more=reports)
     out = capsys.readouterr().out
     assert code == 0, out
     assert proposed(out) == PARTIAL_PROPOSAL
@@ -183,6 +186,22 @@ def test_diagnose_proposes_exactly_the_partial_engines_profile(
     for option in [*PARTIAL, 'lacks: "timed_out_render', 'lacks: "zoom']:
         assert re.search(rf"^  {option}.*: needed by \d+: ", out, re.M), out
     assert "a bug that\nonly looks like one" in out
+    data = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    assert data["engine"] == engine and data["proposed"] == PARTIAL_PROPOSAL
+    assert data["likely_bugs"] == [] and data["counts"] == {"explained": 2}
+    deviations = {(d["option"], json.dumps(d["value"])): d["scenarios"] for d in data["deviations"]}
+    assert deviations[("lacks", '"zoom"')] == ["zoom_1.jsonl"]
+    assert "chooser_0.jsonl" in deviations[("empty_reply", '"fails"')]
+    assert set(deviations) == {(k, json.dumps(v)) for k, v in PARTIAL.items()} | {
+        ("lacks", '"timed_out_render"'),
+        ("lacks", '"zoom"'),
+    }
+    suite = ElementTree.parse(tmp_path / "d.xml").getroot()
+    assert suite.get("name") == f"optchat-spec diagnose ({engine})"
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "0", "0")
+    said = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert json.loads(said["proposed"]) == PARTIAL_PROPOSAL
+    assert said['deviation lacks: "zoom"'] == "zoom_1"
 
 
 def test_the_partial_engine_declaring_its_profile_agrees(
@@ -199,10 +218,14 @@ BUG_SCENARIOS = ("random_07", "random_13", "chooser_2")
 def test_diagnose_names_the_planted_bug_as_a_likely_bug_shrunk_to_five_events(
     tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _ = diagnose(tmp_path, BUGGY, *BUG_SCENARIOS)
+    report = tmp_path / "d.xml"
+    code = diagnose(tmp_path, BUGGY, *BUG_SCENARIOS, more=("--junit-xml", str(report)))
     out = capsys.readouterr().out
     assert code == 1, out
     assert proposed(out) == SPEC_PROPOSAL
+    failed = [c for c in ElementTree.parse(report).getroot() if c.find("failure") is not None]
+    assert sorted(c.get("name") for c in failed) == sorted(BUG_SCENARIOS)
+    assert all("shrunk: " in (c.find("failure").text or "") for c in failed)  # type: ignore[union-attr]
     shrunk = re.findall(r"^    shrunk to (\d+) events: (.*)$", out, re.M)
     assert len(shrunk) == len(BUG_SCENARIOS), out
     for count, path in shrunk:
@@ -275,7 +298,7 @@ def test_fuzz_under_the_declared_profile_finds_nothing_in_an_engine_without_the_
 def test_diagnose_of_an_engine_that_agrees_proposes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _ = diagnose(tmp_path, "impl", "random_00", "refused_kind_0")
+    code = diagnose(tmp_path, "impl", "random_00", "refused_kind_0")
     out = capsys.readouterr().out
     assert code == 0, out
     assert proposed(out) == SPEC_PROPOSAL
@@ -291,9 +314,15 @@ def test_diagnose_bad_input_is_one_line_and_exit_2(
     scenario = str(CORPUS / "random_00.jsonl")
     assert cli.main(["diagnose", scenario, "--engine", "impl", "--regressions", str(taken)]) == 2
     assert cli.main(["diagnose", str(tmp_path / "missing.jsonl"), "--engine", "impl"]) == 2
+    # The reports' places are tried before the run: no engine is started.
+    never = ["diagnose", scenario, "--engine", str(tmp_path / "no-such-engine")]
+    assert cli.main([*never, "--json", str(taken / "d.json")]) == 2
+    assert cli.main([*never, "--junit-xml", str(tmp_path)]) == 2
     said = capsys.readouterr()
-    assert said.out == "" and len(said.err.strip().splitlines()) == 2
+    assert said.out == "" and len(said.err.strip().splitlines()) == 4, said.err
     assert "--regressions" in said.err and "missing.jsonl" in said.err
+    assert "--json" in said.err and "--junit-xml" in said.err and "no-such-engine" not in said.err
+    assert not list(tmp_path.glob("**/*.tmp"))
 
 
 def test_diagnose_tells_the_differences_from_the_bug_in_one_engine(
@@ -301,7 +330,7 @@ def test_diagnose_tells_the_differences_from_the_bug_in_one_engine(
 ) -> None:
     """The partial engine with the planted bug, declaring nothing: the
     proposal is its profile, and what is left is the bug, shrunk."""
-    code, _ = diagnose(tmp_path, PARTIAL_ENGINE + " --bug", *PARTIAL_SCENARIOS, "random_13")
+    code = diagnose(tmp_path, PARTIAL_ENGINE + " --bug", *PARTIAL_SCENARIOS, "random_13")
     out = capsys.readouterr().out
     assert code == 1, out
     assert proposed(out) == PARTIAL_PROPOSAL
@@ -312,3 +341,23 @@ def test_diagnose_tells_the_differences_from_the_bug_in_one_engine(
     for count, path in shrunk:
         assert int(count) <= 5
         assert cli.main(["compare", path, "--engine", PARTIAL_ENGINE + " --declare"]) == 0
+
+
+def test_a_scenario_is_checked_again_unless_what_the_proposal_adds_changes_nothing_sent() -> None:
+    messages = [{"event": "message", "kind": "user", "text": "x"}] * 2
+    waits = [{"event": "wait"}, {"event": "timeout"}]
+    plain = Scenario(constants_dict(SMALL), messages + waits)
+    zoomed = Scenario(constants_dict(SMALL), [*messages, {"event": "zoom", "id": 0, "n": 1}])
+
+    def lacks(*names: str) -> tuple[Change, ...]:
+        return tuple(Change(LACKS, name) for name in names)
+
+    # Fields not compared, and events the scenario does not have, change nothing.
+    assert inert(plain, lacks("timed_out_render", "zoom", "compaction_view", "queue_waiting"))
+    assert inert(zoomed, lacks("settle_timeout", "replies"))
+    # Events withheld, a profile option, or a scenario that did not agree: checked again.
+    assert not inert(plain, lacks("settle_timeout"))
+    assert not inert(zoomed, lacks("zoom"))
+    assert not inert(plain, (Change("retry", "tick"),))
+    assert not inert(plain, lacks("zoom") + (Change("retry", "tick"),))
+    assert not inert(plain, None)
