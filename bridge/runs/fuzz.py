@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING
 
 from bridge.checking.compare import Divergence, run
 from bridge.checking.shrink import Way, cut, simplify, way_of
+from bridge.formats.capabilities import Capability, lacking
 from bridge.formats.profile import agreement
 from bridge.runs.corpus import Options
-from bridge.wire.engine import Engine, EngineFault, profile_of
+from bridge.wire.engine import Engine, EngineFault, capabilities_of, profile_of
 from bridge.wire.stream import Exchange, from_model
 from model.constants import Constants
 from model.profile import Profile
@@ -89,6 +90,9 @@ class Fuzzer:
     then `simplify`'s (counted, so that a busy machine shrinks as far)."""
     shrink_seconds: float = math.inf
     """Shrinking's time at most, divided likewise."""
+    lacks: tuple[Capability, ...] = ()
+    """The capabilities the engine lacks (declared, or `--capabilities`):
+    their events are not generated nor sent, their fields not compared."""
     began: float = field(default_factory=time.monotonic)
     histories: int = 0
     events: int = 0
@@ -169,12 +173,15 @@ class Fuzzer:
             self.skipped += self.searching()
             return None
         result = run(
-            from_model(scenario, self.profile, strict=False) if exchanges is None else exchanges,
+            from_model(scenario, self.profile, strict=False, lacks=self.lacks)
+            if exchanges is None
+            else exchanges,
             self.engine,
             ready,
             None,
             keep_going,
             self.beat,
+            self.lacks,
         )
         if result.unsupported is not None:
             self.skipped += self.searching()
@@ -261,7 +268,7 @@ def search(
             raise Halt
         if fuzzer.shrink_over():
             return  # Hypothesis's shrinking ends: every try now passes
-        scenario, exchanges = drawn(constants, events, fuzzer.profile)
+        scenario, exchanges = drawn(constants, events, fuzzer.profile, fuzzer.lacks)
         fuzzer.check(replace(scenario, seed=seed), exchanges)
 
     try:
@@ -300,10 +307,11 @@ def started(
     shrink_tries: int,
     shrink_seconds: float = math.inf,
 ) -> Fuzzer:
-    """A fuzzer of the engine, started once to learn its profile."""
+    """A fuzzer of the engine, started once to learn its profile and capabilities."""
     from model.constants import Constants
     from scenarios.strategies import constants_dict
 
     ready = subject.start(Scenario(constants_dict(Constants()), [], "bridge fuzz"))
     profile = profile_of(ready.profile, options.profile, subject.name)
-    return Fuzzer(subject, profile, options, seconds, shrink_tries, shrink_seconds)
+    held = capabilities_of(ready.capabilities, options.capabilities, subject.name)
+    return Fuzzer(subject, profile, options, seconds, shrink_tries, shrink_seconds, lacking(held))

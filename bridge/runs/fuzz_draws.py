@@ -21,6 +21,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from bridge.formats.capabilities import Capability, gives_lines, withheld
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.stream import DETAIL_REQUEST, Exchange, wire
 from model.constants import Constants
@@ -105,12 +106,14 @@ class Chance:
 
 
 def drawn(
-    constants: Constants, seeds: list[int], profile: Profile
+    constants: Constants, seeds: list[int], profile: Profile, lacks: tuple[Capability, ...] = ()
 ) -> tuple[scenario_format.Scenario, list[Exchange] | None]:
-    """The history of `seeds` under `constants` and `profile` as a scenario,
-    and the exchanges the model answers it with (None under `calls: self`,
-    where the bridge holds some outcomes back: bridge/wire/stream.py
-    `from_model` replays it then). A start is never drawn under `calls: self`."""
+    """The history of `seeds` under `constants` and `profile`, for an engine
+    that lacks `lacks`, as a scenario, and the exchanges the model answers it
+    with (None under `calls: self`, where the bridge holds some outcomes
+    back, or for an engine given lines for replies: bridge/wire/stream.py
+    `from_model` replays it then). A start is never drawn under `calls:
+    self`, nor an event an engine without it is not sent."""
     scenario = scenario_format.Scenario(constants_dict(constants), [], "bridge fuzz")
     model = ModelEngine(profile)
     model.start(scenario)
@@ -122,8 +125,10 @@ def drawn(
         if profile.self_calls and isinstance(event, Start):
             continue
         written = event_dict(event)
+        if withheld(lacks, written) is not None:
+            continue
         line = wire(written, len(scenario.events))
         scenario.events.append(written)
         exchanges.append(Exchange(line, line["at"], model.answer(line)))
     exchanges.append(Exchange(DETAIL_REQUEST, None, model.answer(DETAIL_REQUEST)))
-    return scenario, None if profile.self_calls else exchanges
+    return scenario, None if profile.self_calls or gives_lines(lacks) else exchanges
