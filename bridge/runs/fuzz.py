@@ -48,6 +48,11 @@ DEFAULT_SECONDS = 60.0
 STARTS = 4
 """How many diverging histories shrinking starts from (see `fuzz`)."""
 
+HYPOTHESIS_SHARE = 8
+"""Hypothesis's own shrinking has one part in this many of the budget: its
+shrinker takes a history's length and seeds only so far, the bridge's own
+passes the rest."""
+
 BEAT_SECONDS = 10.0
 """At most this long between two progress lines."""
 
@@ -86,7 +91,7 @@ class Fuzzer:
     seconds_given: float | None
     """The search's time; None for no limit."""
     shrink_tries: int
-    """Shrinking's replays, from the first divergence: Hypothesis's quarter,
+    """Shrinking's replays, from the first divergence: Hypothesis's share,
     then `simplify`'s (counted, so that a busy machine shrinks as far)."""
     shrink_seconds: float = math.inf
     """Shrinking's time at most, divided likewise."""
@@ -130,11 +135,12 @@ class Fuzzer:
         return self.shrink_tries - self.tries, seconds
 
     def shrink_over(self) -> bool:
-        """Whether Hypothesis's part of the shrinking budget (a quarter) is spent."""
+        """Whether Hypothesis's part of the shrinking budget (HYPOTHESIS_SHARE) is spent."""
         if self.first is None:
             return False
         tries, seconds = self.shrinking_left()
-        return tries < self.shrink_tries * 3 / 4 or seconds < self.shrink_seconds * 3 / 4
+        kept = 1 - 1 / HYPOTHESIS_SHARE
+        return tries < self.shrink_tries * kept or seconds < self.shrink_seconds * kept
 
     def beat(self, _answers: int = 0) -> None:
         """A progress line on stderr, at most every BEAT_SECONDS."""
@@ -290,12 +296,14 @@ def shrink_starts(fuzzer: Fuzzer) -> list[Scenario]:
 
 
 def smallest(fuzzer: Fuzzer, starts: list[Scenario], still: Callable[[Scenario], bool]) -> Scenario:
-    """Each start simplified while `still` holds with an equal share of the
-    shrinking budget left; the smallest scenario kept."""
+    """Each start simplified while `still` holds, the first with half the
+    shrinking budget left (it is the one found, and simplify stops early
+    where no pass changes it), each other with an equal share of the rest;
+    the smallest scenario kept."""
     shrunk = []
     for k, start in enumerate(starts):
         tries, seconds = fuzzer.shrinking_left()
-        share = len(starts) - k
+        share = 2 if k == 0 and len(starts) > 1 else len(starts) - k
         shrunk.append(simplify(start, still, seconds / share, max(tries, 0) // share))
     return min(shrunk, key=size_of)
 
