@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bridge.checking.compare import Divergence, add_states, run
+from bridge.checking.delivery import delivery, notes
 from bridge.formats.profile import SPEC, agreement
 from bridge.wire import factory
 from bridge.wire.engine import profile_of
@@ -57,6 +58,8 @@ def against(
     found = result.divergence
     if found is None:
         verdict = f"{subject.name} agrees at all {result.answers} answers; {agreement(profile)}"
+        said = notes(delivery(scenario, profile, result.sent, result.refused))
+        verdict += "".join(f"; {note}" for note in said[:1])
         return profile, Comparison(names, verdict)
     add_states(
         found, scenario, ModelEngine(profile), factory.engine(command, timeout, given or SPEC)

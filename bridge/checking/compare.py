@@ -134,7 +134,11 @@ class Result:
     divergence: Divergence | None = None
     answers: int = 0
     sent: set[int] = field(default_factory=set)
+    refused: set[int] = field(default_factory=set)
+    """The positions of the events sent that the model refuses."""
     unsupported: str | None = None
+    finished: bool = False
+    """Whether every line was sent and answered (no stop at a divergence)."""
 
 
 def run(
@@ -185,12 +189,15 @@ def run(
         sent.append(exchange.line)
         if exchange.position is not None:
             result.sent.add(exchange.position)
+            if exchange.refused:
+                result.refused.add(exchange.position)
         pending.append(exchange)
         if len(pending) >= engine.window and not check(pending.popleft()):
             return result
     while pending:
         if not check(pending.popleft()):
             return result
+    result.finished = True
     return result
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.checking.compare import MISSING, Divergence
-from scenarios.format import Scenario
+from bridge.checking.delivery import Delivery
 
 
 @dataclass
@@ -26,6 +26,8 @@ class Verdict:
     answers: int = 0
     agreement: str = ""
     notes: list[str] = field(default_factory=list)
+    delivery: Delivery | None = None
+    """The events delivered under the profile, when the replay went to the end."""
 
 
 class Skipped(Exception):
@@ -41,17 +43,6 @@ def outcome(verdict: Verdict, known: set[str]) -> str:
     if listed and verdict.status == "ok":
         return "UNEXPECTED PASS"
     return verdict.status
-
-
-def undelivered(scenario: Scenario, sent: set[int]) -> list[str]:
-    """Outcome events never sent: their calls never started (`calls: self`)."""
-    held = [
-        p for p, e in enumerate(scenario.events) if e["event"] in ("end", "fail") and p not in sent
-    ]
-    if not held:
-        return []
-    shown = ", ".join(str(p) for p in held[:10]) + (" ..." if len(held) > 10 else "")
-    return [f"{len(held)} outcome events never sent, their calls never started: events {shown}"]
 
 
 def divergence_json(found: Divergence) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bridge.checking.compare import add_states
+from bridge.checking.delivery import delivery, notes
 from bridge.checking.shrink import diverges, shrink
 from bridge.checking.verdict import Skipped
 from bridge.cli.options import Commands, checking, engine_options
@@ -48,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"{path}: {subject.name} agrees at all {result.answers} answers; {agreement(profile)}"
         )
+        for note in notes(delivery(scenario, profile, result.sent, result.refused)):
+            print(f"note: {note}")
         return 0
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
     print(found.report(str(path), ("expected", subject.name)), flush=True)

@@ -9,7 +9,8 @@ import os
 import time
 from pathlib import Path
 
-from bridge.checking.verdict import outcome
+from bridge.checking.delivery import percent
+from bridge.checking.verdict import Verdict, outcome
 from bridge.cli.options import Commands, checking, engine_options
 from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, load_known
@@ -40,6 +41,20 @@ def add_parser(commands: Commands) -> None:
         "--keep-going", action="store_true", help="compare past a scenario's first divergence"
     )
     command.set_defaults(run=run)
+
+
+def delivered_line(verdicts: list[Verdict]) -> str:
+    """The run's events delivered under the profile, over the scenarios
+    replayed to the end (a scenario stopped at a divergence says nothing)."""
+    reached = [v.delivery for v in verdicts if v.delivery is not None]
+    if not reached:
+        return "events delivered under the profile: no scenario was replayed to the end"
+    total = sum(reached[1:], reached[0])
+    return (
+        f"events delivered under the profile: {total.delivered:,} of {total.events:,} "
+        f"({percent(total.delivered, total.events)}) in the {len(reached)} scenarios "
+        "replayed to the end"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     for name in sorted(listed):
         print(f"note: {name} is listed as a known failure but was not run")
     verdicts.sort(key=lambda v: paths.index(v.path))
+    print(delivered_line(verdicts))
     outcomes = [outcome(v, known) for v in verdicts]
     run_report = Run(args.engine, said, corpus_version(), seconds, verdicts, known)
     if args.junit_xml:

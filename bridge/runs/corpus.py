@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from bridge.checking.compare import Divergence, Result, add_states, run
-from bridge.checking.verdict import Skipped, Verdict, divergence_json, undelivered
+from bridge.checking.delivery import delivery, notes
+from bridge.checking.verdict import Skipped, Verdict, divergence_json
 from bridge.formats import transcript
 from bridge.formats.layout import read_checked
 from bridge.formats.profile import SPEC, agreement
@@ -141,9 +142,12 @@ def check(path: Path, options: Options) -> Verdict:
         if not (finished and keep(subject, options)):
             subject.close()
     said = agreement(profile)
-    notes = undelivered(scenario, result.sent) if profile.self_calls else []
+    reached = None
+    if result.finished:
+        reached = delivery(scenario, profile, result.sent, result.refused)
+    told = notes(reached) if reached is not None else []
     if result.divergence is None:
-        return verdict("ok", answers=result.answers, agreement=said, notes=notes)
+        return verdict("ok", answers=result.answers, agreement=said, notes=told, delivery=reached)
     found = result.divergence
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
     if options.report is not None and options.page is not None:
@@ -157,7 +161,8 @@ def check(path: Path, options: Options) -> Verdict:
         divergence=divergence_json(found),
         answers=result.answers,
         agreement=said,
-        notes=notes,
+        notes=told,
+        delivery=reached,
     )
 
 

@@ -1,0 +1,55 @@
+"""The corpus follows the engine's profile: under every profile measured
+(each of `scenarios/profiles/`, each SPEC 10 option alone, a profile like a
+real Rust engine's), at least 95 % of the events are delivered: sent, and
+answered by the model as the scenario means (scenarios/README.md, "Events
+under a profile"). A property of the corpus, computed from the model on a
+sample of every family (`python -m tests.scenarios.delivery` measures the
+whole corpus)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from model.profile import TYPES
+from scenarios.format import Scenario, read
+from tests.scenarios.delivery import CORPUS, FLOOR, Count, fraction, measure, profiles
+
+SAMPLE = (
+    "late_1500",
+    "random_00",
+    "random_01",
+    "random_03",
+    "chooser_0",
+    "zoom_0",
+    "refused_jobs_bound_0",
+    "refused_queue_order_0",
+    "refused_retry_waits_0",
+    "refused_end_needs_running_0",
+)
+"""The late family (the one that lost most under a profile), late and eager
+random runs, the chooser and zoom families, and refusal runs whose marked
+events name nodes."""
+
+
+@cache
+def sample() -> tuple[Scenario, ...]:
+    return tuple(read(CORPUS / f"{name}.jsonl") for name in SAMPLE)
+
+
+@pytest.mark.parametrize("name", list(profiles()))
+def test_every_profile_gets_at_least_95_percent_of_the_events(name: str) -> None:
+    count = Count()
+    for scenario in sample():
+        count.add(scenario, measure(scenario, profiles()[name]))
+    assert fraction(count.total) >= FLOOR, (
+        f"{name}: {count.total.delivered} of {count.total.events} delivered; "
+        f"{len(count.total.unsent)} never sent, {len(count.total.refused)} refused unmarked"
+    )
+
+
+def test_the_profiles_measured_are_each_option_alone_and_the_kept_ones() -> None:
+    names = list(profiles())
+    assert {"deviant", "rust-like", 'calls="self"', 'failure_cap="none"'} <= set(names)
+    assert [n.split("=")[0] for n in names if "=" in n] == list(TYPES)
