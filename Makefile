@@ -9,9 +9,14 @@ export PYTHONHASHSEED := 0
 # process seconds of compiling).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean sawtooth fuzz crash mutation-laws
+.PHONY: dist release test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean sawtooth fuzz crash mutation-laws
 
 ENGINE := build/engine/impl/SOURCES
+
+# `make test LOAD=10` (or `make laws LOAD=10`): the command beside 10 busy
+# processes, as on a loaded CI runner, all ended with it (tests/load.py).
+LOAD ?= 0
+LOADED := $(if $(filter-out 0,$(LOAD)),$(PY) -m tests.load $(LOAD) --,)
 
 venv: $(VENV)/.stamp
 
@@ -51,10 +56,10 @@ lint: venv
 # profile) on the committed corpus, and every deliberate break of SPEC 9 up
 # to its first catch. The build is a stage, so stages without it start at once.
 test: venv lint
-	$(PY) -m tests.gate
+	$(LOADED) $(PY) -m tests.gate
 
 laws: venv
-	$(PY) -m laws
+	$(LOADED) $(PY) -m laws
 
 laws-deep: venv
 	$(PY) -m laws --profile deep
@@ -112,5 +117,16 @@ bench: venv engine
 crash: venv
 	$(PY) -m tests.impl.crash_long --kills 100
 
+# The release artefacts in dist/: the wheel, the sdist, the single-file
+# runner optchat-spec.pyz, and SHA256SUMS (release/, RELEASING.md). Python
+# alone builds them, no venv and no network.
+dist:
+	$(PYTHON) -m release dist dist
+
+# The release step (RELEASING.md): `make release VERSION=X.Y.Z`.
+release:
+	@test -n "$(VERSION)" || { echo "make release VERSION=X.Y.Z"; exit 2; }
+	$(PYTHON) -m release cut $(VERSION) dist
+
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build
+	rm -rf $(VENV) .pytest_cache .hypothesis build dist

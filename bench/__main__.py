@@ -210,6 +210,24 @@ def storage(quick: bool) -> Row:
     )
 
 
+def growth() -> Row:
+    """Row 10: the model through the issue's 50 MB chat with no call, timed at
+    its 10, 20, 30 and 50 MB prefixes in one run: a message should cost the
+    same at 50 MB as at 10 MB (nothing merges, so nothing grows but the chat)."""
+    found = run_json("-m", "bench.growth")
+    seconds = {int(mb): s for mb, s in found["seconds"].items()}
+    per_mb = {mb: s / mb for mb, s in seconds.items()}
+    flat = per_mb[50] / per_mb[10]
+    shown = ", ".join(f"{mb} MB {s:.1f} s" for mb, s in seconds.items())
+    return Row(
+        "10. model on a chat of 5,000-byte messages, no call: prefixes; per MB at 50 / at 10",
+        f"{shown}; {flat:.2f}",
+        "50 MB < 60 s, <= 2",
+        seconds[50] < 60 and flat <= 2,
+        "python -m bench.growth",
+    )
+
+
 DEEP_SEED = 1
 """The nightly's seed in the benchmark, so that every `make bench` checks the same cases."""
 
@@ -248,6 +266,7 @@ def main() -> int:
         lambda: [make_bridge()],
         bridge_cost,
         lambda: [storage(quick)],
+        lambda: [growth()],
     ]
     if not quick:
         steps.append(lambda: [laws_deep()])

@@ -136,23 +136,25 @@ class Chat:
         """Log `text` as one or more messages of `kind`; returns their ids
         (SPEC 1). Tool output is clipped to `tool_cap` characters, head and
         tail kept (SPEC 7); any other text longer than `split` characters
-        goes whole into consecutive messages."""
+        goes whole into consecutive messages, one acknowledgement: after a
+        crash they are all in the chat or none is (impl/store.py)."""
         self._writing()
         check_message(kind, text)
         c = self.constants
         pieces = [clip(text, c.tool_cap)] if kind == "tool" else split(text, c.split)
         ids = []
+        parts = len(pieces)
         try:
-            for piece in pieces:
-                ids.append(self._message(kind, piece))
+            for k, piece in enumerate(pieces):
+                ids.append(self._message(kind, piece, (k, parts) if parts > 1 else None))
         finally:
             self._changed()
         return ids
 
-    def _message(self, kind: str, text: str) -> int:
+    def _message(self, kind: str, text: str, part: tuple[int, int] | None) -> int:
         p, store = self.planner, self.store
         i = p.count
-        self._dates.append(store.log_message(i, kind, text))
+        self._dates.append(store.log_message(i, kind, text, part))
         store.log_nodes(p, p.admit(kind, text))
         if p.chat_batch():
             store.log_batch(p, compaction=False)

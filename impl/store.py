@@ -3,7 +3,9 @@ constants, the lock, and loading a planner back from them.
 
 Layout of a chat directory:
 
-- `main/YYYY-MM-DD.jsonl`: one message per line, `{i, kind, text, size, date}`.
+- `main/YYYY-MM-DD.jsonl`: one message per line, `{i, kind, text, size, date}`;
+  each message of an append split into n > 1 messages (SPEC 1) also has
+  `part: [k, n]`, k counting from 0 (absent: an append of one message).
 - `tree/YYYY-MM-DD.jsonl`, in the order things happened:
   `{l, i, text, size, t}` a built node; `{batch, merges, shrinking, t}` a
   batch of the chat view (`batch: "chat"`) or of the compaction view
@@ -18,6 +20,9 @@ Layout of a chat directory:
 - `lock`: the owner's pid, held with `flock` while the chat is open and
   emptied at close. The kernel drops the `flock` of a dead process, so a
   lock left by a crash is taken over (with a warning naming the old pid).
+  A second open of a chat this process already has open for writing is
+  refused as such (Locked, "already open in this process"), not blamed on
+  another process.
 
 Writing. Each record is one write, continued until the whole record is on
 disk, followed by `fsync`; nothing is edited or deleted. Any failed write
@@ -28,14 +33,23 @@ skipped at the next load, so once the disk has room again the directory
 opens to its last acknowledged state: every message whose `append`
 returned, and perhaps the one that was being written.
 
+Split appends. An append split into several messages is one
+acknowledgement: after a crash its messages are all in the chat or none
+are. Its records are written message by message, as any other; a main log
+whose last message has `part: [k, n]` with k < n - 1 ends in an append cut
+short, and its k + 1 messages, with every tree record logged after them (T
+past the first of them) and a `view.json` saved among them, are skipped at
+load with a warning and marked as torn lines are (below), so that they stay
+skipped. A chat written before `part` existed has none and loads as before.
+
 Torn lines. A crash or a full disk in the middle of a write leaves bad bytes
 only at the end of a file, so the lines that end a file without being JSON
 objects (and a last line without its newline, whatever it holds) are torn:
 each is skipped with a warning and named by a `{"torn": n}` record written
 after the file's last newline, so that later loads skip it wherever it ends
-up. A marker that is itself cut short is one more torn line at the next
-load. Any other line that is not a JSON object is a StoreError naming file
-and line.
+up (the same marker skips the lines of an append cut short). A marker that
+is itself cut short is one more torn line at the next load. Any other line
+that is not a JSON object is a StoreError naming file and line.
 
 Constants. Those that shape the saved state (NODE, CEILING, FLOOR,
 CCEILING, CFLOOR) must be the ones the chat was made with; another value is
@@ -48,8 +62,17 @@ given that differs from the stored one is a StoreError naming each option
 ("... made with profile.trim_lines=false, opened with
 profile.trim_lines=true"); none given opens with the stored one. A chat made
 before constants were stored (no `constants.json`) opens with the constants
-and profile given (SPEC's when none), checked only by the fold, and they are
-stored once the load succeeded: from then on a mismatch is named. A
+and profile given (SPEC's when none), and they are stored once the load
+succeeded: from then on a mismatch is named. Before that, the fold checks
+the constants against the log: at every message, the batches that CEILING
+and FLOOR (the chat view) and CCEILING and CFLOOR (the compaction view) make
+must be the logged ones, merges and shrinking flag, and a message without a
+logged batch must be one where they make none (its last message aside,
+completed as below); a built node may not be longer than NODE. A
+contradiction is a StoreError naming the constants, the values given, the
+record (or T) and both batches, and nothing is written. Constants that the
+log cannot tell apart (a FLOOR below any size the view ever reached, say)
+make the same batches, and those given are stored. A
 `constants.json` without `profile` was written before profiles were stored,
 when every chat ran SPEC's profile: it stands for SPEC's profile.
 
@@ -101,10 +124,14 @@ from impl.errors import Closed, Locked, ReadOnly, Refused, StoreError, WriteFail
 from impl.planner import Planner, check_message
 from impl.profile import OPTIONS, Profile
 from impl.text import size
-from impl.tree import Node
+from impl.tree import Node, name
 
 Clock = Callable[[], datetime]
 """The time now, timezone-aware; injected so tests choose the dates."""
+
+HELD: dict[tuple[int, int], list[bool]] = {}
+"""The lock files this process holds, by (device, inode): for each open
+Chat on it, whether it writes."""
 
 SHAPE = ("node", "ceiling", "floor", "cceiling", "cfloor")
 """The constants a chat keeps for life: its logged decisions depend on them."""
@@ -317,6 +344,7 @@ class Store:
                 raise StoreError(f"{self.path}: cannot be made: {_why(error)}") from None
         elif not (self.path / "main").is_dir():
             raise StoreError(f"{self.path}: not a chat directory (no main/)")
+        self._held: tuple[int, int] | None = None
         self._lock = self._take_lock()
         self._newest = {
             folder: max((p.name for p in (self.path / folder).glob("*.jsonl")), default="")
@@ -339,15 +367,25 @@ class Store:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise StoreError(f"{lock}: not a regular file; the lock must be one")
             mode = fcntl.LOCK_SH if self.read_only else fcntl.LOCK_EX
+            held = os.fstat(fd)
+            key = (held.st_dev, held.st_ino)
             try:
                 fcntl.flock(fd, mode | fcntl.LOCK_NB)
             except BlockingIOError:
+                if key in HELD:
+                    how = "for writing" if any(HELD[key]) else "read only"
+                    raise Locked(
+                        f"{lock}: the chat is already open ({how}) in this process "
+                        f"(pid {os.getpid()}); close that Chat first, or use it"
+                    ) from None
                 owner = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
                 raise Locked(
                     f"{lock}: the chat is open in another live process (pid {owner})"
                 ) from None
             if not self.read_only:
                 self._own(fd, lock)
+            HELD.setdefault(key, []).append(not self.read_only)
+            self._held = key
         except BaseException:
             os.close(fd)
             raise
@@ -380,6 +418,12 @@ class Store:
                     os.ftruncate(self._lock, 0)
             os.close(self._lock)
             self._lock = -1
+        if self._held is not None:
+            modes = HELD[self._held]
+            modes.remove(not self.read_only)
+            if not modes:
+                del HELD[self._held]
+            self._held = None
 
     def check(self, write: bool) -> None:
         """Refuse any call once closed or after a failed write, and a call
@@ -434,10 +478,19 @@ class Store:
         self._newest[folder] = max(today, self._newest[folder])
         return self.path / folder / self._newest[folder]
 
-    def log_message(self, i: int, kind: str, text: str) -> str:
-        """Log message i; returns its date (SPEC 6)."""
+    def log_message(self, i: int, kind: str, text: str, part: tuple[int, int] | None = None) -> str:
+        """Log message i, part k of n of a split append when `part` is
+        (k, n); returns its date (SPEC 6, module doc)."""
         date = self.clock().isoformat(timespec="seconds")
-        record = {"i": i, "kind": kind, "text": text, "size": size(text), "date": date}
+        record: dict[str, Any] = {
+            "i": i,
+            "kind": kind,
+            "text": text,
+            "size": size(text),
+            "date": date,
+        }
+        if part is not None:
+            record["part"] = list(part)
         self._append(self._day("main"), _encode(record))
         return date
 
@@ -474,8 +527,13 @@ class Store:
         path = self.path / "constants.json"
         planner = Planner(*_settings_for(path, stored, constants, profile))
         main, tree = read_log(self.path / "main"), read_log(self.path / "tree")
+        saved = self._saved_view()
+        cut = _cut_append(main, tree)
+        if cut is not None and saved is not None and saved["t"] > cut:
+            saved = None  # saved inside the append cut short: written again below
         dates, messages = _messages(main)
-        fold = _Fold(planner, messages, self._saved_view())
+        checking = self.path / "tree" if stored is None else None
+        fold = _Fold(planner, messages, saved, checking)
         for line in tree.lines:
             fold.record(line)
         repairs = fold.finish()
@@ -535,6 +593,55 @@ class Store:
         return saved
 
 
+def _cut_append(main: Log, tree: Log) -> int | None:
+    """When the main log ends in a split append cut short (module doc): the
+    id of its first message, after taking its messages and the tree records
+    logged after them out of the logs, marked to be skipped; else None."""
+    if not main.lines:
+        return None
+    last = main.lines[-1]
+    part = last.record.get("part")
+    if part is None:
+        return None
+    if (
+        not isinstance(part, list)
+        or len(part) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in part)
+        or not 0 <= part[0] < part[1]
+        or part[0] >= len(main.lines)
+    ):
+        raise StoreError(f"{last.where()}: field 'part' must be [k, n] with 0 <= k < n")
+    k, n = part
+    if k == n - 1:
+        return None
+    cut = main.lines[len(main.lines) - k - 1 :]
+    for j, line in enumerate(cut):
+        if line.record.get("part") != [j, n]:
+            raise StoreError(f"{line.where()}: part {j} of {n} of a split append expected")
+    first = len(main.lines) - k - 1
+    later = len(tree.lines)
+    while later and _t_past(tree.lines[later - 1], first):
+        later -= 1
+    gone = tree.lines[later:]
+    warnings.warn(
+        f"{cut[0].where()}: messages {first} to {first + k} of an append of {n} messages, "
+        "cut short, skipped",
+        stacklevel=3,
+    )
+    for log, lines in ((main, cut), (tree, gone)):
+        del log.lines[len(log.lines) - len(lines) :]
+        for path in dict.fromkeys(line.path for line in lines):
+            marks = b"".join(_encode({"torn": ln.number}) for ln in lines if ln.path == path)
+            log.marks.append((path, marks))
+    return first
+
+
+def _t_past(line: Line, first: int) -> bool:
+    """Whether a tree record was logged after message `first` was."""
+    t = line.record.get("t")
+    return isinstance(t, int) and t > first
+
+
 def _why(error: OSError, writing: bool = True) -> str:
     """An OSError's problem in words, with a hint where one helps."""
     why = error.strerror or str(error)
@@ -574,11 +681,48 @@ def _saved(planner: Planner) -> dict[str, Any]:
     }
 
 
+Batch = tuple[tuple[Node, ...], bool] | None
+"""A batch of one view: the parents it made and its shrinking flag; None
+when no batch ran."""
+
+
+def _expected_batches(p: Planner) -> dict[str, Batch]:
+    """The batches the planner's constants make after the message just
+    admitted (SPEC 3.3, 3.4), worked out on copies of the views."""
+    c = p.constants
+    chat = p.chat.copy()
+    ran = chat.receive(c.ceiling, c.floor)
+    expected: dict[str, Batch] = {"chat": (chat.merges, chat.shrinking) if ran else None}
+    if chat.merges:
+        cview = chat.copy()
+        cview.batch(c.cfloor)
+        ran = True
+    else:
+        cview = p.cview.copy()
+        ran = cview.receive(c.cceiling, c.cfloor)
+    expected["compaction"] = (cview.merges, cview.shrinking) if ran else None
+    return expected
+
+
+def _batch_words(batch: Batch) -> str:
+    if batch is None:
+        return "no batch"
+    merges, shrinking = batch
+    made = ", ".join(map(name, merges)) or "nothing"
+    return f"a batch merging {made}{', still shrinking' if shrinking else ''}"
+
+
 class _Fold:
-    """Replays the tree log over the messages (see the module doc)."""
+    """Replays the tree log over the messages (see the module doc). With
+    `checking` (the tree folder of a chat without constants.json), the
+    planner's constants are checked against the logged batches and nodes."""
 
     def __init__(
-        self, planner: Planner, messages: list[tuple[str, str]], saved: dict[str, Any] | None
+        self,
+        planner: Planner,
+        messages: list[tuple[str, str]],
+        saved: dict[str, Any] | None,
+        checking: Path | None = None,
     ) -> None:
         self.planner = planner
         self.messages = messages
@@ -587,6 +731,30 @@ class _Fold:
         self.unlogged: list[Node] = []
         self.batches: list[str] = []
         self.other = False
+        self.checking = checking
+        self.expected: dict[str, Batch] = {}
+
+    def _contradiction(self, where: str, which: str, logged: Batch) -> StoreError:
+        c = self.planner.constants
+        names = "ceiling, floor" if which == "chat" else "cceiling, cfloor"
+        values = (c.ceiling, c.floor) if which == "chat" else (c.cceiling, c.cfloor)
+        return StoreError(
+            f"{where}: no constants.json (a chat made before constants were stored), and the "
+            f"log contradicts the constants given: under {names} = {values[0]}, {values[1]} "
+            f"the {which} view at T={self.planner.count} makes "
+            f"{_batch_words(self.expected[which])}, the log holds {_batch_words(logged)}; "
+            "open the chat with the constants it was made with"
+        )
+
+    def _check_missing(self) -> None:
+        """The message's batches are all logged by now: none that the
+        constants make may be missing."""
+        if self.checking is None:
+            return
+        for which in ("chat", "compaction"):
+            if which not in self.batches and self.expected.get(which) is not None:
+                raise self._contradiction(str(self.checking), which, None)
+        self.expected = {}
 
     def _compare_saved(self) -> None:
         """Compare view.json when the fold stands at its T (SPEC 6)."""
@@ -600,9 +768,12 @@ class _Fold:
 
     def _admit(self) -> None:
         self._compare_saved()
+        self._check_missing()
         kind, text = self.messages[self.planner.count]
         self.unlogged = self.planner.admit(kind, text)
         self.batches, self.other = [], False
+        if self.checking is not None:
+            self.expected = _expected_batches(self.planner)
 
     def record(self, line: Line) -> None:
         p = self.planner
@@ -618,6 +789,7 @@ class _Fold:
             if "batch" in line.record:
                 self._batch(line)
             elif "fail" in line.record:
+                self._check_missing()
                 p.fold_failure(_node(line, line.record["fail"]))
                 self.other = True
             else:
@@ -640,7 +812,13 @@ class _Fold:
         if not isinstance(merges, list):
             raise StoreError(f"{line.where()}: batch without a merges list")
         nodes = [_node(line, m) for m in merges]
-        self.planner.fold_batch(which == "compaction", nodes, line.record.get("shrinking") is True)
+        shrinking = line.record.get("shrinking") is True
+        if self.checking is not None:
+            if which == "compaction" and not self.batches and self.expected.get("chat"):
+                raise self._contradiction(line.where(), "chat", None)
+            if self.expected.get(which) != (tuple(nodes), shrinking):
+                raise self._contradiction(line.where(), which, (tuple(nodes), shrinking))
+        self.planner.fold_batch(which == "compaction", nodes, shrinking)
         self.batches.append(which)
 
     def _node(self, line: Line) -> None:
@@ -648,12 +826,20 @@ class _Fold:
         text = _field(line, "text", str)
         if _field(line, "size", int) != size(text):
             raise StoreError(f"{line.where()}: size does not match the text")
+        if self.checking is not None and size(text) > self.planner.constants.node:
+            raise StoreError(
+                f"{line.where()}: no constants.json (a chat made before constants were "
+                f"stored), and node {name(node)} holds {size(text)} bytes, more than the "
+                f"node = {self.planner.constants.node} given; open the chat with the "
+                "constants it was made with"
+            )
         if node in self.unlogged:
             self.unlogged.remove(node)
             self.planner.fold_build(node, text)
         elif self.planner.tree.is_built(node):
             raise StoreError(f"{line.where()}: node {node} is logged twice")
         else:
+            self._check_missing()
             self.other = True
             self.unlogged += self.planner.fold_build(node, text)[1:]
 

@@ -1,15 +1,19 @@
 """`python -m laws`: check every law of SPEC 8 and print one table.
 
-Exit 0 when every law that ran holds (or is not applicable under the engine
-profile given), 1 when a law is broken or changed since LAWS.lock, 2 on a
-usage error, a damaged LAWS.lock, or a HARNESS ERROR (the histories or a
-check failed outside every law).
+Exit 0 when no law that ran is broken: each holds, is not applicable under
+the engine profile given, or is INCONCLUSIVE (a prover or solver ran out of
+its budget before deciding: no counterexample, not counted as holding, said
+in the table, in a paragraph of its own and on the last line); 1 when a law
+is broken or changed since LAWS.lock; 2 on a usage error, a damaged
+LAWS.lock, or a HARNESS ERROR (the histories or a check failed outside
+every law).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import queue
 import random
 import sys
 import threading
@@ -24,12 +28,12 @@ from pathlib import Path
 from laws import lock
 from laws.all import all_laws
 from laws.history import HEARTBEAT, Verdicts, check_step_laws, merged
-from laws.registry import PROFILES, Broken, Held, Law, NotApplicable, Profile
+from laws.registry import PROFILES, Broken, Held, Inconclusive, Law, NotApplicable, Profile
 from model.profile import Profile as EngineProfile
 from model.profile import deviations, from_options
 from scenarios.format import loads
 
-Result = Held | Broken | NotApplicable
+Result = Held | Broken | NotApplicable | Inconclusive
 
 DATABASE = Path(".hypothesis-deep")
 """Where an exploring run keeps the examples that failed, between nights."""
@@ -61,15 +65,15 @@ def ticking(name: str) -> Iterator[None]:
 
 def check_law(name: str, profile: Profile) -> tuple[Result, float]:
     """Run one check law by name (in the worker process). Anything it raises
-    but a Broken is that law broken, with the exception."""
+    but a Broken or an Inconclusive is that law broken, with the exception."""
     law = next(law for law in all_laws() if law.name == name)
     began = time.perf_counter()
     progress(f"{law.name}")
     try:
         with ticking(law.name):
             result: Result = law.function(profile)
-    except Broken as broken:
-        result = broken
+    except (Broken, Inconclusive) as outcome:
+        result = outcome
     except Exception as error:
         result = Broken(law.name, law.statement, f"{type(error).__name__}: {error}")
     return result, time.perf_counter() - began
@@ -168,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     if summary:
         print(summary)
     broken = [r for r in results.values() if isinstance(r, Broken)]
-    for result in broken:
+    unsure = [r for r in results.values() if isinstance(r, Inconclusive)]
+    for result in [*broken, *unsure]:
         print(f"\n{result}")
     for line in changed:
         print(f"\nLAWS.lock: {line}")
@@ -179,18 +184,24 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if broken or changed:
         print(
-            f"\n{len(broken)} of {len(chosen)} laws BROKEN, {len(changed)} lock problems "
-            f"({total:.1f} s)"
+            f"\n{len(broken)} of {len(chosen)} laws BROKEN, "
+            + (f"{len(unsure)} INCONCLUSIVE, " if unsure else "")
+            + f"{len(changed)} lock problems ({total:.1f} s)"
         )
         return 1
     idle = [r for r in results.values() if isinstance(r, NotApplicable)]
-    held = len(chosen) - len(idle)
+    held = len(chosen) - len(idle) - len(unsure)
     under = f", {len(idle)} NOT APPLICABLE" if idle else ""
+    if unsure:
+        under += (
+            f", {len(unsure)} INCONCLUSIVE ({', '.join(r.law for r in unsure)}: a prover ran "
+            "out of its budget; no counterexample, not counted as holding)"
+        )
     if engine is not None:
         differ = deviations(engine)
         under += f" (engine profile: {'; '.join(differ) if differ else 'SPEC'})"
     if len(chosen) == len(laws):
-        word = "ALL " if not idle else ""
+        word = "ALL " if not idle and not unsure else ""
         print(f"{word}{held} LAWS HOLD{under} ({total:.1f} s, profile {profile.name})")
     else:
         print(f"{held} OF {len(laws)} LAWS HOLD{under}, THE REST NOT RUN ({total:.1f} s)")
@@ -246,6 +257,26 @@ def check_all(names: list[str], profile: Profile, out: Queue[tuple[str, Result, 
         out.put((name, result, seconds))
 
 
+def next_verdict(
+    done: Queue[tuple[str, Result, float]], worker: Process
+) -> tuple[str, Result, float]:
+    """The check laws' process's next verdict; RuntimeError (a HARNESS
+    ERROR) when that process ended without giving it (killed, crashed),
+    instead of waiting for it forever."""
+    while True:
+        try:
+            return done.get(timeout=1.0)
+        except queue.Empty:
+            if worker.is_alive():
+                continue
+        try:  # what it put just before it ended
+            return done.get(timeout=1.0)
+        except queue.Empty:
+            raise RuntimeError(
+                f"the check laws' process ended (exit {worker.exitcode}) before it judged them all"
+            ) from None
+
+
 def run(
     chosen: list[Law],
     profile: Profile,
@@ -282,7 +313,7 @@ def run(
         for _ in checks:
             if profile.first_break and any(isinstance(r, Broken) for r in results.values()):
                 break
-            name, results[name], seconds[name] = done.get()
+            name, results[name], seconds[name] = next_verdict(done, worker)
     finally:
         worker.terminate()
         worker.join()
@@ -295,7 +326,7 @@ def run(
 
 def print_table(chosen: list[Law], results: dict[str, Result], seconds: dict[str, float]) -> None:
     width = max(len(law.name) for law in chosen)
-    print(f"{'law':<{width}}  {'result':<6}  {'seconds':>7}  strength")
+    print(f"{'law':<{width}}  {'result':<12}  {'seconds':>7}  strength")
     for law in chosen:
         result = results.get(law.name)
         if isinstance(result, Held):
@@ -304,9 +335,11 @@ def print_table(chosen: list[Law], results: dict[str, Result], seconds: dict[str
             verdict, strength = "n/a", result.why
         elif isinstance(result, Broken):
             verdict, strength = "BROKEN", "see below"
+        elif isinstance(result, Inconclusive):
+            verdict, strength = "INCONCLUSIVE", "a prover ran out of its budget: see below"
         else:
             verdict, strength = "-", "not reached (the harness failed first)"
-        print(f"{law.name:<{width}}  {verdict:<6}  {seconds.get(law.name, 0):7.2f}  {strength}")
+        print(f"{law.name:<{width}}  {verdict:<12}  {seconds.get(law.name, 0):7.2f}  {strength}")
 
 
 if __name__ == "__main__":

@@ -96,7 +96,7 @@ BREAKS = [
     Break(
         "ties broken toward the newest pair",
         "model/view.py",
-        (("order(count, view[k], view[best])", "not order(count, view[best], view[k])"),),
+        (("order(count, pair, best)", "not order(count, best, pair)"),),
         "laws",
         ("fit_merges_most_due",),
     ),
@@ -105,8 +105,8 @@ BREAKS = [
         "model/cview.py",
         (
             (
-                "batch = views.fit_bytes(chat.view, count, tree, cfloor, chat.size)",
-                "batch = views.fit_bytes(chat.view, count, tree, cceiling, chat.size)",
+                "views.fit_bytes(chat.view, count, tree, cfloor, chat.size, chat.pairs)",
+                "views.fit_bytes(chat.view, count, tree, cceiling, chat.size, chat.pairs)",
             ),
         ),
         "laws",
@@ -215,8 +215,8 @@ BREAKS = [
         (
             ("if queue.waiting and profile.need_first:", "if queue.waiting:"),
             (
-                "if queue.waiting and profile.need_first and node not in view:",
-                "if queue.waiting and node not in view:",
+                "if queue.waiting and profile.need_first and not is_line(view, node):",
+                "if queue.waiting and not is_line(view, node):",
             ),
             ("    if not need_first:\n        return replace(queue, waiting=True)\n", ""),
         ),
@@ -335,7 +335,8 @@ class Outcome:
 @dataclass(frozen=True)
 class Gate:
     """What a gate's process did: its exit code (None when it was stopped),
-    what it printed, and whether it was stopped at its first catch or timed out."""
+    what it printed, and whether it was stopped at its first catch or out of
+    its budget (run_process says which, on its last line)."""
 
     code: int | None
     output: str
@@ -352,7 +353,7 @@ def classify(gate: str, run: Gate) -> Outcome:
     ERROR), or an exit that disagrees with what was printed."""
     tail = run.output[-3000:]
     if run.timed_out:
-        return Outcome(HARNESS, why=f"the gate timed out\n{tail}")
+        return Outcome(HARNESS, why=f"the gate was stopped, out of its budget\n{tail}")
     if gate == "laws":
         caught = tuple(LAW_BROKEN.findall(run.output))
         if run.code == 2 or "HARNESS ERROR" in run.output:
@@ -426,11 +427,40 @@ def apply(copy: Path, mutation: Break) -> None:
     Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
 
 
+STALL = 600.0
+"""Wall seconds a gate may use no CPU at all before it counts as hung."""
+
+
+def group_cpu(group: int) -> float | None:
+    """CPU seconds used so far by the processes of process group `group`,
+    with the children they have waited for (Linux's /proc); None without
+    /proc."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    ticks = 0
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path("/proc", entry, "stat").read_text()
+        except OSError:
+            continue
+        # After the command's name: state, ppid, pgrp, ..., utime, stime, cutime, cstime.
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if int(fields[2]) == group:
+            ticks += sum(int(f) for f in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def run_process(command: list[str], copy: Path, seconds: float, stop: bool, **env: str) -> Gate:
     """Run a gate's command in the copy (with `env` beside the copy's own), in
     its own process group, reading what it prints as it comes; with `stop`,
     kill the group at the first FAIL line. The group is killed too when it
-    runs past `seconds`."""
+    has used `seconds` of CPU (summed over its processes: a loaded machine
+    gives it the same budget as a quiet one), or when it used none for
+    STALL wall seconds (hung); without /proc, after `seconds` of wall time."""
     process = subprocess.Popen(
         [sys.executable, *command],
         cwd=copy,
@@ -440,7 +470,8 @@ def run_process(command: list[str], copy: Path, seconds: float, stop: bool, **en
         text=True,
         start_new_session=True,
     )
-    expired = threading.Event()
+    expired: list[str] = []
+    ended = threading.Event()
 
     def kill() -> None:
         try:
@@ -448,12 +479,25 @@ def run_process(command: list[str], copy: Path, seconds: float, stop: bool, **en
         except ProcessLookupError:
             pass
 
-    def expire() -> None:
-        expired.set()
-        kill()
+    def watch() -> None:
+        began = progressed = time.monotonic()
+        used = 0.0
+        while not ended.wait(0.5):
+            now, cpu = time.monotonic(), group_cpu(process.pid)
+            if cpu is None and now - began > seconds:
+                expired.append(f"the gate ran past {seconds:g} s (no /proc to count its CPU)")
+            elif cpu is not None and cpu > seconds:
+                expired.append(f"the gate used more than {seconds:g} CPU seconds")
+            elif cpu is not None and cpu > used:
+                used, progressed = cpu, now
+            elif now - progressed > STALL:
+                expired.append(f"the gate used no CPU for {STALL:g} s: hung")
+            if expired:
+                kill()
+                return
 
-    timer = threading.Timer(seconds, expire)
-    timer.start()
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     lines: list[str] = []
     stopped = False
     assert process.stdout is not None
@@ -467,9 +511,11 @@ def run_process(command: list[str], copy: Path, seconds: float, stop: bool, **en
         process.stdout.close()
         code = process.wait()
     finally:
-        timer.cancel()
+        ended.set()
+        watcher.join()
     kill()  # a worker the gate left behind
-    return Gate(None if stopped else code, "".join(lines), stopped, expired.is_set())
+    lines.extend(f"\nmutants: {why}\n" for why in expired)
+    return Gate(None if stopped else code, "".join(lines), stopped, bool(expired))
 
 
 def ordered_scenarios(copy: Path, first: tuple[str, ...]) -> list[str]:
@@ -580,7 +626,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", metavar="TEXT", help="breaks whose name holds TEXT")
     parser.add_argument("--first-catch", action="store_true", help="stop each gate at a catch")
     parser.add_argument("--jobs", type=int, default=2, help="breaks run at once (default 2)")
-    parser.add_argument("--timeout", type=float, default=1800, help="seconds per gate run")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=1800,
+        help="CPU seconds per gate run, summed over its processes (default 1800)",
+    )
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs is at least 1")

@@ -143,7 +143,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, help="the sample's seed (with --laws)")
     parser.add_argument("--profile", choices=("ci", "deep"), default="ci")
     parser.add_argument("--jobs", type=int, default=2, help="mutants checked at once")
-    parser.add_argument("--timeout", type=float, default=600, help="seconds per mutant")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=600,
+        help="CPU seconds per mutant's laws run, summed over its processes (default 600)",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="optchat-mutation-") as scratch:
         copy = scratch_copy(Path(scratch))

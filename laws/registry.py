@@ -7,7 +7,14 @@ first paragraph states it in one sentence. There are two shapes:
   after) and asserts; the history runner checks it after every step of
   every generated history whose engine profile it applies to;
 - a *check law* takes the run's `Profile` and returns a `Held` saying how
-  strongly it holds, or raises `Broken`.
+  strongly it holds, or raises `Broken`, or raises `Inconclusive` when a
+  prover or solver ran out of its budget before deciding.
+
+A prover out of budget is never a counterexample: Z3 runs under a resource
+limit (`rlimit`, counted in Z3's own steps, the same on every machine),
+CrossHair under budgets of CPU seconds, so a slow or loaded machine decides
+exactly what a quiet one does; a wall-clock limit remains only as a safety
+net against a hung prover, and running past it is `Inconclusive`.
 
 A law may be switched off by an engine profile (SPEC 8, 10): its `off`
 names the option that does, or gives None where it applies.
@@ -34,7 +41,8 @@ class Profile:
     """How hard a run tries: `ci` is the gate, `deep` is for nightly runs.
     A run with a `seed` explores (new cases each seed, failures kept in the
     example `database` folder); without one it is derandomized, the same
-    cases every run."""
+    cases every run. `crosshair_seconds` is CrossHair's budget per condition,
+    in CPU seconds."""
 
     name: str
     histories: int
@@ -168,15 +176,42 @@ class Broken(Exception):
         )
 
 
+@dataclass
+class Inconclusive(Exception):
+    """A law that was neither shown to hold nor broken: a prover or solver
+    ran out of its budget (`why` says which, and how far it got). Never
+    counted as holding, never as broken: the run says so in the table and
+    on its last line, and exits 0 (README, "Reading make laws")."""
+
+    law: str
+    statement: str
+    why: str
+
+    def __reduce__(self) -> tuple[type[Inconclusive], tuple[Any, ...]]:
+        return Inconclusive, (self.law, self.statement, self.why)
+
+    def __str__(self) -> str:
+        return f"INCONCLUSIVE: {self.law}\n  says: {self.statement}\n  why:\n{indent(self.why)}"
+
+
 def proved(function: Callable[..., Any], *proofs: Proof) -> str:
     """The strengths of Z3 proofs for a law, joined; Broken with the first
-    failing proof's counterexample when one does not hold."""
+    refuted proof's counterexample when one is refuted, else Inconclusive
+    when Z3 could not decide one within its resource limit."""
     for proof in proofs:
-        if not proof.holds:
+        if not proof.holds and proof.decided:
             raise Broken(
                 function.__name__,
                 statement_of(function),
                 f"Z3 ({proof.name}): {proof.counterexample}",
+            )
+    for proof in proofs:
+        if not proof.decided:
+            raise Inconclusive(
+                function.__name__,
+                statement_of(function),
+                f"Z3 ({proof.name}) could not decide within its resource limit, "
+                f"which is no counterexample: {proof.counterexample}",
             )
     return "; ".join(f"{p.strength} [Z3 {p.name}, {p.seconds:.1f} s]" for p in proofs)
 

@@ -8,7 +8,7 @@ from model import tree as trees
 from model import view as views
 from model.bits import Bits
 from model.node import Node
-from model.sawtooth import Sawtooth, receive
+from model.sawtooth import Sawtooth, batched, receive
 from model.tree import Tree
 from model.view import View
 
@@ -26,8 +26,9 @@ def follow(
     batch merged, the chat view merged further down to CFLOOR; otherwise the
     leaf appended, merged down to CFLOOR when over CCEILING or still shrinking."""
     if chat.merges:
-        batch = views.fit_bytes(chat.view, count, tree, cfloor, chat.size)
-        return Sawtooth(batch.view, batch.weight > cfloor, batch.merges, batch.weight)
+        return batched(
+            views.fit_bytes(chat.view, count, tree, cfloor, chat.size, chat.pairs), cfloor
+        )
     return receive(csaw, leaf, count, tree, cceiling, cfloor)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from model import bits
 from model import node as nodes
 from model import tree as trees
+from model import view as views
 from model.constants import Constants
 from model.errors import Refused
 from model.node import Node
@@ -69,6 +70,11 @@ def after_build(queue: Queue, built: Built) -> Queue:
     )
 
 
+def is_line(view: View, node: Node) -> bool:
+    """Whether a node is a line of the view (SPEC 3, 4: what a waiting turn needs)."""
+    return views.position(view, node) is not None
+
+
 def leaf_may_start(queue: Queue, leaf: Node, ahead: int) -> bool:
     """A leaf may start once fewer than AHEAD leaves before it are unbuilt,
     started or not (SPEC 4)."""
@@ -91,8 +97,7 @@ def candidates(
     leaves = queue.unbuilt if lifted else queue.unbuilt[: constants.ahead]
     work = [leaf for leaf in leaves if leaf not in busy]
     if queue.waiting and profile.need_first:
-        lines = set(view)
-        work = [leaf for leaf in work if leaf in lines and not trees.is_built(tree, leaf)]
+        work = [leaf for leaf in work if is_line(view, leaf) and not trees.is_built(tree, leaf)]
     else:
         work += [merge for merge in queue.ready if merge not in busy]
     return tuple(work[:room])
@@ -116,7 +121,7 @@ def check_start(
         raise Refused("built_once", f"{name} is already built")
     if node in queue.running:
         raise Refused("one_call_per_node", f"a call for {name} is already running")
-    if queue.waiting and profile.need_first and node not in view:
+    if queue.waiting and profile.need_first and not is_line(view, node):
         raise Refused("need_first", f"a turn waits and {name} is not a line of the view")
     if len(queue.running) >= constants.jobs:
         raise Refused("jobs_bound", f"{constants.jobs} calls already run")

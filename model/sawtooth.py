@@ -5,24 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from model import text as texts
+from model import tree as trees
 from model import view as views
 from model.bits import Bits
 from model.constants import PLACEHOLDER
 from model.node import Node
 from model.tree import Tree
-from model.view import View
+from model.view import Pairs, View
 
 
 @dataclass(frozen=True, slots=True)
 class Sawtooth:
     """A view with its shrinking flag (SPEC 3.3), the parents the last batch
-    made (empty when no batch ran), and the view's size in bytes (SPEC 3),
-    kept with the view because every message and every turn reads it."""
+    made (empty when no batch ran), and, kept with the view because every
+    message and every turn reads them, its size in bytes (SPEC 3) and its
+    mergeable pairs (SPEC 3.1)."""
 
     view: View
     shrinking: bool
     merges: tuple[Node, ...] = ()
     size: int = 0
+    pairs: Pairs = ()
 
 
 def receive(
@@ -33,16 +36,26 @@ def receive(
     shrinking when the batch stops above `floor` (SPEC 3.3)."""
     grown = saw.view + (leaf,)
     size = saw.size + views.line_size(tree, leaf)
+    pairs = views.appended(grown, saw.pairs, lambda n: trees.is_built(tree, n))
     if not (saw.shrinking or size > ceiling):
-        return Sawtooth(grown, False, (), size)
-    batch = views.fit_bytes(grown, count, tree, floor, size)
-    return Sawtooth(batch.view, batch.weight > floor, batch.merges, batch.weight)
+        return Sawtooth(grown, False, (), size, pairs)
+    return batched(views.fit_bytes(grown, count, tree, floor, size, pairs), floor)
+
+
+def batched(batch: views.Fit, floor: int) -> Sawtooth:
+    """The view a batch to `floor` left, shrinking when it stopped above
+    `floor` (SPEC 3.3)."""
+    return Sawtooth(batch.view, batch.weight > floor, batch.merges, batch.weight, batch.pairs)
 
 
 def resized(saw: Sawtooth, tree: Tree, built: tuple[Node, ...]) -> Sawtooth:
     """The same view after `built` were built: a built line replaces its
-    placeholder, which changes only the size (SPEC 3.3)."""
+    placeholder, which changes only the size, and a pair whose parent was
+    built becomes mergeable (SPEC 3.1, 3.3)."""
     change = sum(
-        views.line_size(tree, node) - texts.size(PLACEHOLDER) for node in built if node in saw.view
+        views.line_size(tree, node) - texts.size(PLACEHOLDER)
+        for node in built
+        if views.position(saw.view, node) is not None
     )
-    return Sawtooth(saw.view, saw.shrinking, saw.merges, saw.size + change)
+    pairs = views.with_built(saw.view, saw.pairs, built, lambda n: trees.is_built(tree, n))
+    return Sawtooth(saw.view, saw.shrinking, saw.merges, saw.size + change, pairs)

@@ -1,14 +1,19 @@
-"""Views: lists of nodes tiling the chat, their size, and merging (SPEC 3, 3.1).
+"""Views: lists of nodes tiling the chat, their size, their mergeable pairs,
+and merging (SPEC 3, 3.1).
 
-A view is a tuple of nodes, oldest first. Views are short (hundreds of
-lines), so a merge builds a new tuple.
+A view is a tuple of nodes, oldest first. A merge builds a new tuple. The
+view's mergeable pairs are few, and they change only where the view changes
+(a line appended, a pair merged) or where a parent is built, so a batch keeps
+them (`Pairs`) and picks the most due among them instead of reading every
+line of the view at every merge.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from model import bits
 from model import node as nodes
 from model import text as texts
 from model import tree as trees
@@ -20,6 +25,9 @@ from model.tree import Tree
 
 View = tuple[Node, ...]
 
+Pairs = tuple[Node, ...]
+"""A view's mergeable pairs, each named by its older line, oldest first (SPEC 3.1)."""
+
 
 def line_size(tree: Tree, node: Node) -> int:
     """A line's size: its node's raw text, or the placeholder's 29 bytes (SPEC 3)."""
@@ -30,6 +38,25 @@ def line_size(tree: Tree, node: Node) -> int:
 def size(view: View, tree: Tree) -> int:
     """The sum of the view's line sizes (SPEC 3)."""
     return sum(line_size(tree, line) for line in view)
+
+
+def line_at(view: View, message: Bits) -> int:
+    """The position of the line holding a logged message. The view tiles the
+    chat oldest first, so it is found by halving the view (SPEC 3)."""
+    low, high = 0, len(view)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if bits.less(message, nodes.first(view[middle])):
+            high = middle
+        else:
+            low = middle
+    return low
+
+
+def position(view: View, node: Node) -> int | None:
+    """Where `node` is a line of the view, or None (SPEC 3)."""
+    k = line_at(view, nodes.first(node)) if view else 0
+    return k if k < len(view) and view[k] == node else None
 
 
 def is_pair(view: View, k: int) -> bool:
@@ -46,14 +73,26 @@ def is_mergeable(view: View, k: int, built: Built) -> bool:
     return is_pair(view, k) and built(nodes.parent(view[k]))
 
 
+def mergeable_pairs(view: View, built: Built) -> Pairs:
+    """Every mergeable pair of the view, oldest first (SPEC 3.1)."""
+    return tuple(view[k] for k in range(len(view) - 1) if is_mergeable(view, k, built))
+
+
+def most_due_of(pairs: Iterable[Node], count: Bits, order: Order = more_due) -> Node | None:
+    """The most due of `pairs` (given oldest first), the oldest among equals;
+    None when there is none (SPEC 3.1)."""
+    best: Node | None = None
+    for pair in pairs:
+        if best is None or order(count, pair, best):
+            best = pair
+    return best
+
+
 def most_due(view: View, count: Bits, built: Built, order: Order = more_due) -> int | None:
     """The position of the most due mergeable pair, the oldest among equals;
     None when no pair is mergeable (SPEC 3.1)."""
-    best: int | None = None
-    for k in range(len(view) - 1):
-        if is_mergeable(view, k, built) and (best is None or order(count, view[k], view[best])):
-            best = k
-    return best
+    best = most_due_of(mergeable_pairs(view, built), count, order)
+    return None if best is None else line_at(view, nodes.first(best))
 
 
 def merge(view: View, k: int) -> View:
@@ -61,14 +100,47 @@ def merge(view: View, k: int) -> View:
     return view[:k] + (nodes.parent(view[k]),) + view[k + 2 :]
 
 
+def appended(view: View, pairs: Pairs, built: Built) -> Pairs:
+    """The mergeable pairs once the view's last line was appended to it: the
+    two last lines may have become one (SPEC 3.1, 3.3)."""
+    k = len(view) - 2
+    return pairs + (view[k],) if k >= 0 and is_mergeable(view, k, built) else pairs
+
+
+def _merged(view: View, pairs: Pairs, pair: Node, k: int, built: Built) -> Pairs:
+    """The mergeable pairs once `pair` became the parent at k of `view`: it
+    leaves them, and the parent may make one with a neighbour, in its place
+    in age (SPEC 3.1)."""
+    made = tuple(view[j] for j in (k - 1, k) if j >= 0 and is_mergeable(view, j, built))
+    at = pairs.index(pair)
+    return pairs[:at] + made + pairs[at + 1 :]
+
+
+def with_built(view: View, pairs: Pairs, parents: Iterable[Node], built: Built) -> Pairs:
+    """The mergeable pairs once `parents` were built: a pair of the view whose
+    parent is one of them becomes mergeable, in its place in age (SPEC 3.1)."""
+    for parent in parents:
+        if parent.level == 0:
+            continue
+        half, _ = nodes.halves(parent)
+        k = position(view, half)
+        if k is None or half in pairs or not is_mergeable(view, k, built):
+            continue
+        first = nodes.first(half)
+        older = sum(1 for p in pairs if bits.less(nodes.first(p), first))
+        pairs = pairs[:older] + (half,) + pairs[older:]
+    return pairs
+
+
 @dataclass(frozen=True, slots=True)
 class Fit:
-    """A view after a batch, the parents the batch made, in order, and the
-    view's weight at the end (SPEC 3.1)."""
+    """A view after a batch, the parents the batch made, in order, the view's
+    weight at the end, and its mergeable pairs (SPEC 3.1)."""
 
     view: View
     merges: tuple[Node, ...]
     weight: int
+    pairs: Pairs
 
 
 def fit(
@@ -79,29 +151,41 @@ def fit(
     budget: int,
     order: Order = more_due,
     total: int | None = None,
+    pairs: Pairs | None = None,
 ) -> Fit:
     """Merge the most due mergeable pair while the view weighs more than
     `budget` (the sum of its lines' weights, `total` when the caller knows
-    it) and a pair is mergeable (SPEC 3.1)."""
+    it) and a pair is mergeable (`pairs`, when the caller keeps them)
+    (SPEC 3.1)."""
     if total is None:
         total = sum(weight(line) for line in view)
+    if pairs is None:
+        pairs = mergeable_pairs(view, built)
     merges: list[Node] = []
     while total > budget:
-        k = most_due(view, count, built, order)
-        if k is None:
+        pair = most_due_of(pairs, count, order)
+        if pair is None:
             break
-        up = nodes.parent(view[k])
-        total += weight(up) - weight(view[k]) - weight(view[k + 1])
+        k = line_at(view, nodes.first(pair))
+        up = nodes.parent(pair)
+        total += weight(up) - weight(pair) - weight(view[k + 1])
         merges.append(up)
         view = merge(view, k)
-    return Fit(view, tuple(merges), total)
+        pairs = _merged(view, pairs, pair, k, built)
+    return Fit(view, tuple(merges), total, pairs)
 
 
 def fit_bytes(
-    view: View, count: Bits, tree: Tree, budget: int, size: int, order: Order = more_due
+    view: View,
+    count: Bits,
+    tree: Tree,
+    budget: int,
+    size: int,
+    pairs: Pairs,
+    order: Order = more_due,
 ) -> Fit:
-    """`fit` to a byte budget: merge a view of `size` bytes until it is at
-    most `budget` (SPEC 3.3)."""
+    """`fit` to a byte budget: merge a view of `size` bytes, whose mergeable
+    pairs are `pairs`, until it is at most `budget` (SPEC 3.3)."""
     return fit(
         view,
         count,
@@ -110,4 +194,5 @@ def fit_bytes(
         budget,
         order,
         size,
+        pairs,
     )

@@ -160,6 +160,11 @@ def check_header(header: Any, path: str) -> None:
     unknown = set(header) - {"format", "generator", "seed", "constants", "notes"}
     if unknown:
         raise _fail(path, 1, f"unknown header field {sorted(unknown)[0]!r}")
+    if not isinstance(header.get("generator", ""), str):
+        raise _fail(path, 1, f"generator must be a string, not {header['generator']!r:.60}")
+    seed = header.get("seed")
+    if seed is not None and not _is_type(seed, int):
+        raise _fail(path, 1, f"seed must be an integer or null, not {seed!r:.60}")
     if not isinstance(header.get("notes", {}), dict):
         raise _fail(path, 1, f"notes must be a JSON object, not {header['notes']!r:.40}")
     constants = header.get("constants")

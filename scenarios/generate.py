@@ -33,6 +33,7 @@ from typing import Any
 from numpy.random import PCG64, Generator
 
 from model import bits, machine
+from model import node as nodes
 from model.constants import KINDS, Constants
 from model.errors import Refused
 from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait, Zoom
@@ -612,6 +613,10 @@ SMALL_CHAT = Chat(dict.fromkeys(KINDS, ((5, 0, 40), (4, 60, 200), (1, 200, 600))
 """Short chats at NODE 64: free leaves, leaves that need a call, a few long ones."""
 
 
+SMALL_LATE = "late: 250 outcomes in 1000 fail, 100 nodes in 1000 fail every time"
+"""The compactor of the refusal families (`Late(rng, 250, 100, 8)`)."""
+
+
 def small_constants(rng: Generator) -> Constants:
     """Budgets of a few lines, so that batches, shrinking views, ready merges
     beyond the queue's room and the FAILURES cap come within a hundred events;
@@ -714,10 +719,143 @@ def refusal(rule: str, number: int) -> Scenario:
             "family": "refused",
             "rule": rule,
             "budgets": "small, see constants",
-            "compactor": "late: 250 outcomes in 1000 fail, 100 nodes in 1000 fail every time",
+            "compactor": SMALL_LATE,
             "refusals": broken,
         }
     )
+
+
+PAIRS = (
+    ("kind", "utf8"),
+    ("node_exists", "need_first"),
+    ("node_exists", "jobs_bound"),
+    ("node_exists", "ahead_bound"),
+    ("node_exists", "merge_needs_halves"),
+    ("built_once", "need_first"),
+    ("built_once", "jobs_bound"),
+    ("built_once", "ahead_bound"),
+    ("one_call_per_node", "jobs_bound"),
+    ("need_first", "jobs_bound"),
+    ("need_first", "retry_waits"),
+    ("need_first", "merge_needs_halves"),
+    ("jobs_bound", "retry_waits"),
+    ("jobs_bound", "ahead_bound"),
+    ("jobs_bound", "merge_needs_halves"),
+    ("end_needs_running", "utf8"),
+    ("end_needs_running", "line_fits"),
+    ("utf8", "line_fits"),
+    ("settle_needs_wait", "settle_needs_summaries"),
+)
+"""The pairs of rules of SPEC 4.1 one event can break together, and no other
+rule, under SPEC's own profile, the first in the table's order first. The
+others cannot meet: `queue_order` is what a start breaking no other rule
+breaks; a node's call runs only while it exists unbuilt and, being unbuilt,
+it stays a line of the view (no `need_first`), holds both halves (no
+`merge_needs_halves`), is no held node and, as a leaf, started within AHEAD
+and stays within it (no `ahead_bound`); a held node exists unbuilt, within
+AHEAD, with its halves; a built node's call neither runs nor is held; and
+an unbuilt leaf is a line of the view. (`ahead_in_wait: false` lets a leaf
+start beyond AHEAD while a turn waits, so that it may run or be held beyond
+it afterwards; the corpus keeps no profile with that option and driven
+calls.)"""
+
+
+def broken_rules(state: machine.State, event: Event) -> tuple[str, ...]:
+    """Every rule of SPEC 4.1 `event` breaks in `state`, in the table's
+    order, each read from the table's own words (not from the model's
+    checks); `queue_order` and rules of the events no pair holds are left
+    out."""
+    q, c, t = state.queue, state.constants, state.count
+    if isinstance(event, Message):
+        found = {"kind": event.kind not in KINDS, "utf8": not _is_utf8(event.text)}
+    elif isinstance(event, End):
+        line = str(event.line)
+        size = len(line.encode("utf-8", "surrogatepass"))
+        found = {
+            "end_needs_running": event.node not in q.running,
+            "utf8": not _is_utf8(line),
+            "line_fits": not 1 <= size <= c.node,
+        }
+    elif isinstance(event, Settle):
+        found = {
+            "settle_needs_wait": not q.waiting,
+            "settle_needs_summaries": not machine.settled(state),
+        }
+    elif isinstance(event, Start):
+        node = event.node
+        exists = not bits.less(t, nodes.end(node))
+        leaves_before = sum(1 for leaf in q.unbuilt if bits.less(leaf.index, node.index))
+        found = {
+            "node_exists": not exists,
+            "built_once": machine.text(state, node) is not None,
+            "one_call_per_node": node in q.running,
+            "need_first": q.waiting and node not in machine.view(state),
+            "jobs_bound": len(q.running) >= c.jobs,
+            "retry_waits": node in q.held,
+            "ahead_bound": node.level == 0 and leaves_before >= c.ahead,
+            "merge_needs_halves": node.level > 0
+            and not all(machine.text(state, half) is not None for half in nodes.halves(node)),
+        }
+    else:
+        return ()
+    return tuple(rule for rule, broken in found.items() if broken)
+
+
+def _is_utf8(text: str) -> bool:
+    """Whether `text` has a UTF-8 form: it holds no surrogate code point (SPEC 1)."""
+    return not any("\ud800" <= c <= "\udfff" for c in text)
+
+
+def pair_probes(run: Run) -> Iterator[tuple[Event, dict[str, Any]]]:
+    """Events that may break two rules at once in the run's state, each with
+    its record: unknown kinds with text that has no UTF-8 form, ends with
+    lines of no UTF-8 form, empty or too long, settles, and starts."""
+    node = run.constants.node
+    yield Message("bot", "a\ud800"), {"event": "message", "kind": "bot", "text": "a\ud800"}
+    yield Settle(), {"event": "settle"}
+    t = bits.to_int(run.state.count)
+    ends = list(run.state.queue.running)
+    ends += [Node(level, bits.from_int(max(0, (t >> level) - 1))) for level in range(2)]
+    for n in ends:
+        for line in ("a\ud800", "x" * node + "\ud800", ""):
+            yield End(n, line), {"event": "end", "node": node_list(n), "line": line}
+    for level in range(4):
+        for index in range((t >> level) + 2):
+            n = Node(level, bits.from_int(index))
+            yield Start(n), {"event": "start", "node": node_list(n)}
+
+
+def both(first: str, second: str) -> Scenario:
+    """A short chat at small budgets that reaches, at least twice, a state
+    where one event breaks both `first` and `second` (and no other rule),
+    and sends it, marked with `first`: SPEC 4.1 names the first rule of its
+    order. The first seed of the pair whose chat gets there is kept."""
+    for attempt in range(40):
+        seed = 40_000 + 100 * PAIRS.index((first, second)) + attempt
+        rng = Generator(PCG64(seed))
+        run = Run(small_constants(rng), seed, rng)
+        late = Late(rng, fail_permille=250, stuck_permille=100, fast=8)
+        broken = 0
+        while len(run.events) < 400 and broken < 2:
+            found = [
+                p for p in pair_probes(run) if broken_rules(run.state, p[0]) == (first, second)
+            ]
+            if found:
+                event, record = found[int(rng.integers(len(found)))]
+                run.refuse(event, record, first)
+                broken += 1
+            wander(run, SMALL_CHAT, late)
+        if broken == 2:
+            return run.scenario(
+                {
+                    "family": "both",
+                    "rules": [first, second],
+                    "budgets": "small, see constants",
+                    "compactor": SMALL_LATE,
+                    "refusals": broken,
+                }
+            )
+    raise GenerationError(f"both_{first}_{second}: no seed reached an event breaking both")
 
 
 def chooser(number: int) -> Scenario:
@@ -781,6 +919,9 @@ def corpus() -> dict[str, Callable[[], Scenario]]:
     recipes.update({f"random_{k:02d}": partial(randomized, k) for k in range(24)})
     for rule in RULES:
         recipes.update({f"refused_{rule}_{k}": partial(refusal, rule, k) for k in range(3)})
+    recipes.update(
+        {f"both_{first}_{second}": partial(both, first, second) for first, second in PAIRS}
+    )
     recipes.update({f"chooser_{k}": partial(chooser, k) for k in range(3)})
     recipes.update({f"zoom_{k}": partial(zooms, k) for k in range(3)})
     recipes["empty_chat"] = empty_chat

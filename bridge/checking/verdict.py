@@ -28,6 +28,16 @@ class Verdict:
     notes: list[str] = field(default_factory=list)
     delivery: Delivery | None = None
     """The events delivered under the profile, when the replay went to the end."""
+    engine: str = ""
+    """The name the engine gave itself in its answer to the header ("engine")."""
+    profile: dict[str, Any] | None = None
+    """The profile it was checked under, as bridge/formats/profile.py writes one."""
+    family: str = ""
+    """The scenario's family (its header's `notes.family`), or ""."""
+    page: str | None = None
+    """The HTML page written for it (`corpus --report`), relative to that folder."""
+    stderr: str = ""
+    """The end of what the engine wrote on stderr, when it failed."""
 
 
 class Skipped(Exception):
@@ -45,6 +55,36 @@ def outcome(verdict: Verdict, known: set[str]) -> str:
     return verdict.status
 
 
+SECTIONS = {
+    "refused": "SPEC 4.1",
+    "started": "SPEC 10",
+    "line": "SPEC 5",
+    "zoom": "SPEC 3.5",
+    "render_timed_out_crc": "SPEC 4",
+    "size": "SPEC 3",
+    "shrinking": "SPEC 3.3",
+    "merges": "SPEC 3.3",
+    "cmerges": "SPEC 3.4",
+    "view_digest": "SPEC 3",
+    "cview_digest": "SPEC 3.4",
+    "queue": "SPEC 4",
+    "queue_waiting": "SPEC 4",
+    "view": "SPEC 3",
+    "cview": "SPEC 3.4",
+    "render_crc": "SPEC 3",
+    "contexts_crc": "SPEC 3.4",
+    "render": "SPEC 3",
+    "render_timed_out": "SPEC 4",
+    "contexts": "SPEC 3.4",
+}
+"""The SPEC section each answer field states (bridge/PROTOCOL.md, "Answers to events")."""
+
+
+def section(name: str) -> str | None:
+    """The SPEC section of an answer field; None for a field SPEC does not define."""
+    return SECTIONS.get(name)
+
+
 def divergence_json(found: Divergence) -> dict[str, Any]:
     """The first divergence as the machine-readable reports give it."""
 
@@ -56,6 +96,7 @@ def divergence_json(found: Divergence) -> dict[str, Any]:
         "file_line": None if found.position is None else found.position + 2,
         "event": found.event,
         "field": found.field,
+        "spec_section": section(found.field),
         "expected": value(found.expected),
         "found": value(found.found),
         "later": found.later,

@@ -13,9 +13,12 @@ from bridge.checking.delivery import delivery, notes
 from bridge.checking.shrink import diverges, shrink
 from bridge.checking.verdict import Skipped
 from bridge.cli.options import Commands, checking, engine_options
+from bridge.formats.layout import unique_name
 from bridge.formats.profile import agreement
+from bridge.formats.usage import program
 from bridge.outputs.page import write_divergence_report
-from bridge.outputs.regressions import REGRESSIONS, slug, write_regression
+from bridge.outputs.regressions import REGRESSIONS, write_regression
+from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import make_engine, replay_checked
 from bridge.wire.inprocess import ModelEngine
 from scenarios.format import read
@@ -35,10 +38,11 @@ def add_parser(commands: Commands) -> None:
 def run(args: argparse.Namespace) -> int:
     path: Path = args.file
     scenario = read(path)
+    check_folder(args.regressions, "--regressions")
     options = checking(args)
     subject = make_engine(options)
     try:
-        profile, result = replay_checked(path, scenario, subject, options)
+        profile, result, _ = replay_checked(path, scenario, subject, options)
     except Skipped as skipped:
         print(f"SKIPPED {path}: {skipped}")
         return 0
@@ -69,11 +73,19 @@ def run(args: argparse.Namespace) -> int:
             "events_before": len(scenario.events),
         },
     )
-    target = write_regression(small, profile, args.regressions, f"{path.stem}-{slug(subject.name)}")
+    name = unique_name(path, subject.name)
+    target = write_regression(small, profile, args.regressions, name)
+    again = f"{program()} compare {target} --engine {json.dumps(subject.name)}"
     page = write_divergence_report(
-        target.with_suffix(".html"), scenario, found, ("model", subject.name), profile, small
+        target.with_suffix(".html"),
+        scenario,
+        found,
+        ("model", subject.name),
+        profile,
+        small,
+        command=again,
     )
     print(f"shrunk to {len(small.events)} of {len(scenario.events)} events: {target}")
     print(f"the divergence shown: {page}")
-    print(f"replay it: python -m bridge compare {target} --engine {json.dumps(subject.name)}")
+    print(f"replay it: {again}")
     return 1

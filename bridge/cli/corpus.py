@@ -13,10 +13,12 @@ from bridge.checking.delivery import percent
 from bridge.checking.verdict import Verdict, outcome
 from bridge.cli.options import Commands, checking, engine_options
 from bridge.formats.layout import choose, files
-from bridge.formats.usage import UsageError, load_known
+from bridge.formats.usage import UsageError, load_known, program
+from bridge.outputs.index import write_index
 from bridge.outputs.json_report import write_json
 from bridge.outputs.junit import write_junit
 from bridge.outputs.page import write_divergence_report
+from bridge.outputs.writing import check_file, check_folder
 from bridge.runs.corpus import Run, check_all
 from bridge.runs.expect import corpus_version
 
@@ -62,7 +64,18 @@ def run(args: argparse.Namespace) -> int:
     if not paths:
         raise UsageError("no scenario left to check (see --only and --skip)")
     known = load_known(args.known_failures)
-    options = checking(args, quiet=args.jobs > 1, report=args.report, page=write_divergence_report)
+    for option, path in (("--junit-xml", args.junit_xml), ("--json", args.json)):
+        if path is not None:
+            check_file(path, option)
+    if args.report is not None:
+        check_folder(args.report, "--report")
+    options = checking(
+        args,
+        quiet=args.jobs > 1,
+        report=args.report,
+        page=write_divergence_report,
+        program=program(),
+    )
     began = time.monotonic()
     verdicts = []
     said = ""
@@ -99,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
         write_junit(run_report, args.junit_xml)
     if args.json:
         write_json(run_report, args.json)
+    if args.report is not None:
+        print(f"the report: {write_index(run_report, args.report)}")
     counts = {o: outcomes.count(o) for o in dict.fromkeys(outcomes)}
     if counts.get("ok", 0) + counts.get("expected failure", 0) == len(paths):
         xfail = counts.get("expected failure", 0)

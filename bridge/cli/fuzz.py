@@ -13,10 +13,12 @@ from pathlib import Path
 from bridge.checking.compare import add_states
 from bridge.checking.shrink import marked
 from bridge.cli.options import Commands, engine_options, positive, positive_int
+from bridge.formats.layout import slug
 from bridge.formats.profile import agreement
 from bridge.formats.usage import read_profile
 from bridge.outputs.page import write_divergence_report
-from bridge.outputs.regressions import REGRESSIONS, slug, write_regression
+from bridge.outputs.regressions import REGRESSIONS, write_regression
+from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import Options, make_engine
 from bridge.runs.fuzz import DEFAULT_SECONDS, search, shrink_starts, smallest, started
 from bridge.wire.engine import Engine, EngineFault
@@ -60,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if seconds is None and args.histories is None:
         seconds = DEFAULT_SECONDS
     options = Options(args.engine, args.timeout, read_profile(args.profile))
+    check_folder(args.regressions, "--regressions")
     subject = make_engine(options)
     try:
         return fuzz(args, options, subject, seed, seconds)

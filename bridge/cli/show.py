@@ -13,6 +13,7 @@ from bridge.formats.profile import SPEC, ProfileError
 from bridge.formats.usage import UsageError, read_profile
 from bridge.outputs.page import NoSuchEvent, write_report
 from bridge.outputs.sawtooth import write_sawtooth
+from bridge.outputs.writing import check_file
 from scenarios.format import ScenarioError, read
 
 
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"-o {output}: name an .html file (the report) or .svg (the sawtooth)")
         scenario = read(args.file)
         given = read_profile(args.profile)
+        check_file(output, "-o")
         if output.suffix == ".svg":
             write_sawtooth(output, scenario, given or SPEC)
         else:

@@ -17,7 +17,7 @@ PROFILES = SCENARIOS / "profiles"
 
 
 def spec() -> Path:
-    """SPEC.md: `bridge/SPEC.md` in a wheel (setup.py copies it there), the
+    """SPEC.md: `bridge/SPEC.md` in a wheel (release/files.py ships it there), the
     project root's in a clone."""
     packaged = BRIDGE / "SPEC.md"
     return packaged if packaged.is_file() else BRIDGE.parent / "SPEC.md"
@@ -32,6 +32,7 @@ def documents() -> dict[str, Path]:
         "scenario schema": SCENARIOS / "schema.json",
         "transcript schema": SCENARIOS / "transcript.schema.json",
         "answer schema": BRIDGE / "answer.schema.json",
+        "report schema": BRIDGE / "report.schema.json",
         "corpus": SCENARIOS / "corpus",
         "expected transcripts": SCENARIOS / "expected",
         "corpus version": SCENARIOS / "expected" / "CORPUS.json",

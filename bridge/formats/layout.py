@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import re
 from pathlib import Path
 
 from bridge.formats import transcript
@@ -73,3 +74,20 @@ def read_checked(path: Path) -> Scenario:
         if header is not None and header.scenario_sha256 == hashlib.sha256(data).hexdigest():
             return parse(file_lines(data), str(path), checked=False)
     return parse(file_lines(data), str(path))
+
+
+def slug(command: str) -> str:
+    """A file-name part naming an engine: readable, and unique to the whole
+    command (a hash of it), so two engines never share a file."""
+    words = re.sub(r"[^A-Za-z0-9]+", "-", command).strip("-")[:40] or "engine"
+    return f"{words}-{hashlib.sha256(command.encode()).hexdigest()[:8]}"
+
+
+def unique_name(scenario: Path, engine: str) -> str:
+    """A file name (without suffix) for what one engine did on one scenario
+    file: its stem (in safe characters), a hash of its whole path and the engine's slug, so that
+    two scenarios of one name in other folders, or two engines, never share
+    a regression or a page."""
+    where = hashlib.sha256(str(scenario.resolve()).encode("utf-8", "surrogateescape"))
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", scenario.stem).strip("-") or "scenario"
+    return f"{stem}-{where.hexdigest()[:8]}-{slug(engine)}"

@@ -62,17 +62,22 @@ def encode(records: Iterable[Record]) -> bytes:
     return "".join(line(r) + "\n" for r in records).encode("utf-8")
 
 
-def write(header: Header, body: bytes, path: Path) -> None:
-    """Write a transcript (its header, then `body`); gzip-compressed
-    (reproducibly) when `path` ends in .gz."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def packed(header: Header, body: bytes, path: Path) -> bytes:
+    """A transcript's bytes (its header, then `body`) as file `path` holds
+    them: gzip-compressed (reproducibly) when it ends in .gz."""
     data = (line(header.to_json()) + "\n").encode("utf-8") + body
     if path.suffix == ".gz":
         buffer = io.BytesIO()
-        with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, filename="") as packed:
-            packed.write(data)
+        with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, filename="") as out:
+            out.write(data)
         data = buffer.getvalue()
-    path.write_bytes(data)
+    return data
+
+
+def write(header: Header, body: bytes, path: Path) -> None:
+    """Write a transcript (its header, then `body`), see `packed`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(packed(header, body, path))
 
 
 def _open(path: Path) -> io.BufferedIOBase:

@@ -3,11 +3,25 @@ of known failures; a mistake in either is a UsageError, said in one line."""
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 
 from bridge.formats.profile import parse
 from model.profile import Profile
 from scenarios.format import loads
+
+
+def program() -> str:
+    """The runner as the user started it, for a command a report or hint
+    repeats: `optchat-spec` when installed, `python3 FILE.pyz` for the
+    single-file runner, `python -m bridge` from a clone."""
+    started = Path(sys.argv[0] if sys.argv and sys.argv[0] else "")
+    if started.suffix == ".pyz":
+        return f"python3 {shlex.quote(str(started))}"
+    if started.name.startswith("optchat-spec"):
+        return "optchat-spec"
+    return "python -m bridge"
 
 
 class UsageError(Exception):

@@ -5,11 +5,11 @@ and the events up to it (or the shrunk scenario's)."""
 from __future__ import annotations
 
 import difflib
-from html import escape
 from typing import Any
 
 from bridge.checking.against import Comparison
 from bridge.checking.compare import show, split_lines
+from bridge.outputs.markup import escape
 from bridge.outputs.trace import said
 from model.constants import PLACEHOLDER
 from scenarios.format import Scenario
@@ -44,14 +44,28 @@ def built_lines(render: Any, count: int) -> list[bool] | None:
     return [row.partition("|")[2] != PLACEHOLDER for row in rows]
 
 
-def side(state: dict[str, Any], other: dict[str, Any]) -> list[list[Any]]:
-    """One side's view at the divergence as the page draws it: `[level,
-    index, built, differs]` per line, built as its render shows, differing
-    when the other side's view lacks the line."""
-    view = well_formed(state.get("view"))
-    theirs = set(well_formed(other.get("view")))
-    built = built_lines(state.get("render"), len(view)) or [True] * len(view)
+def side(state: dict[str, Any], other: dict[str, Any], which: str) -> list[list[Any]]:
+    """One side's view (`view` or `cview`) at the divergence as the page
+    draws it: `[level, index, built, differs]` per line, differing when the
+    other side's view lacks the line. Whether a line is built is only what
+    that side said: its render's placeholders for the chat view; nothing
+    (None, drawn neutral) for the compaction view, or when the render does
+    not hold one row per line."""
+    view = well_formed(state.get(which))
+    theirs = set(well_formed(other.get(which)))
+    said = built_lines(state.get("render"), len(view)) if which == "view" else None
+    built: list[bool | None] = list(said) if said is not None else [None] * len(view)
     return [[*line, b, line not in theirs] for line, b in zip(view, built, strict=True)]
+
+
+COMPACTION_FIELDS = ("cmerges", "cview_digest", "cview", "contexts_crc", "contexts")
+"""The answer fields about the compaction view (SPEC 3.4)."""
+
+
+def compaction_shown(name: str, expected: dict[str, Any], found: dict[str, Any]) -> bool:
+    """Whether a divergence page draws both compaction views: when they
+    differ, or the diverging field is about them."""
+    return name in COMPACTION_FIELDS or expected.get("cview") != found.get("cview")
 
 
 def render_diff(expected: Any, found: Any, names: tuple[str, str]) -> str:
@@ -101,16 +115,24 @@ def divergence_section(
         parts.append("<p>The engine's whole state there could not be had (it failed again).</p>")
     else:
         expected, engine_state = found.states
-        views = {"expected": side(expected, engine_state), "found": side(engine_state, expected)}
+        views: dict[str, Any] = {}
+        for view, words in (("view", "the chat view"), ("cview", "the compaction view")):
+            if view == "cview" and not compaction_shown(found.field, expected, engine_state):
+                continue
+            prefix = "" if view == "view" else "c"
+            for which, who, state, other in (
+                ("expected", names[0], expected, engine_state),
+                ("found", names[1], engine_state, expected),
+            ):
+                lines = side(state, other, view)
+                views[prefix + which] = lines
+                differ = sum(1 for line in lines if line[3])
+                parts.append(
+                    f"<h3>{escape(who)}: {words}, {len(lines)} lines, {differ} not in the other "
+                    "(red below it)</h3>"
+                    f'<svg id="{prefix}{which}-bar" class="bar"></svg>'
+                )
         data = {"T": messages, **views}
-        for which, who in (("expected", names[0]), ("found", names[1])):
-            lines = len(views[which])
-            differ = sum(1 for line in views[which] if line[3])
-            parts.append(
-                f"<h3>{escape(who)}: the chat view, {lines} lines, {differ} not in the other "
-                "(red below it)</h3>"
-                f'<svg id="{which}-bar" class="bar"></svg>'
-            )
         parts += [
             "<h3>The renders (SPEC 3)</h3>",
             render_diff(expected.get("render"), engine_state.get("render"), names),

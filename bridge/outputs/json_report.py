@@ -1,5 +1,6 @@
-"""A corpus run as JSON, for CI: each scenario's verdict, with the first
-divergence's values."""
+"""A corpus run as JSON, for CI: what ran (runner, corpus, engine, profile)
+and each scenario's verdict, with the first divergence's values and SPEC
+section. The form is bridge/report.schema.json."""
 
 from __future__ import annotations
 
@@ -7,11 +8,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bridge import __version__
 from bridge.checking.verdict import outcome
+from bridge.outputs.writing import write_whole
 from bridge.runs.corpus import Run
+
+FORMAT = "optchat-spec-report/1"
 
 
 def to_json(run: Run) -> dict[str, Any]:
+    """The run as the JSON report holds it (bridge/report.schema.json)."""
     counts: dict[str, int] = {}
     cases = []
     for verdict in run.verdicts:
@@ -21,18 +27,24 @@ def to_json(run: Run) -> dict[str, Any]:
             {
                 "scenario": verdict.path.name,
                 "path": str(verdict.path),
+                "family": verdict.family,
                 "status": seen,
                 "seconds": round(verdict.seconds, 3),
                 "answers": verdict.answers,
                 "reason": verdict.reason,
                 "divergence": verdict.divergence,
                 "notes": verdict.notes,
+                "page": verdict.page,
             }
         )
     return {
-        "engine": run.engine,
-        "agreement": run.agreement,
+        "format": FORMAT,
+        "runner_version": __version__,
         "corpus_version": run.corpus_version,
+        "engine": run.engine,
+        "engine_name": next((v.engine for v in run.verdicts if v.engine), None),
+        "profile": next((v.profile for v in run.verdicts if v.profile is not None), None),
+        "agreement": run.agreement,
         "seconds": round(run.seconds, 3),
         "counts": counts,
         "scenarios": cases,
@@ -40,5 +52,6 @@ def to_json(run: Run) -> dict[str, Any]:
 
 
 def write_json(run: Run, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(to_json(run), indent=2, ensure_ascii=False) + "\n", "utf-8")
+    """Write the report whole; text no UTF-8 holds (a lone surrogate an
+    engine answered) is kept as its `\\u` escape."""
+    write_whole(path, json.dumps(to_json(run), indent=2, ensure_ascii=True) + "\n")

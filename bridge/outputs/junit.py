@@ -1,59 +1,92 @@
-"""A corpus run as JUnit XML, for CI: one test case per scenario."""
+"""A corpus run as JUnit XML, for CI: one test case per scenario, named by
+its family (or folder), with what ran as the suite's properties."""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from bridge.checking.verdict import outcome
+from bridge import __version__
+from bridge.checking.verdict import Verdict, outcome
+from bridge.outputs.markup import visible
+from bridge.outputs.writing import write_whole
 from bridge.runs.corpus import Run
+
+
+def classname(verdict: Verdict) -> str:
+    """A test case's class: its folder, and its family when the scenario names one."""
+    parts = [verdict.path.parent.name or "scenarios", verdict.family]
+    return ".".join(visible(part) for part in parts if part)
+
+
+def add(parent: ET.Element, tag: str, text: str | None = None, **attributes: str) -> ET.Element:
+    """A child element whose attributes and text hold only characters XML 1.0 allows."""
+    child = ET.SubElement(parent, tag, {k: visible(v) for k, v in attributes.items()})
+    if text is not None:
+        child.text = visible(text)
+    return child
+
+
+def test_case(suite: ET.Element, verdict: Verdict, seen: str) -> str | None:
+    """The scenario's test case; which tally it counts in, if any."""
+    case = add(
+        suite,
+        "testcase",
+        classname=classname(verdict),
+        name=verdict.path.stem,
+        file=str(verdict.path),
+        time=f"{verdict.seconds:.3f}",
+    )
+    counted = None
+    if seen == "FAIL":
+        counted = "failures"
+        section = (verdict.divergence or {}).get("spec_section")
+        message = verdict.reason + (f" ({section})" if section else "")
+        add(case, "failure", verdict.report or verdict.reason, message=message, type="divergence")
+    elif seen == "UNEXPECTED PASS":
+        counted = "failures"
+        add(
+            case,
+            "failure",
+            type="unexpected pass",
+            message="listed as a known failure, but agrees: take it off the list",
+        )
+    elif seen in ("FAULT", "BAD", "ERROR"):
+        counted = "errors"
+        add(case, "error", verdict.reason, message=verdict.reason.split("\n")[0], type=seen)
+    elif seen in ("SKIPPED", "expected failure"):
+        counted = "skipped"
+        add(case, "skipped", message=f"{seen}: {verdict.reason}")
+    if verdict.notes:
+        add(case, "system-out", "\n".join(verdict.notes))
+    if verdict.stderr:
+        add(case, "system-err", verdict.stderr)
+    return counted
 
 
 def write_junit(run: Run, path: Path) -> None:
     """JUnit XML: one testsuite, one testcase per scenario; a divergence is a
     failure, an engine fault or bad scenario an error, SKIPPED a skip."""
-    suite = ET.Element("testsuite", name=f"optchat-spec corpus ({run.engine})")
-    properties = ET.SubElement(suite, "properties")
+    suite = ET.Element("testsuite", name=visible(f"optchat-spec corpus ({run.engine})"))
+    properties = add(suite, "properties")
+    profile = next((v.profile for v in run.verdicts if v.profile is not None), None)
     for name, value in (
+        ("runner_version", __version__),
         ("engine", run.engine),
+        ("engine_name", next((v.engine for v in run.verdicts if v.engine), "")),
+        ("profile", json.dumps(profile, sort_keys=True) if profile is not None else ""),
         ("agreement", run.agreement),
         ("corpus_version", str(run.corpus_version)),
     ):
-        ET.SubElement(properties, "property", name=name, value=value)
+        add(properties, "property", name=name, value=value)
     tally = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for verdict in run.verdicts:
         tally["tests"] += 1
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            classname=f"corpus.{verdict.path.parent.name}",
-            name=verdict.path.stem,
-            time=f"{verdict.seconds:.3f}",
-        )
-        seen = outcome(verdict, run.known)
-        if seen == "FAIL":
-            tally["failures"] += 1
-            failure = ET.SubElement(case, "failure", message=verdict.reason, type="divergence")
-            failure.text = verdict.report or verdict.reason
-        elif seen == "UNEXPECTED PASS":
-            tally["failures"] += 1
-            ET.SubElement(
-                case,
-                "failure",
-                type="unexpected pass",
-                message="listed as a known failure, but agrees: take it off the list",
-            )
-        elif seen in ("FAULT", "BAD", "ERROR"):
-            tally["errors"] += 1
-            error = ET.SubElement(case, "error", message=verdict.reason.split("\n")[0], type=seen)
-            error.text = verdict.reason
-        elif seen in ("SKIPPED", "expected failure"):
-            tally["skipped"] += 1
-            ET.SubElement(case, "skipped", message=f"{seen}: {verdict.reason}")
-        if verdict.notes:
-            ET.SubElement(case, "system-out").text = "\n".join(verdict.notes)
+        counted = test_case(suite, verdict, outcome(verdict, run.known))
+        if counted is not None:
+            tally[counted] += 1
     for name, count in tally.items():
         suite.set(name, str(count))
     suite.set("time", f"{run.seconds:.3f}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+    write_whole(path, ET.tostring(suite, encoding="utf-8", xml_declaration=True))

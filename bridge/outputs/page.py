@@ -6,9 +6,11 @@ events (SPEC 3.3, 3.4), the views at an event as tiling bars over the
 messages with the running and queued calls (SPEC 3, 4), and, at a
 divergence, both sides' views there, the differing lines marked, the two
 renders' diff and the shrunk scenario's events. The page loads nothing: its
-pictures are inline SVG, a Content-Security-Policy forbids any fetch, and a
-small inline script moves through the events, whose views are computed here
-at every batch and at a few hundred more events.
+pictures are inline SVG, a Content-Security-Policy forbids any fetch and any
+script but its own (by its hash), and a small inline script moves through
+the events, whose views are computed here at every batch and at a few
+hundred more events. Every value from the scenario, the profile or an
+engine reaches the page escaped for where it goes (bridge/outputs/markup.py).
 
 A bar is as wide as the messages each line covers (linear); a log scale by
 age, where the recent fine lines are as readable as the old coarse ones, is
@@ -17,8 +19,8 @@ one click away.
 
 from __future__ import annotations
 
-import json
-from html import escape
+import base64
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +28,10 @@ from bridge.checking.against import Comparison
 from bridge.checking.compare import Divergence
 from bridge.formats.profile import SPEC, agreement
 from bridge.outputs.divergence import divergence_section
+from bridge.outputs.markup import escape, script_json
 from bridge.outputs.sawtooth import sawtooth
 from bridge.outputs.trace import Replay, replay
+from bridge.outputs.writing import write_whole
 from model.profile import Profile
 from scenarios.format import Scenario
 
@@ -55,12 +59,13 @@ svg{max-width:100%;height:auto}svg.bar{width:100%;display:block}
 .events{border-collapse:collapse;font-size:12px}
 .events td,.events th{padding:1px 8px;text-align:left}
 code{font-size:12px;word-break:break-all}
+.command,.stderr{background:#f7f7f7;padding:8px;white-space:pre-wrap;word-break:break-all}
 """
 
 SCRIPT = """
 "use strict";
 const D = JSON.parse(document.getElementById("data").textContent);
-const NS = "http://www.w3.org/2000/svg", W = 1000, BAR = 44, LANE = 7;
+const NS = "http://www.w3.org/2000/svg", W = 1000, BAR = 44, LANE = 7, UNSAID = "#c8c8c8";
 const $ = (id) => document.getElementById(id);
 function add(parent, tag, attrs, words) {
   const node = document.createElementNS(NS, tag);
@@ -88,16 +93,18 @@ function draw(svg, lines, T, calls) {
   const x = scale(T), top = D.palette.length - 1;
   for (const [l, i, built, differs] of lines) {
     const a = x(i * 2 ** l), b = x((i + 1) * 2 ** l);
-    const kind = ["line", b - a < 3 && "thin", !built && "unbuilt", differs && "differs"];
-    const fill = built ? D.palette[Math.min(l, top)] : "url(#hatch)";
+    const kind = ["line", b - a < 3 && "thin", built === false && "unbuilt",
+      built === null && "unsaid", differs && "differs"];
+    const fill = built === null ? UNSAID : built ? D.palette[Math.min(l, top)] : "url(#hatch)";
     const width = Math.max(b - a, 0.3);
     const seg = add(svg, "rect", {class: kind.filter(Boolean).join(" "), x: a, y: 0, width,
       height: BAR, fill});
-    const notes = (built ? "" : ", not built yet") + (differs ? ", not in the other view" : "");
+    const state = {true: "", false: ", not built yet", null: ", built or not: not said"}[built];
+    const notes = state + (differs ? ", not in the other view" : "");
     add(seg, "title", {}, `${name(l, i)}: level ${l}${notes}`);
     const under = {class: "differs-mark", x: a, y: BAR + 1, width: Math.max(b - a, 2), height: 5};
     if (differs) add(svg, "rect", under);
-    const shade = l > top / 2 ? "on-dark" : "";
+    const shade = l > top / 2 && built !== null ? "on-dark" : "";
     if (b - a > 46) add(svg, "text", {x: (a + b) / 2, y: BAR / 2 + 4, class: shade}, name(l, i));
   }
   for (const [row, kind, nodes] of calls) {
@@ -114,15 +121,10 @@ const slider = $("slider"), saw = $("sawtooth");
 const left = +saw.dataset.left, right = +saw.dataset.right, count = +saw.dataset.count;
 const cursor = add(saw, "line", {y1: saw.dataset.top, y2: saw.dataset.bottom, stroke: "#000"});
 const xOf = (k) => left + ((right - left) * k) / Math.max(count - 1, 1);
-const bytes = (n) => n.toLocaleString("en");
 function show(n) {
   const s = D.stops[n];
   slider.value = n;
-  const batch = s.m || s.cm ? ` · batch: ${s.m} chat merges, ${s.cm} compaction merges` : "";
-  $("said").textContent = `event ${s.at}: ${s.e} · ${bytes(s.T)} messages · chat view ` +
-    `${s.v.length} lines, ${bytes(s.size)} bytes${s.shrinking ? ", shrinking" : ""} · compaction ` +
-    `view ${s.c.length} lines, ${bytes(s.csize)} bytes · ${s.r.length} running, ` +
-    `${s.q.length} queued${batch}`;
+  $("said").textContent = s.s;
   draw($("chat-bar"), decode(s.v), s.T, [[0, "running", s.r], [1, "queued", s.q]]);
   draw($("cview-bar"), decode(s.c), s.T, []);
   cursor.setAttribute("x1", xOf(s.k));
@@ -131,8 +133,9 @@ function show(n) {
 function drawDivergence() {
   const d = D.divergence;
   if (!d) return;
-  draw($("expected-bar"), d.expected, d.T, []);
-  draw($("found-bar"), d.found, d.T, []);
+  for (const which of ["expected", "found", "cexpected", "cfound"]) {
+    if (d[which]) draw($(`${which}-bar`), d[which], d.T, []);
+  }
 }
 function nearest(k) {
   let best = 0;
@@ -163,8 +166,14 @@ HATCH = (
     "</defs></svg>"
 )
 
-POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
-"""The page may load nothing: no fetch, font, image or script from anywhere."""
+SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
+POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; "
+    f"script-src '{SCRIPT_HASH}'; base-uri 'none'; form-action 'none'"
+)
+"""The page may load nothing (no fetch, font, image or script from anywhere)
+and run no script but SCRIPT, named by its hash: not an inline handler, not a
+script element a scenario's text might smuggle in."""
 
 
 def facts(scenario: Scenario, profile: Profile, trace: Replay) -> str:
@@ -173,7 +182,8 @@ def facts(scenario: Scenario, profile: Profile, trace: Replay) -> str:
     batches = sum(p.batch for p in trace.points)
     cbatches = sum(p.cbatch for p in trace.points)
     return (
-        f"<p>{escape(scenario.generator)}, seed {scenario.seed}: {len(scenario.events):,} events, "
+        f"<p>{escape(scenario.generator)}, seed {escape(scenario.seed)}: "
+        f"{len(scenario.events):,} events, "
         f"{trace.messages:,} messages; {batches:,} chat view batches and {cbatches:,} compaction "
         f"view batches that merged. CEILING {c['ceiling']:,} / FLOOR {c['floor']:,}, CCEILING "
         f"{c['cceiling']:,} / CFLOOR {c['cfloor']:,}, NODE {c['node']}, JOBS {c['jobs']}, AHEAD "
@@ -192,19 +202,33 @@ def legend(trace: Replay) -> str:
     )
     return (
         f'<p class="legend">level:{levels}<span class="hatch"></span>not built yet'
+        '<span style="background:#c8c8c8"></span>built or not: the engine does not say'
         '<span style="background:#222;height:7px"></span>running call'
         '<span style="border:1px solid #222;height:6px"></span>queued call (candidate)</p>'
     )
 
 
-def embedded(data: dict[str, Any]) -> str:
-    """Data as JSON that a `<script>` element holds as it is."""
-    return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-
-
 def opened(trace: Replay, at: int | None) -> int:
     """Which stop shows event `at`: the last one when None or none does."""
     return next((n for n, s in enumerate(trace.stops) if s["at"] == at), len(trace.stops) - 1)
+
+
+def said_first(trace: Replay, start: int) -> str:
+    """What the line over the views says as written, before the page's script
+    moves it: the event the views open at (so the page says it without script)."""
+    return escape(trace.stops[start]["s"]) if trace.stops else "the scenario has no events."
+
+
+def reproduction(command: str, stderr: str) -> str:
+    """The command that repeats the check, and the end of the engine's stderr."""
+    parts = []
+    if command:
+        parts.append(f'<h2>Reproduce it</h2><pre class="command">{escape(command)}</pre>')
+    if stderr:
+        parts.append(
+            f'<h2>The end of the engine\'s stderr</h2><pre class="stderr">{escape(stderr)}</pre>'
+        )
+    return "".join(parts)
 
 
 def page(
@@ -214,6 +238,8 @@ def page(
     trace: Replay,
     chosen: int | None,
     comparison: Comparison | None,
+    command: str = "",
+    stderr: str = "",
 ) -> str:
     """The whole report as one HTML document, its views opened at event
     `chosen` (the divergence, or the last event, when None)."""
@@ -242,12 +268,13 @@ def page(
         '<input type="range" id="slider" min="0" max="0" value="0">'
         '<button id="next">&#9654;</button>'
         '<label><input type="checkbox" id="log"> log scale by age</label></div>',
-        '<p id="said">the scenario has no events.</p>',
+        f'<p id="said">{said_first(trace, start)}</p>',
         '<h3>chat view</h3><svg id="chat-bar" class="bar"></svg>',
         '<h3>compaction view</h3><svg id="cview-bar" class="bar"></svg>',
         legend(trace),
         section,
-        f'<script type="application/json" id="data">{embedded(data)}</script>',
+        reproduction(command, stderr),
+        f'<script type="application/json" id="data">{script_json(data)}</script>',
         f"<script>{SCRIPT}</script>",
     ]
     return (
@@ -271,9 +298,12 @@ def write_report(
     profile: Profile = SPEC,
     at: int | None = None,
     comparison: Comparison | None = None,
+    command: str = "",
+    stderr: str = "",
 ) -> Path:
     """Write the report of a scenario, opened at event `at` (the divergence,
-    or the last event, when None); NoSuchEvent when `at` names no event sent."""
+    or the last event, when None), with the `command` that repeats it and the
+    end of the engine's `stderr`; NoSuchEvent when `at` names no event sent."""
     wanted = {at} if at is not None else set()
     found = comparison.divergence if comparison else None
     if found is not None and found.position is not None:
@@ -282,8 +312,7 @@ def write_report(
     if at is not None and at not in {p.at for p in trace.points}:
         raise NoSuchEvent(f"--at {at}: {no_event(scenario, at)}")
     title = Path(scenario.source).name
-    path.write_text(page(title, scenario, profile, trace, at, comparison), encoding="utf-8")
-    return path
+    return write_whole(path, page(title, scenario, profile, trace, at, comparison, command, stderr))
 
 
 def no_event(scenario: Scenario, at: int) -> str:
@@ -301,12 +330,14 @@ def write_divergence_report(
     names: tuple[str, str],
     profile: Profile = SPEC,
     shrunk: Scenario | None = None,
+    *,
+    command: str = "",
+    stderr: str = "",
 ) -> Path:
     """Write the report of a divergence found on `scenario` (with both whole
     states there, from `bridge.checking.compare.add_states`), listing `shrunk`'s
     events when the scenario was shrunk: what `compare`, `fuzz` and `corpus
     --report` write beside the shrunk scenario."""
     verdict = f"DIVERGENCE between {names[0]} and {names[1]}: {divergence.summary()}"
-    return write_report(
-        path, scenario, profile, None, Comparison(names, verdict, divergence, shrunk)
-    )
+    comparison = Comparison(names, verdict, divergence, shrunk)
+    return write_report(path, scenario, profile, None, comparison, command, stderr)

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from html import escape
 from pathlib import Path
 from typing import Any
 
 from bridge.formats.profile import SPEC
 from bridge.outputs import svg
+from bridge.outputs.markup import escape
 from bridge.outputs.trace import Point, replay
+from bridge.outputs.writing import write_whole
 from model.profile import Profile
 from scenarios.format import Scenario
 
@@ -139,5 +140,4 @@ def write_sawtooth(path: Path, scenario: Scenario, profile: Profile = SPEC) -> P
     """Write the sawtooth alone as an SVG file (the picture in README)."""
     title = f"{Path(scenario.source).name}: the sizes of both views in bytes, event by event"
     points = replay(scenario, profile).points
-    path.write_text(sawtooth(points, scenario.constants, title) + "\n", encoding="utf-8")
-    return path
+    return write_whole(path, sawtooth(points, scenario.constants, title) + "\n")

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from html import escape
 from itertools import groupby
+
+from bridge.outputs.markup import escape
 
 
 def num(value: float) -> str:

@@ -88,21 +88,29 @@ def code(state: State, view: View) -> str:
 
 
 def stop(k: int, line: dict[str, Any], answer: dict[str, Any], state: State) -> dict[str, Any]:
-    """Everything the page shows of the state after the `k`-th line sent."""
+    """Everything the page shows of the state after the `k`-th line sent,
+    with the sentence that says it (`s`)."""
+    view, cview = machine.view(state), machine.compaction_view(state)
+    running, queued = state.queue.running, machine.candidates(state)
+    merges, cmerges = len(machine.merges(state)), len(machine.compaction_merges(state))
+    size, csize, count = machine.size(state), state.compaction.size, bits.to_int(state.count)
+    shrinking = ", shrinking" if machine.shrinking(state) else ""
+    batch = f" · batch: {merges} chat merges, {cmerges} compaction merges"
+    sentence = (
+        f"event {line['at']}: {said(line, answer.get('refused'))} · {count:,} messages · "
+        f"chat view {len(view)} lines, {size:,} bytes{shrinking} · compaction view "
+        f"{len(cview)} lines, {csize:,} bytes · {len(running)} running, {len(queued)} queued"
+        + (batch if merges or cmerges else "")
+    )
     return {
         "k": k,
         "at": line["at"],
-        "e": said(line, answer.get("refused")),
-        "T": bits.to_int(state.count),
-        "size": machine.size(state),
-        "csize": state.compaction.size,
-        "shrinking": machine.shrinking(state),
-        "m": len(machine.merges(state)),
-        "cm": len(machine.compaction_merges(state)),
-        "v": code(state, machine.view(state)),
-        "c": code(state, machine.compaction_view(state)),
-        "r": pairs(state.queue.running),
-        "q": pairs(machine.candidates(state)),
+        "s": sentence,
+        "T": count,
+        "v": code(state, view),
+        "c": code(state, cview),
+        "r": pairs(running),
+        "q": pairs(queued),
     }
 
 

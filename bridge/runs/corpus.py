@@ -5,6 +5,7 @@ and the scenarios shared among worker processes."""
 
 from __future__ import annotations
 
+import shlex
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -13,15 +14,15 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
-from bridge.checking.compare import Divergence, Result, add_states, run
+from bridge.checking.compare import Result, add_states, run
 from bridge.checking.delivery import delivery, notes
 from bridge.checking.verdict import Skipped, Verdict, divergence_json
 from bridge.formats import transcript
-from bridge.formats.layout import read_checked
-from bridge.formats.profile import SPEC, agreement
+from bridge.formats.layout import read_checked, unique_name
+from bridge.formats.profile import SPEC, agreement, to_json
 from bridge.runs.progress import Heartbeat
 from bridge.wire import factory
-from bridge.wire.engine import Engine, EngineFault, profile_of
+from bridge.wire.engine import Engine, EngineFault, Ready, profile_of
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.observe import PROTOCOL_1
 from bridge.wire.process import ProcessEngine
@@ -29,9 +30,13 @@ from bridge.wire.stream import exchanges
 from model.profile import Profile
 from scenarios.format import Scenario, ScenarioError, uses_version_2
 
-Page = Callable[[Path, Scenario, Divergence, tuple[str, str], Profile], Any]
-"""What writes one failing scenario's HTML report (`corpus --report`):
+Page = Callable[..., Any]
+"""What writes one failing scenario's HTML report (`corpus --report`), given
+also the command that reproduces it and the engine's stderr tail:
 bridge/outputs/page.py `write_divergence_report`."""
+
+STDERR_SHOWN = 4000
+"""How many characters of the end of an engine's stderr a report shows."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,8 @@ class Options:
     """A folder for one HTML report per failing scenario (`corpus --report`)."""
     page: Page | None = None
     """What writes those reports."""
+    program: str = "python -m bridge"
+    """The runner as the user started it, for the command a report repeats."""
 
 
 @dataclass(frozen=True)
@@ -87,10 +94,11 @@ def keep(subject: Engine, options: Options) -> bool:
 
 def replay_checked(
     path: Path, scenario: Scenario, subject: Engine, options: Options
-) -> tuple[Profile, Result]:
+) -> tuple[Profile, Result, Ready]:
     """Start the engine on the scenario and compare its answers, as they
     arrive, with the scenario's transcript (or the model) under the engine's
-    profile; Skipped when the engine cannot take the scenario."""
+    profile; Skipped when the engine cannot take the scenario. Also what the
+    engine said to the header."""
     ready = subject.start(scenario)
     if ready.unsupported:
         said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
@@ -110,7 +118,20 @@ def replay_checked(
         )
     if result.unsupported is not None:
         raise Skipped(f"the engine does not support {result.unsupported}")
-    return profile, result
+    return profile, result, ready
+
+
+def stderr_tail(subject: Engine) -> str:
+    """The end of what an engine process wrote on stderr ("" for an engine in this process)."""
+    if not isinstance(subject, ProcessEngine):
+        return ""
+    return bytes(subject.stderr).decode("utf-8", "replace")[-STDERR_SHOWN:]
+
+
+def reproduction(path: Path, options: Options) -> str:
+    """The command that checks this one scenario again and shrinks its divergence."""
+    engine = shlex.quote(options.engine)
+    return f"{options.program} compare {shlex.quote(str(path))} --engine {engine}"
 
 
 def check(path: Path, options: Options) -> Verdict:
@@ -128,7 +149,7 @@ def check(path: Path, options: Options) -> Verdict:
     subject = kept_engine(options)
     finished = False
     try:
-        profile, result = replay_checked(path, scenario, subject, options)
+        profile, result, ready = replay_checked(path, scenario, subject, options)
     except Skipped as skipped:
         return verdict("SKIPPED", reason=str(skipped))
     except ScenarioError as error:
@@ -146,14 +167,25 @@ def check(path: Path, options: Options) -> Verdict:
     if result.finished:
         reached = delivery(scenario, profile, result.sent, result.refused)
     told = notes(reached) if reached is not None else []
+    about: dict[str, Any] = {
+        "engine": ready.engine,
+        "profile": to_json(profile),
+        "family": str(scenario.notes.get("family", "")),
+        "delivery": reached,
+    }
     if result.divergence is None:
-        return verdict("ok", answers=result.answers, agreement=said, notes=told, delivery=reached)
+        return verdict("ok", answers=result.answers, agreement=said, notes=told, **about)
     found = result.divergence
+    tail = stderr_tail(subject)
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
+    page = None
     if options.report is not None and options.page is not None:
-        options.report.mkdir(parents=True, exist_ok=True)
+        page = f"{unique_name(path, options.engine)}.html"
         names = ("expected", subject.name)
-        options.page(options.report / f"{path.stem}.html", scenario, found, names, profile)
+        command = reproduction(path, options)
+        options.page(
+            options.report / page, scenario, found, names, profile, command=command, stderr=tail
+        )
     return verdict(
         "FAIL",
         reason=found.summary(),
@@ -162,7 +194,9 @@ def check(path: Path, options: Options) -> Verdict:
         answers=result.answers,
         agreement=said,
         notes=told,
-        delivery=reached,
+        page=page,
+        stderr=tail,
+        **about,
     )
 
 

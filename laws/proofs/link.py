@@ -51,7 +51,7 @@ from laws.proofs.concrete import Terms
 from laws.proofs.due import Form, Pair, as_due, machine_sides, more_due, tree_pair
 from laws.push import counter
 from laws.push.first import due_from_first
-from laws.registry import Broken, Profile, settings_for, statement_of
+from laws.registry import Broken, Inconclusive, Profile, settings_for, statement_of
 from laws.spec import Line, name, plain
 from model import bits, due, push
 from model import view as views
@@ -86,12 +86,17 @@ class Unlinked(AssertionError):
 
 def linked(law: Callable[..., object], *checks: Callable[[], str]) -> list[str]:
     """Run a law's link checks: what each compared, or Broken for the law
-    naming the first difference."""
+    naming the first difference, or Inconclusive when CrossHair was stopped
+    before it finished."""
     try:
         return [check() for check in checks]
     except Unlinked as error:
         raise Broken(
             law.__name__, statement_of(law), f"the proof is not about the model: {error}"
+        ) from None
+    except crosshair.OutOfBudget as stopped:
+        raise Inconclusive(
+            law.__name__, statement_of(law), f"linking to the model: {stopped}"
         ) from None
 
 
@@ -684,14 +689,15 @@ for time: CrossHair needs seconds where the pairs above take milliseconds."""
 
 def crosshair_due(profile: Profile) -> str:
     """CrossHair on `contracts.due_agrees` (T < 32, levels <= 2, indices < 8):
-    what it said, or Unlinked with its counterexample."""
+    what it said, or Unlinked with its counterexample (OutOfBudget when it
+    was stopped first)."""
     iterations = CROSSHAIR_ITERATIONS.get(profile.name)
     if iterations is None:
         return f"CrossHair not run in the {profile.name} profile"
     verdict = crosshair.check(
         Path(contracts.__file__),
         f"--max_uninteresting_iterations={iterations}",
-        timeout=60 + iterations,
+        cpu_seconds=60 + iterations,
     )
     if verdict.counterexamples is not None:
         raise Unlinked(f"CrossHair: {verdict.counterexamples}")

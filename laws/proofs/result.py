@@ -13,7 +13,9 @@ class Proof:
     unsat to its negation); `strength` says over which inputs, e.g. "proved
     universally" or "proved for every t <= 32,766"; `seconds` is the wall time;
     `counterexample` names the values that break the claim, or says why Z3
-    could not decide, when `holds` is False.
+    could not decide, when `holds` is False. `decided` is False when Z3
+    answered unknown (it ran out of its resource limit): then the claim is
+    neither proved nor refuted, and `holds` is False.
     """
 
     name: str
@@ -21,3 +23,4 @@ class Proof:
     strength: str
     seconds: float
     counterexample: str | None
+    decided: bool = True

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bench import drive, scale, storage
+from bench import drive, growth, scale, storage
 
 CASES = [
     (scale.main, "bench.scale", ["ten"], "argument COUNT: need a whole number of at least 1"),
@@ -14,6 +14,7 @@ CASES = [
     (storage.main, "bench.storage", ["0"], "argument COUNT: need a whole number of at least 1"),
     (drive.main, "bench.drive", ["128000"], "the following arguments are required: COUNT"),
     (drive.main, "bench.drive", ["-5", "10"], "argument CEILING: need a whole number"),
+    (growth.main, "bench.growth", ["0"], "argument MB: need a whole number of at least 1"),
 ]
 
 

@@ -214,7 +214,7 @@ def test_a_broken_engine_yields_a_shrunk_regression(
     assert code == 1
     out = capsys.readouterr().out
     assert "DIVERGENCE in" in out and "field" in out
-    (written,) = (regressions / "scenarios").glob("long-impl-*.jsonl")
+    (written,) = (regressions / "scenarios").glob("long-*-impl-*.jsonl")
     shrunk = scenario_format.read(written)
     assert len(shrunk.events) < len(scenario.events)
     assert agrees(shrunk, ImplEngine()).divergence is not None

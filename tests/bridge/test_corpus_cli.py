@@ -14,14 +14,18 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
+import bridge
 import bridge.cli as cli
 import bridge.runs.corpus as corpora
+from bridge import __version__
 from bridge.formats.kit import CORPUS
-from bridge.formats.layout import expected_path
-from bridge.outputs.regressions import slug
+from bridge.formats.layout import expected_path, slug, unique_name
 from bridge.runs.progress import Heartbeat
+
+REPORT_SCHEMA = json.loads((Path(bridge.__file__).parent / "report.schema.json").read_text())
 
 SMALL = ["random_00", "random_11", "zoom_1", "refused_kind_0", "empty_chat"]
 
@@ -117,22 +121,39 @@ def test_known_failures_both_ways_and_reports_for_ci(
         [*base, "--junit-xml", str(junit), "--json", str(report), "--report", str(pages)], capsys
     )
     assert code == 1 and "1 FAIL" in out
-    # One page per failing scenario, naming the diverging field and event.
-    (page,) = pages.glob("*.html")
-    assert page.name == "random_00.html"
-    html = page.read_text()
+    # One page per failing scenario, naming the diverging field and event,
+    # with the command that repeats it; and an index of every scenario.
+    page_name = f"{unique_name(folder / 'random_00.jsonl', 'impl')}.html"
+    assert sorted(p.name for p in pages.glob("*.html")) == sorted(["index.html", page_name])
+    html = (pages / page_name).read_text()
     assert "DIVERGENCE between expected and impl" in html and "size" in html
+    assert f"compare {folder / 'random_00.jsonl'} --engine impl" in html
+    index = (pages / "index.html").read_text()
+    assert index.count("<tr>") == len(SMALL) + 1 and f'href="{page_name}"' in index
+    assert "field <code>size</code> (SPEC 3) at event 2 (file line 4)" in index
     suite = ET.parse(junit).getroot()
     assert suite.get("tests") == str(len(SMALL)) and suite.get("failures") == "1"
     cases = {case.get("name"): case for case in suite.iter("testcase")}
     assert set(cases) == set(SMALL)
+    assert cases["random_00"].get("classname") == "mine.random"
+    assert cases["refused_kind_0"].get("classname") == "mine.refused"
     failure = cases["random_00"].find("failure")
     assert failure is not None and "field 'size'" in (failure.get("message") or "")
+    assert "(SPEC 3)" in (failure.get("message") or "")
+    said = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert said["runner_version"] == __version__ and said["engine_name"] == "optchat-spec impl"
+    assert json.loads(said["profile"])["calls"] == "driven"
     found = json.loads(report.read_text())
+    jsonschema.validate(found, REPORT_SCHEMA)
+    assert found["runner_version"] == __version__ and found["engine_name"] == "optchat-spec impl"
+    assert found["profile"]["calls"] == "driven"
     statuses = {case["scenario"]: case["status"] for case in found["scenarios"]}
     assert statuses["random_00.jsonl"] == "FAIL" and found["counts"]["FAIL"] == 1
-    divergence = next(c["divergence"] for c in found["scenarios"] if c["status"] == "FAIL")
+    failed = next(c for c in found["scenarios"] if c["status"] == "FAIL")
+    divergence = failed["divergence"]
     assert divergence["field"] == "size" and divergence["position"] == 2
+    assert divergence["spec_section"] == "SPEC 3" and failed["page"] == page_name
+    assert failed["family"] == "random"
 
     known.write_text("# tampered on purpose\nrandom_00\n")
     code, out = run([*base, "--known-failures", str(known)], capsys)

@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import re
-import shutil
-import subprocess
-import tempfile
 from collections import Counter
 from dataclasses import replace
 from html import escape
@@ -22,10 +18,12 @@ from xml.etree import ElementTree
 
 import pytest
 
+from bridge.checking.against import Comparison
 from bridge.checking.compare import Divergence, add_states, run
 from bridge.cli import show
 from bridge.formats.profile import SPEC
 from bridge.outputs import svg
+from bridge.outputs.divergence import built_lines, divergence_section, side
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.sawtooth import stretches
 from bridge.wire import factory
@@ -38,6 +36,7 @@ from model.errors import Refused
 from model.machine import State
 from scenarios.format import Scenario
 from scenarios.format import write as write_scenario
+from tests.bridge.browser import PROBE, chromium, needs_chromium
 from tests.bridge.helpers import random_scenario
 
 SCREENSHOT = Path(__file__).resolve().parents[2] / "build" / "show" / "report.png"
@@ -174,7 +173,7 @@ def test_an_engine_is_compared_and_its_divergence_shown(
         (["missing.jsonl", "-o", "r.html"], "missing.jsonl: cannot be read"),
         (["{scenario}", "--at", "400", "-o", "r.html"], "--at 400: the scenario has 400 events"),
         (["{scenario}", "-o", "r.png"], "-o r.png: name an .html file"),
-        (["{scenario}", "-o", "no/such/folder/r.html"], "No such file or directory"),
+        (["{scenario}", "-o", "s.jsonl/r.html"], "a file is where folder s.jsonl should be"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
@@ -193,59 +192,6 @@ def test_bad_input_is_one_line_and_exit_2(
 
 
 # In headless Chromium.
-
-CHROMIUM = shutil.which("chromium")
-
-PROBE = """<script>
-(() => {
-  const seen = [];
-  const keep = (what) => seen.push(String(what));
-  addEventListener("error", (e) => keep(e.message || e.target.outerHTML), true);
-  addEventListener("unhandledrejection", (e) => keep(e.reason));
-  document.addEventListener("securitypolicyviolation", (e) => keep("CSP " + e.blockedURI));
-  const error = console.error;
-  console.error = (...words) => { keep(words.join(" ")); error(...words); };
-  addEventListener("load", () => {
-    document.body.offsetHeight;
-    const out = document.createElement("pre");
-    out.id = "probe";
-    out.textContent = JSON.stringify({errors: seen, ms: performance.now()});
-    document.body.append(out);
-  });
-})();
-</script>"""
-"""Put first in a page: writes its errors and console errors, and the time
-from navigation to the load event, into the DOM that Chromium dumps."""
-
-
-def chromium(page: Path, *flags: str) -> str:
-    """Open a file in headless Chromium with flags that make no network call;
-    its stdout."""
-    assert CHROMIUM is not None
-    root = ["--no-sandbox"] if os.geteuid() == 0 else []
-    with tempfile.TemporaryDirectory() as profile:
-        done = subprocess.run(
-            [
-                CHROMIUM,
-                "--headless",
-                *root,
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--hide-scrollbars",
-                f"--user-data-dir={profile}",
-                *flags,
-                page.resolve().as_uri(),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )
-    return done.stdout
 
 
 def open_page(report: Path) -> tuple[Counter[tuple[str | None, str]], dict[str, Any]]:
@@ -285,12 +231,8 @@ def open_page(report: Path) -> tuple[Counter[tuple[str | None, str]], dict[str, 
     return shapes.counts, json.loads(shapes.probe)
 
 
-@pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("OPTCHAT_REQUIRE_CHROMIUM"),
-    reason="needs Debian's chromium (apt-get install chromium); .ci/run installs it",
-)
+@needs_chromium
 def test_the_report_opens_in_chromium_without_errors(scenario: Scenario, tmp_path: Path) -> None:
-    assert CHROMIUM is not None, "OPTCHAT_REQUIRE_CHROMIUM is set but chromium is not installed"
     found = divergence(scenario)
     assert found.position is not None and found.states is not None
     shrunk = replace(scenario, events=scenario.events[: found.position + 1][-12:])
@@ -321,3 +263,48 @@ def test_the_report_opens_in_chromium_without_errors(scenario: Scenario, tmp_pat
     SCREENSHOT.unlink(missing_ok=True)
     chromium(report, f"--screenshot={SCREENSHOT}", "--window-size=1100,2000")
     assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# What a divergence page draws, and says without its script.
+
+
+def test_an_engine_s_lines_are_drawn_only_as_it_said(scenario: Scenario) -> None:
+    """A line is built, or not, only as that side's render says; a render
+    that does not hold one row per line says nothing (drawn neutral)."""
+    found = divergence(scenario)
+    assert found.states is not None
+    expected, engine_state = found.states
+    told = side(engine_state, expected, "view")
+    assert [line[2] for line in told] == built_lines(engine_state["render"], len(told))
+    garbled = {**engine_state, "render": engine_state["render"] + "\nan extra row"}
+    assert {line[2] for line in side(garbled, expected, "view")} == {None}
+    assert {line[2] for line in side(engine_state, expected, "cview")} == {None}
+
+
+def test_a_compaction_divergence_draws_both_compaction_views(scenario: Scenario) -> None:
+    found = divergence(scenario)
+    assert found.states is not None
+    moved = replace(found, field="cmerges", expected=[[1, 0]], found=[])
+    html, data = divergence_section(Comparison(("model", "e"), "", moved), scenario, 10)
+    assert data is not None and {"cexpected", "cfound", "expected", "found"} <= set(data)
+    assert 'id="cexpected-bar"' in html and 'id="cfound-bar"' in html
+    lines = len(found.states[0]["cview"])
+    assert f"model: the compaction view, {lines} lines" in html
+
+
+def test_the_page_says_the_event_it_opens_at_without_its_script(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    path = tmp_path / "random-1.jsonl"
+    write_scenario(scenario, path)
+    assert command([str(path), "-o", str(tmp_path / "r.html")]) == 0
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    last = len(scenario.events) - 1
+    state = states(scenario)[last]
+    said = re.search(r'<p id="said">(.*?)</p>', page)
+    assert said is not None and said.group(1).startswith(f"event {last}: ")
+    assert f"chat view {len(machine.view(state))} lines" in said.group(1)
+    empty = tmp_path / "empty.jsonl"
+    write_scenario(replace(scenario, events=[]), empty)
+    assert command([str(empty), "-o", str(tmp_path / "e.html")]) == 0
+    assert '<p id="said">the scenario has no events.</p>' in (tmp_path / "e.html").read_text()

@@ -3,6 +3,10 @@
 `python -m tests.impl.crash_child DIR SEED`: opens the chat, then forever
 appends message T with `text_of(T)`, prints `ack T` once append returned,
 and starts, ends or fails a few calls.
+
+`python -m tests.impl.crash_child DIR SEED split`: the same, but each append
+is `long_text_of(T)`, which the chat splits into PIECES messages (SPLIT
+characters each), and `ack T` names the first of them.
 """
 
 from __future__ import annotations
@@ -26,13 +30,24 @@ def text_of(i: int) -> str:
     )
 
 
+SPLIT = 64
+PIECES = 40
+
+
+def long_text_of(i: int) -> str:
+    """The text of an append starting at message i: PIECES * SPLIT characters."""
+    rng = random.Random(i)
+    return "".join(rng.choice("ab é中z\n") for _ in range(PIECES * SPLIT))
+
+
 def main() -> None:
     path, seed = sys.argv[1], int(sys.argv[2])
+    long = sys.argv[3:] == ["split"]
     rng = random.Random(seed)
-    chat = Chat.open(path, Constants(**CONSTANTS))
+    chat = Chat.open(path, Constants(**CONSTANTS, split=SPLIT) if long else Constants(**CONSTANTS))
     while True:
         t = chat.planner.count
-        chat.append("user", text_of(t))
+        chat.append("user", long_text_of(t) if long else text_of(t))
         print(f"ack {t}", flush=True)
         for node in chat.candidates()[: rng.randrange(3)]:
             chat.claim(*node)

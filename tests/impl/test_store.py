@@ -117,6 +117,46 @@ def _chat_with_history(path: Path) -> tuple[Path, Path]:
     return next((path / "main").glob("*.jsonl")), next((path / "tree").glob("*.jsonl"))
 
 
+def test_an_append_cut_short_is_skipped_whole_and_stays_skipped(tmp_path: Path) -> None:
+    """A split append whose last parts never reached the disk: its first
+    parts, the tree records after them and a view.json saved among them are
+    skipped and marked; the chat is as it was before that append."""
+    long = "x" * (3 * SMALL.split + 5)
+    with reopen(tmp_path) as chat:
+        drive(chat, 12, seed=4)
+        before = snapshot(chat)
+        assert chat.append("user", long) == [12, 13, 14, 15]
+    day = next((tmp_path / "main").glob("*.jsonl"))
+    lines = _lines(day)
+    parts = [json.loads(line)["part"] for line in lines[-4:]]
+    assert parts == [[0, 4], [1, 4], [2, 4], [3, 4]]
+    _rewrite(day, lines[:-2])  # parts 2 and 3 never written
+    assert json.loads((tmp_path / "view.json").read_bytes())["t"] == 16
+    for first_load in (True, False):
+        expect = pytest.warns(UserWarning, match=f"{day}:13: messages 12 to 13 of an append of 4")
+        with expect if first_load else contextlib.nullcontext(), reopen(tmp_path) as chat:
+            assert snapshot(chat) == before
+    assert json.loads((tmp_path / "view.json").read_bytes())["t"] == 12
+    assert _lines(day)[-2:] == [b'{"torn": 13}', b'{"torn": 14}']
+    with reopen(tmp_path) as chat:
+        assert chat.append("user", "after") == [12]
+    with reopen(tmp_path) as chat:
+        assert chat.planner.tree.messages[12] == ("user", "after")
+        assert chat.planner.count == 13
+        assert chat.view() == as_pairs(model_state(tmp_path, SMALL_MODEL).chat.view)
+
+
+def test_a_chat_logged_before_parts_existed_loads_as_before(tmp_path: Path) -> None:
+    with reopen(tmp_path) as chat:
+        chat.append("user", "y" * (2 * SMALL.split))
+        live = snapshot(chat)
+    day = next((tmp_path / "main").glob("*.jsonl"))
+    old = [json.loads(line) for line in _lines(day)]
+    _rewrite(day, [json.dumps({k: v for k, v in r.items() if k != "part"}).encode() for r in old])
+    with reopen(tmp_path) as chat:
+        assert snapshot(chat) == live
+
+
 def test_a_garbled_middle_line_is_an_error_naming_file_and_line(tmp_path: Path) -> None:
     main, _ = _chat_with_history(tmp_path)
     lines = _lines(main)
@@ -321,6 +361,21 @@ SPEC_PROFILE = {
 """SPEC 10's defaults, the profile of a chat opened without one."""
 
 
+def test_a_second_open_in_the_same_process_says_so(tmp_path: Path) -> None:
+    with reopen(tmp_path):
+        writing = "already open \\(for writing\\) in this process"
+        with pytest.raises(Locked, match=writing) as caught:
+            Chat.open(tmp_path)
+        assert "another live process" not in str(caught.value)
+        with pytest.raises(Locked, match=writing):
+            Chat.open(tmp_path, read_only=True)
+    with Chat.open(tmp_path, read_only=True), Chat.open(tmp_path, read_only=True):
+        with pytest.raises(Locked, match="already open \\(read only\\) in this process"):
+            Chat.open(tmp_path)
+    with Chat.open(tmp_path):  # every one closed: free again
+        pass
+
+
 def test_the_constants_are_stored_and_a_mismatch_is_named(tmp_path: Path) -> None:
     with reopen(tmp_path) as chat:
         drive(chat, 20, seed=7)
@@ -349,6 +404,35 @@ def test_a_chat_made_before_constants_were_stored_opens_and_stores_them(tmp_path
     assert stored == {**asdict(SMALL), "profile": SPEC_PROFILE}
     with pytest.raises(StoreError, match="this chat was made with node=64, ceiling=600"):
         reopen(tmp_path, Constants())
+
+
+@pytest.mark.parametrize(
+    ("other", "named"),
+    [
+        (replace(SMALL, ceiling=3000, floor=1000), "ceiling, floor"),
+        (replace(SMALL, ceiling=450, floor=200), "ceiling, floor"),
+        (replace(SMALL, cceiling=800, cfloor=400), "cceiling, cfloor"),
+        (replace(SMALL, cceiling=200, cfloor=60), "cceiling, cfloor"),
+    ],
+)
+def test_a_chat_without_constants_json_refuses_constants_its_log_contradicts(
+    tmp_path: Path, other: Constants, named: str
+) -> None:
+    """A chat made before constants were stored, opened with constants that
+    shape the saved state otherwise than its logged batches show: refused
+    before anything is written, naming the constants and where the log
+    disagrees; with its own constants it opens and stores them."""
+    with reopen(tmp_path) as chat:
+        drive(chat, 40, seed=8)
+        live = snapshot(chat)
+    (tmp_path / "constants.json").unlink()
+    before = files(tmp_path)
+    with pytest.raises(StoreError, match=f"tree.*no constants.json.*{named} = "):
+        reopen(tmp_path, other)
+    assert files(tmp_path) == before
+    with reopen(tmp_path) as chat:
+        assert snapshot(chat) == live
+    assert json.loads((tmp_path / "constants.json").read_bytes())["ceiling"] == SMALL.ceiling
 
 
 WORDS = Profile(kind_words={"user": "you"}, trim_lines=True)

@@ -40,7 +40,7 @@ def proved(proof: Proof) -> None:
 
 
 def refuted(proof: Proof, *named: str) -> None:
-    assert not proof.holds
+    assert not proof.holds and proof.decided
     assert proof.counterexample is not None
     for text in named:
         assert text in proof.counterexample, proof.counterexample

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import bits
@@ -19,6 +19,8 @@ def test_spelling() -> None:
     assert bits.to_int((1, 0, 1)) == 5
 
 
+# No deadline: a loaded machine is slow, never wrong.
+@settings(deadline=None)
 @given(naturals, naturals, st.integers(min_value=0, max_value=70))
 def test_arithmetic_agrees_with_int(a: int, b: int, k: int) -> None:
     x, y = bits.from_int(a), bits.from_int(b)

@@ -1,11 +1,13 @@
-"""The kit as its users install it. The wheel, built from a copy of the
-project, holds the five packages with their data (the corpus, its
-transcripts and version, the profiles, the schemas, PROTOCOL.md, SPEC.md)
-and declares no dependency. Installed with nothing else into a fresh
-virtual environment, its `optchat-spec` command replays the bundled corpus
-against `impl.protocol` from an empty directory, writes a JUnit report that
-a JUnit parser reads, and takes a known-failures list both ways; and
-docs/ci-local.sh, run as a downstream project runs it, does the same."""
+"""The kit as its users install it. The wheel, built by pip from a copy of
+the project with no package index (the in-tree backend needs nothing),
+holds the runner's packages and the laws with their data (the corpus, its
+transcripts and version, the profiles, the schemas, PROTOCOL.md, SPEC.md),
+none of the clone's tools, and declares no dependency. Installed with
+nothing else into a fresh virtual environment, its `optchat-spec` command
+replays the bundled corpus against `impl.protocol` from an empty directory,
+writes a JUnit report that a JUnit parser reads, and takes a known-failures
+list both ways. `pip install --no-build-isolation` works as well, with
+nothing but pip."""
 
 from __future__ import annotations
 
@@ -36,15 +38,64 @@ pytestmark = pytest.mark.xdist_group("installed")
 when xdist runs another module's tests in between), on one worker under
 `pytest -n --dist loadgroup`."""
 NOT_SHIPPED = shutil.ignore_patterns(
-    ".git", ".venv", "build", "__pycache__", "*.egg-info", ".*_cache", ".hypothesis*", "optchat-*"
+    ".git",
+    ".venv",
+    "build",
+    "dist",
+    "target",
+    "__pycache__",
+    "*.egg-info",
+    ".*_cache",
+    ".hypothesis*",
+    "optchat-*",
 )
 
 
-def changelog_version() -> str:
-    """The newest version CHANGELOG.md names (`## 0.2.0: ...`)."""
-    found = re.search(r"^## (\d+\.\d+\.\d+)", (ROOT / "CHANGELOG.md").read_text(), re.M)
-    assert found, "CHANGELOG.md names no version"
+def source_version() -> str:
+    """The version bridge/__init__.py declares, read as text."""
+    found = re.search(
+        r'^__version__ = "(.+)"$', (ROOT / "bridge" / "__init__.py").read_text(), re.M
+    )
+    assert found, "bridge/__init__.py declares no __version__"
     return found.group(1)
+
+
+def bare_env() -> dict[str, str]:
+    """This environment without anything that points Python or pip elsewhere."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_", "OPTCHAT"))}
+
+
+def bare_venv(where: Path) -> Path:
+    """A fresh virtual environment without pip at `where`; its python."""
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "venv", "--without-pip", str(where)],
+            env=bare_env(),
+            capture_output=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError) as error:
+        pytest.skip(f"a virtual environment cannot be made here: {error}")
+    return where / "bin" / "python"
+
+
+PIP = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check"]
+"""pip, told to read no configuration (and so no index or links it names)."""
+
+
+def assert_agrees_on_whole_corpus(done: subprocess.CompletedProcess[str], junit: Path) -> None:
+    """A corpus run of every bundled scenario agreed, and said so in its JUnit report."""
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert f"ALL {len(SCENARIOS)} SCENARIOS AGREE" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+    suite = ET.parse(junit).getroot()
+    cases = list(suite.iter("testcase"))
+    assert len(cases) == len(SCENARIOS) >= 29
+    assert sorted(case.get("name", "") for case in cases) == SCENARIOS
+    assert suite.get("failures") == "0" and suite.get("errors") == "0"
+    assert not [case for case in cases if list(case)], "a case failed, erred or was skipped"
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert properties["corpus_version"] == str(corpus_version())
 
 
 def corpus_version() -> int:
@@ -82,39 +133,27 @@ class Installed:
 
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    """The wheel built from a copy of the project (so nothing is written into
-    the tree), installed into a fresh virtual environment that has no pip,
-    with pip told to look in no index: a declared dependency would fail it,
-    and nothing but the kit may land there."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_", "OPTCHAT"))}
+    """The wheel built by pip from a copy of the project (so nothing is
+    written into the tree) with build isolation and no index: the build
+    backend must need nothing. Installed into a fresh virtual environment
+    that has no pip, with pip told to look in no index: a declared
+    dependency would fail it, and nothing but the kit may land there."""
+    env = bare_env()
     source = tmp_path_factory.mktemp("clone") / "optchat-spec"
     shutil.copytree(ROOT, source, ignore=NOT_SHIPPED)
     dist = tmp_path_factory.mktemp("dist")
-    pip = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check"]
     built = subprocess.run(
-        [*pip, "wheel", str(source), "--no-deps", "--no-build-isolation", "--no-index", "-w", dist],
+        [*PIP, "wheel", str(source), "--no-deps", "--no-index", "-w", dist],
         env=env,
         capture_output=True,
         text=True,
     )
-    assert built.returncode == 0, (
-        "the wheel was not built (this needs setuptools>=77 from requirements.lock, as after "
-        f"`make venv`):\n{built.stdout}{built.stderr}"
-    )
+    assert built.returncode == 0, f"the wheel was not built offline:\n{built.stdout}{built.stderr}"
     (wheel,) = dist.glob("optchat_spec-*.whl")
     venv = tmp_path_factory.mktemp("venv") / "v"
-    try:
-        subprocess.run(
-            [sys.executable, "-m", "venv", "--without-pip", str(venv)],
-            env=env,
-            capture_output=True,
-            check=True,
-        )
-    except (OSError, subprocess.CalledProcessError) as error:
-        pytest.skip(f"a virtual environment cannot be made here: {error}")
-    python = venv / "bin" / "python"
+    python = bare_venv(venv)
     done = subprocess.run(
-        [*pip, "--python", str(python), "install", "--no-index", "--no-cache-dir", str(wheel)],
+        [*PIP, "--python", str(python), "install", "--no-index", "--no-cache-dir", str(wheel)],
         env=env,
         capture_output=True,
         text=True,
@@ -135,6 +174,11 @@ def test_the_wheel_holds_the_packages_and_their_data(installed: Installed) -> No
         spec = wheel.read("bridge/SPEC.md")
     top = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert top == {"model", "laws", "impl", "bridge", "scenarios"}
+    # The clone's tools, which need what a runner install lacks (mypyc,
+    # numpy, mutmut, the project's tests), are not shipped.
+    for tool in ("impl/build.py", "scenarios/generate.py", "laws/mutants.py", "laws/mutation.py"):
+        assert tool not in names, tool
+    assert (ROOT / "impl" / "build.py").exists() and (ROOT / "laws" / "mutants.py").exists()
     assert {f"scenarios/corpus/{s}.jsonl" for s in SCENARIOS} <= names
     assert set(TRANSCRIPTS) <= names and len(TRANSCRIPTS) >= 2 * len(SCENARIOS)
     for data in (
@@ -144,13 +188,16 @@ def test_the_wheel_holds_the_packages_and_their_data(installed: Installed) -> No
         "scenarios/transcript.schema.json",
         "scenarios/README.md",
         "bridge/answer.schema.json",
+        "bridge/report.schema.json",
         "bridge/PROTOCOL.md",
         "laws/LAWS.lock",
         "laws/proofs/push_bounded.py",
     ):
         assert data in names, data
     assert spec == (ROOT / "SPEC.md").read_bytes()
-    assert f"\nVersion: {changelog_version()}\n" in metadata
+    # Built from a copy outside git: the version as declared, a development
+    # version, so that nobody takes it for a release.
+    assert f"\nVersion: {source_version()}\n" in metadata and ".dev" in source_version()
     assert "License-Expression: MIT" in metadata or "License: MIT" in metadata
     # Every declared requirement belongs to an extra: the runner needs none.
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
@@ -164,18 +211,66 @@ def test_the_installed_command_agrees_on_the_bundled_corpus(installed: Installed
         "corpus", "--engine", installed.engine, "--jobs", "2", "--junit-xml", "out.xml"
     )
     seconds = time.monotonic() - began
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    assert f"ALL {len(SCENARIOS)} SCENARIOS AGREE" in done.stdout
-    assert "Traceback" not in done.stdout + done.stderr
-    suite = ET.parse(installed.empty / "out.xml").getroot()
-    cases = list(suite.iter("testcase"))
-    assert len(cases) == len(SCENARIOS) >= 29
-    assert sorted(case.get("name", "") for case in cases) == SCENARIOS
-    assert suite.get("failures") == "0" and suite.get("errors") == "0"
-    assert not [case for case in cases if list(case)], "a case failed, erred or was skipped"
-    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
-    assert properties["corpus_version"] == str(corpus_version())
+    assert_agrees_on_whole_corpus(done, installed.empty / "out.xml")
     print(f"the whole corpus through the installed command: {seconds:.1f} s")
+
+
+def test_every_shipped_runner_module_imports_without_any_extra(installed: Installed) -> None:
+    """Each module of the runner's packages imports in the bare environment:
+    none needs a package the runner does not declare (the laws do: their
+    extra)."""
+    with zipfile.ZipFile(installed.wheel) as wheel:
+        modules = sorted(
+            name.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+            for name in wheel.namelist()
+            if name.endswith(".py")
+            and name.split("/")[0] in ("bridge", "model", "impl", "scenarios")
+        )
+    assert len(modules) > 40 and "impl.protocol" in modules and "bridge.cli" in modules
+    # The fuzz strategies are the one runner module with an extra of its own
+    # (`fuzz`: Hypothesis); `optchat-spec fuzz` imports them only when it runs.
+    modules.remove("scenarios.strategies")
+    script = "import importlib, sys\nfor m in sys.argv[1:]: importlib.import_module(m)"
+    done = subprocess.run(
+        [str(installed.python), "-c", script, *modules],
+        cwd=installed.empty,
+        env=installed.env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_pip_installs_the_project_offline_without_build_isolation(tmp_path: Path) -> None:
+    """`pip install --no-index --no-build-isolation .` into an environment
+    holding nothing: the backend is in the tree (pyproject.toml)."""
+    source = tmp_path / "optchat-spec"
+    shutil.copytree(ROOT, source, ignore=NOT_SHIPPED)
+    python = bare_venv(tmp_path / "v")
+    done = subprocess.run(
+        [
+            *PIP,
+            "--python",
+            str(python),
+            "install",
+            "--no-index",
+            "--no-build-isolation",
+            "--no-cache-dir",
+            str(source),
+        ],
+        env=bare_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    version = subprocess.run(
+        [str(tmp_path / "v" / "bin" / "optchat-spec"), "--version"],
+        cwd=tmp_path,
+        env=bare_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert version.stdout.startswith(f"optchat-spec {source_version()} "), version
 
 
 def test_the_installed_command_runs_from_its_own_packages(installed: Installed) -> None:
@@ -191,7 +286,7 @@ def test_the_installed_command_runs_from_its_own_packages(installed: Installed) 
     assert str(site) in where.stdout, where.stdout
     version = installed.run("--version")
     assert version.stdout.strip() == (
-        f"optchat-spec {changelog_version()} (corpus version {corpus_version()})"
+        f"optchat-spec {source_version()} (corpus version {corpus_version()})"
     )
     listed = installed.run("files")
     assert listed.returncode == 0, listed.stderr
@@ -237,32 +332,3 @@ def test_known_failures_both_ways_from_the_installed_command(
     skipped = {case.get("name"): case.find("skipped") for case in suite.iter("testcase")}
     assert skipped["zoom_1"] is None and skipped["random_00"] is not None
     assert "expected failure" in (skipped["random_00"].get("message") or "")
-
-
-def test_the_local_ci_script_runs_the_corpus(installed: Installed, tmp_path: Path) -> None:
-    """docs/ci-local.sh with the environment already installed (a downstream
-    project's second run): it builds, replays, and leaves both reports."""
-    (tmp_path / "conformance").mkdir()
-    (tmp_path / "conformance" / "known-failures.txt").write_text("# none yet\n")
-    env = {
-        **installed.env,
-        "ENGINE": installed.engine,
-        "BUILD": "echo built > built.txt",
-        "OPTCHAT_SPEC_VENV": str(installed.venv),
-    }
-    done = subprocess.run(
-        ["bash", str(ROOT / "docs" / "ci-local.sh"), "--only", "zoom_*", "--jobs", "2"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    zooms = [s for s in SCENARIOS if s.startswith("zoom_")]
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert (tmp_path / "built.txt").read_text() == "built\n"
-    assert f"ALL {len(zooms)} SCENARIOS AGREE" in done.stdout
-    suite = ET.parse(tmp_path / "reports" / "optchat-spec.xml").getroot()
-    assert sorted(case.get("name", "") for case in suite.iter("testcase")) == zooms
-    report = json.loads((tmp_path / "reports" / "optchat-spec.json").read_text())
-    assert report["counts"] == {"ok": len(zooms)}

@@ -217,6 +217,8 @@ REGENERATED = (
     "refused_kind_0",
     "refused_queue_order_1",
     "refused_zoom_2",
+    "both_kind_utf8",
+    "both_need_first_merge_needs_halves",
     "empty_chat",
 )
 """A sample of the committed corpus, small scenarios of every family that

@@ -1,0 +1,74 @@
+"""The front page of `corpus --report DIR`: one row per scenario checked,
+with its outcome, its first divergence (field, SPEC section, where) and a
+link to its page, when it has one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+from bridge import __version__
+from bridge.checking.verdict import Verdict, outcome
+from bridge.outputs.markup import escape
+from bridge.outputs.writing import write_whole
+from bridge.runs.corpus import Run
+
+CSS = (
+    "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;padding:0 12px}"
+    "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left;vertical-align:top}"
+    "tr:nth-child(even){background:#f4f4f4}.FAIL,.FAULT,.BAD,.ERROR{color:#b00;font-weight:bold}"
+    "code{font-size:12px;word-break:break-all}"
+)
+POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+"""The index loads nothing and runs no script at all."""
+
+
+def first_divergence(verdict: Verdict) -> str:
+    """The first divergence as a table cell: the field, its SPEC section,
+    and where; or the reason of any other outcome."""
+    found = verdict.divergence
+    if found is None:
+        return escape(verdict.reason.split("\n")[0]) if verdict.status != "ok" else ""
+    section = f" ({escape(found['spec_section'])})" if found.get("spec_section") else ""
+    where = "the final detail request"
+    if found.get("position") is not None:
+        where = f"event {found['position']} (file line {found['file_line']})"
+    return f"field <code>{escape(found['field'])}</code>{section} at {where}"
+
+
+def row(verdict: Verdict, seen: str) -> str:
+    link = (
+        f'<a href="{escape(quote(verdict.page))}">the page</a>' if verdict.page is not None else ""
+    )
+    return (
+        f"<tr><td><code>{escape(verdict.path)}</code></td>"
+        f'<td class="{escape(seen.replace(" ", "-"))}">{escape(seen)}</td>'
+        f"<td>{first_divergence(verdict)}</td><td>{link}</td></tr>"
+    )
+
+
+def index(run: Run) -> str:
+    """The front page as one HTML document."""
+    seen = [outcome(v, run.known) for v in run.verdicts]
+    counts = ", ".join(f"{seen.count(o)} {escape(o)}" for o in dict.fromkeys(seen))
+    engine_name = next((v.engine for v in run.verdicts if v.engine), "")
+    rows = "".join(row(v, o) for v, o in zip(run.verdicts, seen, strict=True))
+    title = f"optchat-spec corpus: {run.engine}"
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">'
+        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
+        f"<h1>{escape(title)}</h1>"
+        f"<p>engine <code>{escape(run.engine)}</code>"
+        + (f" (it calls itself <code>{escape(engine_name)}</code>)" if engine_name else "")
+        + f"; {escape(run.agreement)}; runner {escape(__version__)}, corpus version "
+        f"{escape(run.corpus_version)}; {len(run.verdicts)} scenarios: {counts}; "
+        f"{run.seconds:.1f} s.</p>"
+        "<table><tr><th>scenario</th><th>outcome</th><th>first divergence</th><th></th></tr>"
+        f"{rows}</table></body></html>\n"
+    )
+
+
+def write_index(run: Run, folder: Path) -> Path:
+    """Write `index.html` in the report folder."""
+    return write_whole(folder / "index.html", index(run))

@@ -1,0 +1,128 @@
+"""The starter adapters of examples/ (JavaScript for Node, Rust on the
+standard library) through the runner, as an engine author first runs them:
+out of the box each agrees on `empty_chat` and, on the `refused_kind_*`
+scenarios, refuses every message of an unknown kind that comes before the
+first event it does not take, and the runner then reports the scenario
+SKIPPED with the adapter's reason. A copy that names the wrong rule is
+caught at those refusals."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.examples.toolchain import toolchain
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+CHOSEN = ["--only", "empty_chat", "--only", "refused_kind_*"]
+REFUSED = "refused_kind_0", "refused_kind_1", "refused_kind_2"
+REFUSAL = re.compile(r'(refused"?: )"kind"')
+"""The refusal as both adapters write it (a JavaScript object, JSON text)."""
+
+pytestmark = pytest.mark.xdist_group("starters")
+
+
+def leading_refusals(name: str) -> int:
+    """How many events of a corpus scenario come before its first accepted one."""
+    lines = (ROOT / "scenarios" / "corpus" / f"{name}.jsonl").read_text().splitlines()[1:]
+    return next(k for k, line in enumerate(lines) if "refused" not in json.loads(line))
+
+
+def corpus(engine: list[str], tmp_path: Path) -> tuple[int, dict[str, dict]]:
+    """The runner on the chosen scenarios: its exit code, and each scenario's
+    entry of the JSON report by name."""
+    report = tmp_path / "report.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "bridge", "corpus", "--engine", shlex.join(engine), *CHOSEN]
+        + ["--jobs", "2", "--json", str(report)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    assert report.exists(), done.stdout + done.stderr
+    scenarios = json.loads(report.read_text())["scenarios"]
+    return done.returncode, {s["scenario"].removesuffix(".jsonl"): s for s in scenarios}
+
+
+def assert_agrees_out_of_the_box(engine: list[str], tmp_path: Path) -> None:
+    code, found = corpus(engine, tmp_path)
+    assert code == 0, found
+    assert found["empty_chat"]["status"] == "ok"
+    # Scenarios whose first events are refusals: those were compared, and agreed.
+    assert [leading_refusals(name) > 0 for name in REFUSED] == [False, True, True]
+    for name in REFUSED:
+        assert found[name]["status"] == "SKIPPED", found[name]
+        assert "not handled by the starter adapter yet" in found[name]["reason"]
+
+
+def assert_a_wrong_rule_is_caught(engine: list[str], tmp_path: Path) -> None:
+    code, found = corpus(engine, tmp_path)
+    assert code == 1
+    assert found["empty_chat"]["status"] == "ok"
+    assert [found[name]["status"] for name in REFUSED] == ["SKIPPED", "FAIL", "FAIL"]
+    assert "refused" in found["refused_kind_1"]["reason"]
+
+
+def broken(source: Path, into: Path) -> Path:
+    """A copy of the starter at `source` whose refusal names the wrong rule."""
+    shutil.copytree(source, into, ignore=shutil.ignore_patterns("target"))
+    (adapter,) = [p for p in into.rglob("*") if p.suffix in (".mjs", ".rs")]
+    text, count = REFUSAL.subn(r'\1"utf8"', adapter.read_text())
+    assert count == 1
+    adapter.write_text(text)
+    return into
+
+
+def test_the_node_starter_agrees_out_of_the_box(tmp_path: Path) -> None:
+    node = toolchain("node")
+    assert_agrees_out_of_the_box([node, str(EXAMPLES / "node" / "bridge.mjs")], tmp_path)
+
+
+def test_a_node_starter_naming_the_wrong_rule_is_caught(tmp_path: Path) -> None:
+    node = toolchain("node")
+    copy = broken(EXAMPLES / "node", tmp_path / "node")
+    assert_a_wrong_rule_is_caught([node, str(copy / "bridge.mjs")], tmp_path)
+
+
+def cargo_build(crate: Path, target: Path) -> Path:
+    """The starter crate built offline into `target`; its binary."""
+    cargo = toolchain("cargo")
+    done = subprocess.run(
+        [cargo, "build", "--offline", "--locked", "--quiet", "--target-dir", str(target)],
+        cwd=crate,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    return target / "debug" / "bridge"
+
+
+def test_the_rust_starter_agrees_out_of_the_box(tmp_path: Path) -> None:
+    binary = cargo_build(EXAMPLES / "rust", tmp_path / "target")
+    assert_agrees_out_of_the_box([str(binary)], tmp_path)
+
+
+def test_a_rust_starter_naming_the_wrong_rule_is_caught(tmp_path: Path) -> None:
+    copy = broken(EXAMPLES / "rust", tmp_path / "rust")
+    binary = cargo_build(copy, tmp_path / "target")
+    assert_a_wrong_rule_is_caught([str(binary)], tmp_path)
+
+
+def test_a_missing_toolchain_skips_unless_it_is_required(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPTCHAT_REQUIRE_TOOLCHAINS", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=".ci/run installs them"):
+        toolchain("no-such-toolchain-here")
+    monkeypatch.setenv("OPTCHAT_REQUIRE_TOOLCHAINS", "1")
+    with pytest.raises(pytest.fail.Exception, match="OPTCHAT_REQUIRE_TOOLCHAINS is set"):
+        toolchain("no-such-toolchain-here")

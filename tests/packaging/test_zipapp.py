@@ -1,0 +1,169 @@
+"""optchat-spec.pyz, the runner in one file (release/zipapp.py): copied into
+an empty directory and started by the bare interpreter in isolated mode
+(`python3 -I`), with an environment holding only PATH and HOME, it replays
+the whole bundled corpus against the reference engine and writes both
+reports. Its payload is unpacked once per build into the user's cache,
+checked at every start, repaired when changed, unpacked by concurrent
+first runs without a clash, and put in a folder of the user's own (or a
+scratch folder) when the cache cannot be written."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from release import unpack, zipapp
+from tests.packaging.test_install import (
+    ROOT,
+    SCENARIOS,
+    assert_agrees_on_whole_corpus,
+    corpus_version,
+    source_version,
+)
+
+pytestmark = pytest.mark.xdist_group("zipapp")
+"""The whole corpus runs here: beside the installed wheel's group, not after it."""
+
+PYTHON = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+"""The interpreter this venv was made from: no package of the venv in sight."""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return zipapp.build(tmp_path_factory.mktemp("dist"))
+
+
+@pytest.fixture
+def pyz(built: Path, tmp_path: Path) -> Path:
+    """The zipapp alone in an empty directory."""
+    (tmp_path / "empty").mkdir()
+    return Path(shutil.copy(built, tmp_path / "empty" / zipapp.NAME))
+
+
+def run(pyz: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`python3 -I optchat-spec.pyz ARGS` from the zipapp's directory, HOME
+    beside it unless `env` says otherwise."""
+    home = pyz.parent.parent / "home"
+    return subprocess.run(
+        [str(PYTHON), "-I", zipapp.NAME, *args],
+        cwd=pyz.parent,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(home), **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def cached(pyz: Path) -> list[Path]:
+    return sorted((pyz.parent.parent / "home" / ".cache" / "optchat-spec").iterdir())
+
+
+def test_the_single_file_replays_the_whole_corpus_from_an_empty_directory(pyz: Path) -> None:
+    done = run(
+        pyz, "corpus", "--engine", "impl", "--jobs", "2", "--junit-xml", "r.xml", "--json", "r.json"
+    )
+    assert_agrees_on_whole_corpus(done, pyz.parent / "r.xml")
+    report = json.loads((pyz.parent / "r.json").read_text())
+    with zipfile.ZipFile(pyz) as inside:
+        schema = json.loads(inside.read(unpack.PAYLOAD + "bridge/report.schema.json"))
+    jsonschema.validate(report, schema)
+    assert report["engine_name"] == "optchat-spec impl"
+    assert report["counts"] == {"ok": len(SCENARIOS)}
+    assert report["corpus_version"] == corpus_version()
+    assert sorted(p.name for p in pyz.parent.iterdir()) == ["optchat-spec.pyz", "r.json", "r.xml"]
+
+
+def test_it_says_its_version_and_that_it_is_not_a_release(pyz: Path) -> None:
+    done = run(pyz, "--version")
+    assert done.returncode == 0, done.stderr
+    name, version, rest = done.stdout.strip().split(" ", 2)
+    assert (name, rest) == ("optchat-spec", f"(corpus version {corpus_version()})")
+    assert version.startswith(source_version()) and ".dev" in version
+    head = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True
+    )
+    if head.returncode == 0:
+        assert f"+g{head.stdout.strip()[:12]}" in version
+
+
+def test_the_payload_is_unpacked_once_and_repaired_when_changed(pyz: Path) -> None:
+    assert run(pyz, "files").returncode == 0
+    (folder,) = cached(pyz)
+    cli = folder / "bridge" / "cli" / "__init__.py"
+    assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
+    cli.write_text("raise SystemExit(99)\n")
+    listed = run(pyz, "files")
+    assert listed.returncode == 0, listed.stderr
+    assert cached(pyz) == [folder], "a second folder for the same build"
+    assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
+    spec = next(line for line in listed.stdout.splitlines() if line.startswith("spec:"))
+    assert Path(spec.split(":", 1)[1].strip()).read_bytes() == (ROOT / "SPEC.md").read_bytes()
+
+
+def test_first_runs_at_once_unpack_without_a_clash(pyz: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(pyz.parent.parent / "home")}
+    started = [
+        subprocess.Popen(
+            [str(PYTHON), "-I", zipapp.NAME, "--version"],
+            cwd=pyz.parent,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    said = [process.communicate(timeout=120) for process in started]
+    assert [p.returncode for p in started] == [0] * 4, said
+    assert len({out for out, _ in said}) == 1
+    (folder,) = cached(pyz)
+    assert not folder.name.startswith(".")
+
+
+def test_an_unwritable_cache_falls_back_to_a_folder_of_the_users_own(
+    pyz: Path, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {"XDG_CACHE_HOME": str(blocker / "cache"), "TMPDIR": str(temp)}
+    assert run(pyz, "--version", **env).returncode == 0
+    own = temp / f"optchat-spec-{os.getuid()}"
+    (folder,) = own.iterdir()
+    assert folder.name.startswith(source_version())
+    # One that others may write is never run from: a scratch folder instead,
+    # gone after the run.
+    own.chmod(0o777)
+    done = run(pyz, "--version", **env)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in temp.iterdir()) == [own.name]
+
+
+def test_a_damaged_archive_is_one_line_and_exit_2(pyz: Path) -> None:
+    with zipfile.ZipFile(pyz) as archive:
+        member = archive.getinfo("runner/bridge/PROTOCOL.md")
+        start = member.header_offset
+    data = bytearray(pyz.read_bytes())
+    # a byte inside the member's compressed data (past its local header)
+    at = start + 30 + len(member.filename) + len(member.extra) + 10
+    data[at] ^= 0xFF
+    pyz.write_bytes(bytes(data))
+    done = run(pyz, "--version")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "cannot unpack the runner" in done.stderr
+
+
+def test_the_laws_are_not_in_the_single_file(pyz: Path) -> None:
+    done = run(pyz, "laws")
+    assert done.returncode == 2 and "`laws` extra" in done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
