@@ -90,7 +90,7 @@ bridge: venv engine
 
 # The engine again, as plain Python in a separate process speaking bridge/PROTOCOL.md.
 bridge-protocol: venv
-	OPTCHAT_PURE=1 $(PY) -m bridge corpus --engine "$(PY) -m impl.protocol"
+	OPTCHAT_PURE=1 $(PY) -m bridge corpus --engine reference
 
 # Generated histories against the engine for five minutes; a divergence is
 # shrunk into optchat-regressions/ (any engine: FUZZ_ENGINE='my-engine --bridge').

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -228,6 +229,45 @@ def growth() -> Row:
     )
 
 
+def diagnose_cost(quick: bool) -> Row:
+    """Row 11: `diagnose` beside one corpus run, an engine with three differences."""
+    found = run_json("-m", "bench.diagnose", *(["--quick"] if quick else []))
+    corpus, diagnose = found["corpus"]["wall"], found["diagnose"]["wall"]
+    ratio = diagnose / corpus
+    return Row(
+        "11. diagnose vs one corpus run, the partial engine (three differences)",
+        f"{ratio:.1f}x ({diagnose:.0f} s vs {corpus:.0f} s)",
+        "<= 3x",
+        ratio <= 3,
+        "python -m bench.diagnose",
+    )
+
+
+FUZZ = ["-m", "bridge", "fuzz", "--engine", "impl", "--seed", "1", "--histories", "300"]
+"""Row 12's run: the same 300 histories every time, against the engine (C build)."""
+
+
+def fuzz_rate() -> Row:
+    """Row 12: `fuzz` against the engine, events per second (Hypothesis
+    drawing the histories, the model replaying them, the engine answering:
+    BENCHMARKS.md, row 11, says where the time goes)."""
+    with tempfile.TemporaryDirectory(prefix="optchat-fuzz-") as regressions:
+        done = subprocess.run(
+            [sys.executable, *FUZZ, "--regressions", regressions],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+    found = re.search(r"^throughput: .* (\d+) events/s", done.stdout, re.M)
+    rate = int(found.group(1)) if found and done.returncode == 0 else None
+    return Row(
+        "12. fuzz against the engine (C build), 300 histories from seed 1",
+        f"{rate} events/s" if rate is not None else f"exit {done.returncode}",
+        "(reported)",
+        rate is not None,
+        " ".join(("python", *FUZZ)),
+    )
+
+
 DEEP_SEED = 1
 """The nightly's seed in the benchmark, so that every `make bench` checks the same cases."""
 
@@ -267,6 +307,8 @@ def main() -> int:
         bridge_cost,
         lambda: [storage(quick)],
         lambda: [growth()],
+        lambda: [diagnose_cost(quick)],
+        lambda: [fuzz_rate()],
     ]
     if not quick:
         steps.append(lambda: [laws_deep()])

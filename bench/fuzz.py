@@ -64,7 +64,7 @@ def head(output: str) -> str | None:
 def replays(where: Path, outcome: Outcome) -> str:
     """Whether `bridge compare` on the written scenario exits 1 at the same
     divergence (its report's first lines equal fuzz's)."""
-    path = outcome.number(r"^shrunk to \d+ of \d+ events \(\d+ tries\): (\S+)$")
+    path = outcome.number(r"^shrunk to \d+ of \d+ events \(\d+ tries\), .*: (\S+)$")
     env = dict(os.environ, PYTHONPATH=str(where), PYTHONHASHSEED="0", OPTCHAT_PURE="1")
     command = [sys.executable, "-m", "bridge", "compare", path, "--engine", PROTOCOL_ENGINE]
     command += ["--regressions", str(where / "compare-regressions"), "--shrink-seconds", "1"]

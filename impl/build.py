@@ -41,6 +41,9 @@ def build() -> None:
         setup(
             name="optchat-engine",
             ext_modules=extensions,
+            # The extension alone: no package discovery in the project's root.
+            packages=[],
+            py_modules=[],
             script_args=[
                 "--quiet",
                 "build_ext",

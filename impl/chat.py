@@ -139,7 +139,7 @@ class Chat:
         goes whole into consecutive messages, one acknowledgement: after a
         crash they are all in the chat or none is (impl/store.py)."""
         self._writing()
-        check_message(kind, text)
+        check_message(kind, text, self.planner.profile.kinds)
         c = self.constants
         pieces = [clip(text, c.tool_cap)] if kind == "tool" else split(text, c.split)
         ids = []

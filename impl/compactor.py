@@ -23,7 +23,6 @@ from collections.abc import Awaitable, Callable
 
 from impl.chat import Chat
 from impl.errors import StoreError
-from impl.line import LineChooser
 from impl.text import check_utf8, cut, size
 from impl.tree import Node, end, first, name
 
@@ -121,7 +120,7 @@ class Compactor:
             conversation = [
                 {"role": "user", "content": task(node, chat.context(*node), source, c.node)}
             ]
-            chooser = LineChooser(source, c.node, c.tries)
+            chooser = chat.planner.chooser(source)
             try:
                 while True:
                     reply = await self.summarize(list(conversation))

@@ -14,10 +14,10 @@ from typing import NamedTuple, NoReturn
 
 from impl.constants import KINDS, PLACEHOLDER, Constants
 from impl.errors import Refused
-from impl.line import LineChooser
+from impl.line import EmptyReply, LineChooser
 from impl.profile import Profile
 from impl.queue import Queue
-from impl.render import render_lines, render_rows
+from impl.render import EMPTY, render_lines, render_rows
 from impl.text import check_utf8, cut, size
 from impl.tree import Node, Tree, end, halves, name
 from impl.view import View
@@ -32,11 +32,11 @@ class Outcome(NamedTuple):
     cview_batch: bool = False
 
 
-def check_message(kind: str, text: str) -> int:
-    """Refuse a message of an unknown kind or with no UTF-8 form (SPEC 1);
-    returns the byte size of its text."""
-    if kind not in KINDS:
-        raise Refused("kind", f"unknown kind {kind!r}; kinds are {', '.join(KINDS)}")
+def check_message(kind: str, text: str, kinds: tuple[str, ...] = KINDS) -> int:
+    """Refuse a message of a kind not among `kinds` (SPEC 1, or the profile's,
+    SPEC 10) or with no UTF-8 form; returns the byte size of its text."""
+    if kind not in kinds:
+        raise Refused("kind", f"kind {kind!r} is not taken; kinds are {', '.join(kinds)}")
     return check_utf8(text, "the message")
 
 
@@ -55,8 +55,11 @@ class Planner:
             self.constants.ahead,
             self.profile.need_first,
             self.profile.ahead_in_wait,
+            self.profile.held_takes_job,
+            self.profile.merge_order == "ready",
         )
         self._word_sizes = {kind: size(self.profile.word(kind)) for kind in KINDS}
+        self._empty = EMPTY[self.profile.empty_chat]
 
     @property
     def count(self) -> int:
@@ -81,12 +84,15 @@ class Planner:
         self.chat.merges = self.cview.merges = ()
 
     def admit(self, kind: str, text: str) -> list[Node]:
-        """The first half of a message (SPEC 1, 2, 3.3, 4): log it, let held
-        nodes try again, build its leaf when free and append the leaf to both
-        views; returns the nodes built."""
+        """The first half of a message (SPEC 1, 2, 3.3, 4, 10): log it, let
+        held nodes try again (unless the profile retries only after RETRY),
+        build its leaf when free and append the leaf to both views; returns
+        the nodes built."""
         self.forget_batch()
-        line_size = self._word_sizes.get(kind, 0) + 2 + check_message(kind, text)
-        self.queue.release()
+        text_size = check_message(kind, text, self.profile.kinds)
+        line_size = self._word_sizes[kind] + 2 + text_size
+        if self.profile.retry_at_message:
+            self.queue.release()
         leaf = (0, self.count)
         self.tree.log(kind, text)
         made: list[Node] = []
@@ -157,8 +163,8 @@ class Planner:
             raise Refused("one_call_per_node", f"a call for {name(node)} is already running")
         if queue.waiting and self.profile.need_first and not self.chat.has_line(node):
             raise Refused("need_first", f"a turn waits and {name(node)} is not a line of the view")
-        if len(queue.running) >= c.jobs:
-            raise Refused("jobs_bound", f"{c.jobs} calls already run")
+        if queue.jobs_taken() >= c.jobs:
+            raise Refused("jobs_bound", f"{c.jobs} calls already run (or wait to retry)")
         if node in queue.held:
             raise Refused(
                 "retry_waits", f"{name(node)} failed; it waits for the next message or retry"
@@ -181,21 +187,32 @@ class Planner:
         self.forget_batch()
         self._check_running(node, "end_needs_running")
         check_utf8(line, "the line")
-        return self._install(node, line)
+        return self._resumed(self._install(node, line))
 
     def end_replies(self, node: Node, replies: list[str]) -> Outcome:
         """The call for `node` ends with the replies it got; the line is
-        chosen from them (SPEC 4, 5, 10)."""
+        chosen from them, or they fail the call (SPEC 4, 5, 10)."""
         self.forget_batch()
         self._check_running(node, "end_needs_running")
         for reply in replies:
             check_utf8(reply, "a reply")
-        chooser = LineChooser(self.tree.source(node), self.constants.node, self.constants.tries)
-        for reply in replies:
-            line = chooser.offer(reply)
-            if line is not None:
-                return self._install(node, line)
-        return self._install(node, chooser.finish())
+        chooser = self.chooser(self.tree.source(node))
+        try:
+            for reply in replies:
+                line = chooser.offer(reply)
+                if line is not None:
+                    return self._resumed(self._install(node, line))
+        except EmptyReply:
+            return self._resumed(self._failed(node))
+        return self._resumed(self._install(node, chooser.finish()))
+
+    def chooser(self, source: str) -> LineChooser:
+        """A line chooser for a call on `source`, with the profile's chooser
+        options (SPEC 5, 10)."""
+        c, p = self.constants, self.profile
+        return LineChooser(
+            source, c.node, c.tries, p.empty_reply == "fails", p.not_shorter == "goes_on"
+        )
 
     def _install(self, node: Node, line: str) -> Outcome:
         """Build `node` with a call's line: stripped under `trim_lines`, where
@@ -216,7 +233,7 @@ class Planner:
         """The call for `node` fails (SPEC 4)."""
         self.forget_batch()
         self._check_running(node, "fail_needs_running")
-        return self._failed(node)
+        return self._resumed(self._failed(node))
 
     def _failed(self, node: Node) -> Outcome:
         """A failed call is counted and its node held; under a failure cap the
@@ -233,6 +250,16 @@ class Planner:
         if self.queue.waiting:
             raise Refused("one_wait", "a turn already waits")
         self.queue.begin_wait()
+        self._resumed(Outcome([]))
+
+    def _resumed(self, outcome: Outcome) -> Outcome:
+        """After an event that may settle the view (a wait, a call's outcome):
+        under `resume: self` a waiting turn goes on by itself once the view
+        is settled (SPEC 4, 10). A message never settles a view that was not
+        settled: its line is a free leaf or an unbuilt one."""
+        if self.profile.resume == "self" and self.queue.waiting and self.settled():
+            self.queue.end_wait()
+        return outcome
 
     def settle(self) -> None:
         """The waiting turn goes on with every view line built (SPEC 4)."""
@@ -368,7 +395,7 @@ class Planner:
 
     def render(self) -> str:
         """The chat view rendered, byte for byte (SPEC 3)."""
-        return render_rows(self.chat.rows())
+        return render_rows(self.chat.rows(), self._empty)
 
     def render_timed_out(self) -> str:
         """The chat view for a turn that stopped waiting unsettled: unbuilt
@@ -378,7 +405,7 @@ class Planner:
         for n in self.chat.order:
             text = self.tree.text(n)
             lines.append((n, cut(self.source(n), node_bytes) if text is None else text))
-        return render_lines(lines)
+        return render_lines(lines, self._empty)
 
     def context(self, node: Node) -> list[Node]:
         """The compaction view's lines wholly below the node's context end,
@@ -402,7 +429,7 @@ class Planner:
 
     def render_context(self, node: Node) -> str:
         """A node's context rendered like the view (SPEC 3.4)."""
-        return render_rows(self.cview.rows(self._context_lines(node)))
+        return render_rows(self.cview.rows(self._context_lines(node)), self._empty)
 
     def zoom(self, id: int, n: int) -> str:
         """`zoom(id, 1)`: message `id`'s line whole; for a larger power of two
@@ -418,4 +445,4 @@ class Planner:
             raise Refused("zoom", f"messages {id}..{id + n - 1} are not all logged yet")
         if n == 1:
             return self.tree.line(id)
-        return render_lines([(half, self.shown(half)) for half in halves(node)])
+        return render_lines([(half, self.shown(half)) for half in halves(node)], self._empty)

@@ -14,15 +14,27 @@ from typing import Any
 
 from impl.constants import KINDS
 
-OPTIONS = ("trim_lines", "kind_words", "need_first", "failure_cap", "calls", "ahead_in_wait")
-"""The options of SPEC 10, in its order."""
+CHOICES = {
+    "failure_cap": ("failures", "none"),
+    "calls": ("driven", "self"),
+    "empty_chat": ("tags", "blank_line"),
+    "retry": ("message", "tick"),
+    "merge_order": ("level", "ready"),
+    "resume": ("settle", "self"),
+    "empty_reply": ("ends", "fails"),
+    "not_shorter": ("stops", "goes_on"),
+}
+"""The options that are one of a few strings, SPEC's first."""
 
 
 @dataclass(frozen=True)
 class Profile:
     """SPEC 10: `trim_lines`, `kind_words` (kind -> word), `need_first`,
     `capped` (failure_cap "failures", not "none"), `self_calls` (calls
-    "self", not "driven") and `ahead_in_wait`."""
+    "self", not "driven"), `ahead_in_wait`, `empty_chat`, `kinds` (the
+    kinds it takes, in SPEC 1's order), `retry_at_message` (retry
+    "message", not "tick"), `held_takes_job`, `merge_order`, `resume`,
+    `empty_reply` and `not_shorter`."""
 
     trim_lines: bool = False
     kind_words: dict[str, str] = field(default_factory=dict)
@@ -30,8 +42,22 @@ class Profile:
     capped: bool = True
     self_calls: bool = False
     ahead_in_wait: bool = True
+    empty_chat: str = "tags"
+    kinds: tuple[str, ...] = KINDS
+    retry_at_message: bool = True
+    held_takes_job: bool = False
+    merge_order: str = "level"
+    resume: str = "settle"
+    empty_reply: str = "ends"
+    not_shorter: str = "stops"
 
     def __post_init__(self) -> None:
+        for name in ("merge_order", "resume", "empty_reply", "not_shorter", "empty_chat"):
+            if getattr(self, name) not in CHOICES[name]:
+                raise ValueError(f"{name} is one of {CHOICES[name]}")
+        if not self.kinds or list(self.kinds) != [k for k in KINDS if k in self.kinds]:
+            raise ValueError(f"kinds are some of {KINDS}, at least one, each once, in that order")
+
         for kind, word in self.kind_words.items():
             if kind not in KINDS:
                 raise ValueError(f"kind_words maps {kind!r}, which is no kind")
@@ -51,13 +77,17 @@ class Profile:
         unknown = sorted(set(options) - set(OPTIONS))
         if unknown:
             raise ValueError(f"unknown profile option {unknown[0]!r}; options are {OPTIONS}")
-        choices = {"failure_cap": ("failures", "none"), "calls": ("driven", "self")}
-        for name, allowed in choices.items():
+        for name, allowed in CHOICES.items():
             if name in options and options[name] not in allowed:
                 raise ValueError(f"{name} is one of {allowed}, not {options[name]!r}")
-        for name in ("trim_lines", "need_first", "ahead_in_wait"):
+        for name in ("trim_lines", "need_first", "ahead_in_wait", "held_takes_job"):
             if name in options and not isinstance(options[name], bool):
                 raise ValueError(f"{name} is true or false, not {options[name]!r}")
+        kinds = options.get("kinds", list(KINDS))
+        if not isinstance(kinds, list) or not all(k in KINDS for k in kinds if isinstance(k, str)):
+            raise ValueError(f"kinds is a list of some of {KINDS}, not {kinds!r}")
+        if not all(isinstance(k, str) for k in kinds) or len(set(kinds)) != len(kinds):
+            raise ValueError(f"kinds names each kind once, as a string: not {kinds!r}")
         words = options.get("kind_words", {})
         if not isinstance(words, dict) or not all(isinstance(w, str) for w in words.values()):
             raise ValueError("kind_words is an object from kinds to words")
@@ -68,6 +98,14 @@ class Profile:
             capped=options.get("failure_cap", "failures") == "failures",
             self_calls=options.get("calls", "driven") == "self",
             ahead_in_wait=options.get("ahead_in_wait", True),
+            empty_chat=options.get("empty_chat", "tags"),
+            kinds=tuple(kind for kind in KINDS if kind in kinds),
+            retry_at_message=options.get("retry", "message") == "message",
+            held_takes_job=options.get("held_takes_job", False),
+            merge_order=options.get("merge_order", "level"),
+            resume=options.get("resume", "settle"),
+            empty_reply=options.get("empty_reply", "ends"),
+            not_shorter=options.get("not_shorter", "stops"),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -79,4 +117,16 @@ class Profile:
             "failure_cap": "failures" if self.capped else "none",
             "calls": "self" if self.self_calls else "driven",
             "ahead_in_wait": self.ahead_in_wait,
+            "empty_chat": self.empty_chat,
+            "kinds": list(self.kinds),
+            "retry": "message" if self.retry_at_message else "tick",
+            "held_takes_job": self.held_takes_job,
+            "merge_order": self.merge_order,
+            "resume": self.resume,
+            "empty_reply": self.empty_reply,
+            "not_shorter": self.not_shorter,
         }
+
+
+OPTIONS = tuple(Profile().to_json())
+"""The options of SPEC 10, in its order."""

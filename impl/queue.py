@@ -1,9 +1,10 @@
 """The work queue: which compaction calls may start (SPEC 4).
 
-Work is kept in two sorted lists of nodes filled when messages arrive and
-nodes are built, never found by scanning the tree: the unbuilt leaves by id
-(a bisect counts the unbuilt leaves before a leaf, for AHEAD) and the ready
-merges by (level, index).
+Work is kept in two lists of nodes filled when messages arrive and nodes
+are built, never found by scanning the tree: the unbuilt leaves by id (a
+bisect counts the unbuilt leaves before a leaf, for AHEAD) and the ready
+merges by (level, index), or in the order they became ready under the
+profile's `merge_order: ready` (SPEC 10).
 
 Every unbuilt leaf is a line of both views (a line is merged away only into a
 built parent, and a parent is built only after its halves), and every
@@ -46,12 +47,20 @@ class Queue:
     a method here."""
 
     def __init__(
-        self, jobs: int, ahead: int, need_first: bool = True, ahead_in_wait: bool = True
+        self,
+        jobs: int,
+        ahead: int,
+        need_first: bool = True,
+        ahead_in_wait: bool = True,
+        held_takes_job: bool = False,
+        ready_order: bool = False,
     ) -> None:
         self.jobs = jobs
         self.ahead = ahead
         self.need_first = need_first
         self.ahead_in_wait = ahead_in_wait
+        self.held_takes_job = held_takes_job
+        self.ready_order = ready_order
         self.unbuilt: list[Node] = []
         self.ready: list[Node] = []
         self.running: dict[Node, None] = {}
@@ -73,7 +82,11 @@ class Queue:
         """`node` was built: it leaves every queue; a parent that needs a call
         becomes ready (SPEC 2, 4). The free parents built with it need no
         call, so they were never queued."""
-        _discard(self.ready if node[0] else self.unbuilt, node)
+        if node[0] and self.ready_order:
+            if node in self.ready:
+                self.ready.remove(node)
+        else:
+            _discard(self.ready if node[0] else self.unbuilt, node)
         if node in self.running:
             del self.running[node]
         if self.held:
@@ -81,7 +94,10 @@ class Queue:
         if self.failures:
             self.failures.pop(node, None)
         if ready is not None:
-            insort(self.ready, ready)
+            if self.ready_order:
+                self.ready.append(ready)
+            else:
+                insort(self.ready, ready)
         self._offered = None
 
     def candidates(self, waiting: bool) -> tuple[Node, ...]:
@@ -97,13 +113,14 @@ class Queue:
     def _work(self) -> tuple[tuple[Node, ...], tuple[Node, ...]]:
         """The candidates as they are while no turn waits, and as they are
         (or would be) while one waits."""
-        room = self.jobs - len(self.running)
+        held = len(self.held) if self.held_takes_job else 0
+        room = self.jobs - len(self.running) - held
         calm = self._offer(self.unbuilt[: self.ahead], room, merges=True)
         leaves = self.unbuilt if not self.ahead_in_wait else self.unbuilt[: self.ahead]
         if not self.need_first:
             return calm, self._offer(leaves, room, merges=True)
         # A waiting turn stops the running merges, so only running leaves use room.
-        waiting_room = self.jobs - sum(1 for node in self.running if node[0] == 0)
+        waiting_room = self.jobs - held - sum(1 for node in self.running if node[0] == 0)
         return calm, self._offer(leaves, waiting_room, merges=False)
 
     def _offer(self, leaves: list[Node], room: int, merges: bool = True) -> tuple[Node, ...]:
@@ -126,6 +143,11 @@ class Queue:
             else:
                 work += self.ready[: room - len(work)]
         return tuple(work[:room])
+
+    def jobs_taken(self) -> int:
+        """The JOBS places taken: one per running call, and one per held node
+        under `held_takes_job` (SPEC 4, 10)."""
+        return len(self.running) + (len(self.held) if self.held_takes_job else 0)
 
     def start(self, node: Node) -> None:
         """A call for `node`, a candidate, starts (SPEC 4). A kept list that

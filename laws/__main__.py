@@ -28,15 +28,24 @@ from pathlib import Path
 from laws import lock
 from laws.all import all_laws
 from laws.history import HEARTBEAT, Verdicts, check_step_laws, merged
-from laws.registry import PROFILES, Broken, Held, Inconclusive, Law, NotApplicable, Profile
+from laws.registry import (
+    LOCAL,
+    PROFILES,
+    Broken,
+    Held,
+    Inconclusive,
+    Law,
+    NotApplicable,
+    Profile,
+)
 from model.profile import Profile as EngineProfile
 from model.profile import deviations, from_options
+from scenarios.database import chosen as chosen_database
+from scenarios.database import database as named
 from scenarios.format import loads
+from scenarios.shard import Shard, parse
 
 Result = Held | Broken | NotApplicable | Inconclusive
-
-DATABASE = Path(".hypothesis-deep")
-"""Where an exploring run keeps the examples that failed, between nights."""
 
 
 def progress(text: str) -> None:
@@ -97,9 +106,16 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--seed", type=int, help="explore from this seed (the deep profile draws one)")
     top.add_argument(
         "--database",
-        type=Path,
-        default=DATABASE,
-        help="where an exploring run keeps failing examples (default .hypothesis-deep)",
+        metavar="URL",
+        help="where an exploring run keeps failing examples and replays them from: a folder, "
+        "redis://HOST:PORT/DB or github-artifacts:OWNER/REPO (default: $OPTCHAT_DATABASE, "
+        f"else {LOCAL})",
+    )
+    top.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="shard K of a run over N machines (needs --seed, the same on all): its own "
+        "histories; the check laws (proofs, examples) run on shard 1 only",
     )
     top.add_argument(
         "--engine-profile",
@@ -132,6 +148,18 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def campaign(args: argparse.Namespace) -> tuple[Shard, str]:
+    """The shard this run is and the example database's URL, checked;
+    ValueError, in one line, for a shard that is not K/N, a shard without
+    the run's seed, or a database that cannot be."""
+    shard = parse(args.shard) if args.shard is not None else Shard()
+    if shard.count > 1 and args.seed is None:
+        raise ValueError("--shard needs --seed: the run's seed, the same on every shard")
+    url = chosen_database(args.database, LOCAL)
+    named(url, LOCAL)
+    return shard, url
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     laws = all_laws()
@@ -149,13 +177,31 @@ def main(argv: list[str] | None = None) -> int:
     except lock.LockError as error:
         print(f"laws: {error}", file=sys.stderr)
         return 2
+    try:
+        shard, url = campaign(args)
+    except ValueError as error:
+        print(f"laws: {error}", file=sys.stderr)
+        return 2
     engine = engine_profile(args.engine_profile)
     chosen = [law for law in laws if args.only is None or law.name in args.only]
+    if not shard.first:
+        chosen = [law for law in chosen if law.kind == "step"]
+        if not chosen:
+            print(f"shard {shard}: no law to check here (the check laws run on shard 1)")
+            return 0
     profile = PROFILES[args.profile]
     if args.seed is not None or profile.name == "deep":
         seed = args.seed if args.seed is not None else random.randrange(1 << 32)
-        profile = replace(profile, seed=seed, database=str(args.database))
-        print(f"seed {seed} (again: python -m laws --profile {profile.name} --seed {seed})")
+        again = f"python -m laws --profile {profile.name} --seed {seed}"
+        if shard.count > 1:
+            again += f" --shard {shard}"
+            print(
+                f"shard {shard}: its own histories (seed {shard.seed(seed)}), "
+                + ("and the check laws" if shard.first else "the check laws on shard 1")
+            )
+        histories = shard.share(profile.histories)
+        profile = replace(profile, seed=shard.seed(seed), database=url, histories=histories)
+        print(f"seed {seed} (again: {again})")
     if args.first_break:
         profile = replace(profile, first_break=True, shrink=False)
     if args.no_shrink:

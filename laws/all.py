@@ -19,11 +19,19 @@ from laws.line import (  # noqa: F401
     replies_choose_line,
 )
 from laws.profile import (  # noqa: F401
+    empty_chat_shows_blank_line,
+    empty_reply_fails_call,
+    goes_on_past_not_shorter,
+    held_takes_a_job,
     kind_words_lead,
+    kinds_refuse_others,
     no_cap_keeps_trying,
     no_need_first_stops_nothing,
     profile_read_back,
+    ready_merges_keep_arrival,
+    self_resume_ends_settled_wait,
     self_starts_every_candidate,
+    tick_retry_keeps_held,
     trim_lines_trims,
     wait_ignores_ahead,
 )
@@ -79,7 +87,10 @@ line_calls_at_most_tries line_fits
 line_takes_first_fit line_stops_when_not_shorter line_empty_is_a_try replies_choose_line
 bits_agree constants_allowed
 kind_words_lead trim_lines_trims no_need_first_stops_nothing no_cap_keeps_trying
-self_starts_every_candidate wait_ignores_ahead profile_read_back
+self_starts_every_candidate wait_ignores_ahead empty_chat_shows_blank_line
+kinds_refuse_others tick_retry_keeps_held held_takes_a_job
+ready_merges_keep_arrival self_resume_ends_settled_wait
+empty_reply_fails_call goes_on_past_not_shorter profile_read_back
 """.split()
 """The laws of SPEC 8, in the order of its tables."""
 

@@ -145,8 +145,11 @@ BREAKS = [
         "one call more than JOBS offered",
         "model/queue.py",
         (
-            ("room = constants.jobs - len(", "room = constants.jobs + 1 - len("),
-            ("len(queue.running) >= constants.jobs", "len(queue.running) > constants.jobs"),
+            ("room = constants.jobs - jobs_taken(", "room = constants.jobs + 1 - jobs_taken("),
+            (
+                "jobs_taken(queue, profile) >= constants.jobs",
+                "jobs_taken(queue, profile) > constants.jobs",
+            ),
         ),
         "laws",
         ("jobs_bound",),
@@ -277,6 +280,73 @@ BREAKS = [
         ("wait_ignores_ahead",),
     ),
     Break(
+        "empty_chat inert",
+        "model/render.py",
+        (('if profile.empty_chat == "blank_line":', "if False:"),),
+        "laws",
+        ("empty_chat_shows_blank_line",),
+    ),
+    Break(
+        "kinds inert",
+        "model/machine.py",
+        (
+            ("if event.kind not in state.profile.kinds:", "if event.kind not in KINDS:"),
+            (
+                "from model.constants import Constants",
+                "from model.constants import KINDS, Constants",
+            ),
+        ),
+        "laws",
+        ("kinds_refuse_others",),
+    ),
+    Break(
+        "retry inert",
+        "model/machine.py",
+        (("if state.profile.retry_at_message else state.queue", "if True else state.queue"),),
+        "laws",
+        ("tick_retry_keeps_held",),
+    ),
+    Break(
+        "held_takes_job inert",
+        "model/queue.py",
+        (("(len(queue.held) if profile.held_takes_job else 0)", "0"),),
+        "laws",
+        ("held_takes_a_job",),
+    ),
+    Break(
+        "merge_order inert",
+        "model/queue.py",
+        (('arrival = profile.merge_order == "ready"', "arrival = False"),),
+        "laws",
+        ("ready_merges_keep_arrival",),
+    ),
+    Break(
+        "resume inert",
+        "model/machine.py",
+        (
+            (
+                "if state.profile.self_resume and state.queue.waiting",
+                "if False and state.queue.waiting",
+            ),
+        ),
+        "laws",
+        ("self_resume_ends_settled_wait",),
+    ),
+    Break(
+        "empty_reply inert",
+        "model/line.py",
+        (('if profile.empty_reply == "fails":', "if False:"),),
+        "laws",
+        ("empty_reply_fails_call",),
+    ),
+    Break(
+        "not_shorter inert",
+        "model/line.py",
+        (('if profile.not_shorter == "stops":', "if True:"),),
+        "laws",
+        ("goes_on_past_not_shorter",),
+    ),
+    Break(
         "due measured from the first message, in the engine",
         "impl/view.py",
         (
@@ -305,8 +375,8 @@ BREAKS = [
         "impl/line.py",
         (
             (
-                "self.best is not None and size(reply) >= size(self.best)",
-                "self.best is not None and size(reply) > size(self.best)",
+                "self.best is None or size(reply) < size(self.best)",
+                "self.best is None or size(reply) <= size(self.best)",
             ),
         ),
         "bridge",

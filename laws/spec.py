@@ -16,6 +16,7 @@ from model import tree as trees
 from model.events import End, Event, Fail, Message, Settle, Start, Timeout, Wait, Zoom
 from model.machine import State
 from model.node import Node
+from model.profile import Profile
 
 Line = tuple[int, int]
 
@@ -160,8 +161,12 @@ def flat(text: str) -> str:
     return NEWLINE.sub(" ", text)
 
 
-def render(rows: list[tuple[Line, str]]) -> str:
-    """`<chat>\n`, `{start}+{count}|{text}\n` per row, `</chat>` (SPEC 3)."""
+def render(state: State, rows: list[tuple[Line, str]]) -> str:
+    """`<chat>\n`, `{start}+{count}|{text}\n` per row, `</chat>`; no row at all
+    renders a blank line between the tags under `empty_chat: blank_line`
+    (SPEC 3, 10)."""
+    if not rows and state.profile.empty_chat == "blank_line":
+        return "<chat>\n\n</chat>"
     return "<chat>\n" + "".join(f"{name(line)}|{flat(t)}\n" for line, t in rows) + "</chat>"
 
 
@@ -252,12 +257,24 @@ def ready_merges(state: State) -> list[Line]:
     return sorted(out)
 
 
+def merge_order(state: State) -> list[Line]:
+    """The ready merges in queue order: by (level, index); under `merge_order:
+    ready` in the order the queue keeps them, which the law
+    `ready_merges_keep_arrival` checks is the order they became ready."""
+    found = ready_merges(state)
+    if state.profile.merge_order == "level":
+        return found
+    kept = [plain(n) for n in state.queue.ready]
+    return sorted(found, key=lambda m: kept.index(m) if m in kept else len(kept))
+
+
 def queue(state: State, waiting: bool) -> list[Line]:
     """The candidates restated (SPEC 4, 10): unbuilt leaves oldest first within
     AHEAD (all of them while a turn waits with `ahead_in_wait` off), then the
-    ready merges by (level, index) (none while a turn waits, under
+    ready merges by (level, index) or as `merge_order` says (none while a turn waits, under
     `need_first`), leaving out running and held nodes, cut to JOBS minus the
-    running calls (the running merges stopped, when a wait stops them)."""
+    running calls (the running merges stopped, when a wait stops them) and,
+    under `held_takes_job`, minus the held nodes."""
     c, p, q = state.constants, state.profile, state.queue
     running = [plain(n) for n in q.running]
     if waiting and p.need_first:
@@ -271,8 +288,8 @@ def queue(state: State, waiting: bool) -> list[Line]:
         view = set(lines(state.chat.view))
         work = [leaf for leaf in work if leaf in view]
     else:
-        work += [m for m in ready_merges(state) if m not in busy]
-    room = c.jobs - len(running)
+        work += [m for m in merge_order(state) if m not in busy]
+    room = c.jobs - len(running) - (len(q.held) if p.held_takes_job else 0)
     return work[: max(room, 0)]
 
 
@@ -286,20 +303,25 @@ def without_last_event(state: State) -> State:
     )
 
 
-def choose(source: str, replies: list[str], node: int, tries: int) -> str:
+def choose(source: str, replies: list[str], node: int, tries: int, profile: Profile) -> str | None:
     """The line SPEC 5 chooses from a call's replies, restated: each reply
-    stripped; a fit is the line; an empty reply or a follow-up not shorter
-    than the best ends the tries; at the end the best (or the source) cut."""
+    stripped; a fit is the line; an empty reply ends the tries (None, the
+    call fails, under `empty_reply: fails`); a follow-up not shorter than the
+    best ends them (is passed over under `not_shorter: goes_on`); at the end
+    the best (or the source) cut (SPEC 5, 10)."""
     best: str | None = None
     for reply in replies[:tries]:
         reply = reply.strip()
         if not reply:
+            if profile.empty_reply == "fails":
+                return None
             break
         if size(reply) <= node:
             return reply
-        if best is not None and size(reply) >= size(best):
+        if best is None or size(reply) < size(best):
+            best = reply
+        elif profile.not_shorter == "stops":
             break
-        best = reply
     return cut(source if best is None else best, node)
 
 
@@ -342,10 +364,11 @@ def rule(state: State, event: Event) -> str | None:
     running = [plain(n) for n in q.running]
     match event:
         case Message(kind, body):
-            return "kind" if kind not in KINDS else None if utf8(body) else "utf8"
+            return "kind" if kind not in p.kinds else None if utf8(body) else "utf8"
         case Start(node):
             line = plain(node)
             waiting = q.waiting
+            held = q.held if p.held_takes_job else ()
             if p.self_calls:
                 return "self_starts"
             checks = [
@@ -353,7 +376,7 @@ def rule(state: State, event: Event) -> str | None:
                 ("built_once", built(state, line)),
                 ("one_call_per_node", line in running),
                 ("need_first", waiting and p.need_first and line not in lines(state.chat.view)),
-                ("jobs_bound", len(running) >= c.jobs),
+                ("jobs_bound", len(running) + len(held) >= c.jobs),
                 ("retry_waits", line in [plain(n) for n in q.held]),
                 (
                     "ahead_bound",
@@ -381,8 +404,10 @@ def rule(state: State, event: Event) -> str | None:
             line = (
                 given
                 if given is not None
-                else choose(source(state, plain(node)), list(replies or ()), c.node, c.tries)
+                else choose(source(state, plain(node)), list(replies or ()), c.node, c.tries, p)
             )
+            if line is None:
+                return None
             if p.trim_lines:
                 line = line.strip()
                 if not line:

@@ -18,7 +18,7 @@ from model import text as texts
 from model import tree as trees
 from model import zoom as zooms
 from model.bits import Bits
-from model.constants import KINDS, Constants
+from model.constants import Constants
 from model.errors import Refused
 from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait, Zoom
 from model.line import choose_line
@@ -74,15 +74,17 @@ def _build(state: State, node: Node, line: str) -> State:
         tree=done.tree,
         chat=resized(state.chat, done.tree, done.nodes),
         compaction=resized(state.compaction, done.tree, done.nodes),
-        queue=queues.after_build(state.queue, done),
+        queue=queues.after_build(state.queue, done, state.profile),
     )
 
 
 def _message(state: State, event: Message) -> State:
-    """SPEC 1, 2, 3.3, 3.4, 4: log the message's line, build its leaf if
-    free, run the sawtooth on both views, and let failed nodes try again."""
-    if event.kind not in KINDS:
-        raise Refused("kind", f"unknown kind {event.kind!r}; kinds are {', '.join(KINDS)}")
+    """SPEC 1, 2, 3.3, 3.4, 4, 10: log the message's line, build its leaf if
+    free, run the sawtooth on both views, and let failed nodes try again
+    (unless the profile retries only after RETRY)."""
+    if event.kind not in state.profile.kinds:
+        taken = ", ".join(state.profile.kinds)
+        raise Refused("kind", f"kind {event.kind!r} is not taken; kinds are {taken}")
     _check_utf8(event.text, "the message")
     c = state.constants
     leaf = nodes.leaf(state.count)
@@ -92,7 +94,7 @@ def _message(state: State, event: Message) -> State:
         state,
         count=count,
         tree=trees.log_message(state.tree, leaf.index, line),
-        queue=queues.retry(state.queue),
+        queue=queues.retry(state.queue) if state.profile.retry_at_message else state.queue,
     )
     if trees.is_free(line, c.node):
         state = _build(state, leaf, line)
@@ -115,7 +117,7 @@ def _start(state: State, node: Node) -> State:
 def _end(state: State, event: End) -> State:
     """SPEC 4, 5, 10: the call's line, given or chosen from its replies, is
     installed (stripped under `trim_lines`, and a line stripped to nothing
-    fails the call)."""
+    fails the call, as replies that fail it under `empty_reply: fails` do)."""
     queues.check_running(state.queue, event.node, "end_needs_running")
     c = state.constants
     if event.replies is None:
@@ -125,7 +127,10 @@ def _end(state: State, event: End) -> State:
         for reply in event.replies:
             _check_utf8(reply, "a reply")
         source = trees.source(state.tree, event.node)
-        line = choose_line(source, event.replies, c.node, c.tries).line
+        chosen = choose_line(source, event.replies, c.node, c.tries, state.profile).line
+        if chosen is None:
+            return _failed(state, event.node)
+        line = chosen
     if state.profile.trim_lines:
         line = line.strip()
         if not line:
@@ -209,12 +214,21 @@ def refuse(state: State) -> State:
     )
 
 
+def resumed(state: State) -> State:
+    """Under `resume: self` a waiting turn goes on by itself as soon as the
+    view is settled, with no `settle` event (SPEC 4, 10)."""
+    if state.profile.self_resume and state.queue.waiting and settled(state):
+        return replace(state, queue=queues.end_wait(state.queue))
+    return state
+
+
 def step(state: State, event: Event) -> State:
     """The state after `event`, or `Refused` naming the first rule it breaks
     (SPEC 4.1); the state it was given is unchanged either way. Only a
-    message runs a batch; under `calls: self` the engine then starts every
-    candidate, in queue order (SPEC 3.3, 4, 10)."""
-    state = _apply(refuse(state), event)
+    message runs a batch; under `resume: self` a wait on a settled view then
+    ends, and under `calls: self` the engine then starts every candidate,
+    in queue order (SPEC 3.3, 4, 10)."""
+    state = resumed(_apply(refuse(state), event))
     if state.profile.self_calls:
         while pending := candidates(state):
             state = _start(state, pending[0])
@@ -281,12 +295,14 @@ def settled(state: State) -> bool:
 
 def render(state: State) -> str:
     """The chat view rendered (SPEC 3)."""
-    return renders.render(state.chat.view, state.tree)
+    return renders.render(state.chat.view, state.tree, state.profile)
 
 
 def render_timed_out(state: State) -> str:
     """The chat view as a turn that stopped waiting unsettled reads it (SPEC 4)."""
-    return renders.render_timed_out(state.chat.view, state.tree, state.constants.node)
+    return renders.render_timed_out(
+        state.chat.view, state.tree, state.constants.node, state.profile
+    )
 
 
 def context(state: State, node: Node) -> View:
@@ -296,7 +312,7 @@ def context(state: State, node: Node) -> View:
 
 def render_context(state: State, node: Node) -> str:
     """A node's context rendered like the view (SPEC 3.4)."""
-    return renders.render(context(state, node), state.tree)
+    return renders.render(context(state, node), state.tree, state.profile)
 
 
 def text(state: State, node: Node) -> str | None:
@@ -311,4 +327,4 @@ def source(state: State, node: Node) -> str:
 
 def zoom(state: State, id: Bits, n: Bits) -> str:
     """What `zoom(id, n)` shows, or Refused (rule `zoom`) (SPEC 3.5)."""
-    return zooms.zoom(state.tree, state.count, id, n)
+    return zooms.zoom(state.tree, state.count, id, n, state.profile)

@@ -50,8 +50,15 @@ def is_left(node: Node) -> bool:
 
 
 def name(node: Node) -> str:
-    """The node's name `start+count`, e.g. `(3, 5)` is `40+8` (SPEC 2)."""
+    """The node's name `start+count`, e.g. `(3, 5)` is `40+8` (SPEC 2); a
+    node too high for those numbers to be written out is named `(level, index)`."""
+    if node.level > NAMED_LEVELS:
+        return f"({node.level}, {bits.to_int(node.index)})"
     return f"{bits.to_int(first(node))}+{2**node.level}"
+
+
+NAMED_LEVELS = 1024
+"""The highest level whose nodes are named `start+count` (the count has 309 digits)."""
 
 
 def leaf(message: Bits) -> Node:

@@ -17,11 +17,30 @@ CALLS = ("driven", "self")
 FAILURE_CAPS = ("failures", "none")
 """Whether FAILURES failed calls build a node from its cut source (SPEC 10)."""
 
+RETRIES = ("message", "tick")
+"""When a failed node may start again (SPEC 4, 10, option `retry`)."""
+
+EMPTY_REPLIES = ("ends", "fails")
+"""What an empty reply does to a call (SPEC 5, 10, option `empty_reply`)."""
+
+NOT_SHORTER = ("stops", "goes_on")
+"""What a follow-up not shorter than the best does (SPEC 5, 10, option `not_shorter`)."""
+
+RESUMES = ("settle", "self")
+"""What ends a wait on a settled view (SPEC 4, 10, option `resume`)."""
+
+MERGE_ORDERS = ("level", "ready")
+"""How ready merges queue (SPEC 4, 10, option `merge_order`)."""
+
+EMPTY_CHATS = ("tags", "blank_line")
+"""How an empty list of lines renders (SPEC 3, 10, option `empty_chat`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Profile:
     """SPEC 10. `kind_words` holds `(kind, word)` pairs, sorted by kind, for
-    the kinds an engine writes with its own word."""
+    the kinds an engine writes with its own word; `kinds` the kinds it takes,
+    in SPEC 1's order."""
 
     trim_lines: bool = False
     kind_words: tuple[tuple[str, str], ...] = ()
@@ -29,6 +48,14 @@ class Profile:
     failure_cap: str = "failures"
     calls: str = "driven"
     ahead_in_wait: bool = True
+    empty_chat: str = "tags"
+    kinds: tuple[str, ...] = KINDS
+    retry: str = "message"
+    held_takes_job: bool = False
+    merge_order: str = "level"
+    resume: str = "settle"
+    empty_reply: str = "ends"
+    not_shorter: str = "stops"
 
     def __post_init__(self) -> None:
         for kind, word in self.kind_words:
@@ -40,10 +67,13 @@ class Profile:
                 )
         if list(self.kind_words) != sorted(dict(self.kind_words).items()):
             raise ValueError("kind_words must be (kind, word) pairs sorted by kind, once each")
-        if self.failure_cap not in FAILURE_CAPS:
-            raise ValueError(f"failure_cap is one of {FAILURE_CAPS}, not {self.failure_cap!r}")
-        if self.calls not in CALLS:
-            raise ValueError(f"calls is one of {CALLS}, not {self.calls!r}")
+        for name, allowed in TYPES.items():
+            if isinstance(allowed, tuple) and getattr(self, name) not in allowed:
+                raise ValueError(f"{name} is one of {allowed}, not {getattr(self, name)!r}")
+        if not self.kinds or list(self.kinds) != [k for k in KINDS if k in self.kinds]:
+            raise ValueError(
+                f"kinds are some of {', '.join(KINDS)}, at least one, each once, in that order"
+            )
 
     def word(self, kind: str) -> str:
         """The word written before `: ` in a message's line (SPEC 1, 10)."""
@@ -53,6 +83,16 @@ class Profile:
     def capped(self) -> bool:
         """Whether the FAILURES-th failure builds a node from its cut source (SPEC 4, 10)."""
         return self.failure_cap == "failures"
+
+    @property
+    def retry_at_message(self) -> bool:
+        """Whether a message lets failed nodes start again, as RETRY does (SPEC 4, 10)."""
+        return self.retry == "message"
+
+    @property
+    def self_resume(self) -> bool:
+        """Whether a waiting turn goes on by itself once the view is settled (SPEC 4, 10)."""
+        return self.resume == "self"
 
     @property
     def self_calls(self) -> bool:
@@ -76,6 +116,22 @@ def deviations(profile: Profile) -> list[str]:
         out.append("calls self")
     if not profile.ahead_in_wait:
         out.append("ahead_in_wait off")
+    if profile.empty_chat != "tags":
+        out.append(f"empty_chat {profile.empty_chat}")
+    if profile.kinds != KINDS:
+        out.append(f"kinds ({', '.join(profile.kinds)})")
+    if not profile.retry_at_message:
+        out.append(f"retry {profile.retry}")
+    if profile.held_takes_job:
+        out.append("held_takes_job")
+    if profile.merge_order != "level":
+        out.append(f"merge_order {profile.merge_order}")
+    if profile.self_resume:
+        out.append("resume self")
+    if profile.empty_reply != "ends":
+        out.append(f"empty_reply {profile.empty_reply}")
+    if profile.not_shorter != "stops":
+        out.append(f"not_shorter {profile.not_shorter}")
     return out
 
 
@@ -88,6 +144,14 @@ def options(profile: Profile) -> dict[str, Any]:
         "failure_cap": profile.failure_cap,
         "calls": profile.calls,
         "ahead_in_wait": profile.ahead_in_wait,
+        "empty_chat": profile.empty_chat,
+        "kinds": list(profile.kinds),
+        "retry": profile.retry,
+        "held_takes_job": profile.held_takes_job,
+        "merge_order": profile.merge_order,
+        "resume": profile.resume,
+        "empty_reply": profile.empty_reply,
+        "not_shorter": profile.not_shorter,
     }
 
 
@@ -98,6 +162,14 @@ TYPES: dict[str, Any] = {
     "failure_cap": FAILURE_CAPS,
     "calls": CALLS,
     "ahead_in_wait": bool,
+    "empty_chat": EMPTY_CHATS,
+    "kinds": list,
+    "retry": RETRIES,
+    "held_takes_job": bool,
+    "merge_order": MERGE_ORDERS,
+    "resume": RESUMES,
+    "empty_reply": EMPTY_REPLIES,
+    "not_shorter": NOT_SHORTER,
 }
 """Each option of SPEC 10 as the protocol writes it: a JSON type, or the
 strings it may be."""
@@ -120,6 +192,11 @@ def from_options(given: Any) -> Profile:
     words = given.get("kind_words", {})
     if not all(isinstance(word, str) for word in words.values()):
         raise ValueError("kind_words maps kinds to strings")
+    kinds = given.get("kinds", list(KINDS))
+    if not all(isinstance(kind, str) and kind in KINDS for kind in kinds):
+        raise ValueError(f"kinds lists some of {', '.join(KINDS)}, not {kinds!r}")
+    if len(set(kinds)) != len(kinds):
+        raise ValueError(f"kinds names a kind twice: {kinds!r}")
     return Profile(
         trim_lines=given.get("trim_lines", False),
         kind_words=tuple(sorted(words.items())),
@@ -127,4 +204,12 @@ def from_options(given: Any) -> Profile:
         failure_cap=given.get("failure_cap", "failures"),
         calls=given.get("calls", "driven"),
         ahead_in_wait=given.get("ahead_in_wait", True),
+        empty_chat=given.get("empty_chat", "tags"),
+        kinds=tuple(kind for kind in KINDS if kind in kinds),
+        retry=given.get("retry", "message"),
+        held_takes_job=given.get("held_takes_job", False),
+        merge_order=given.get("merge_order", "level"),
+        resume=given.get("resume", "settle"),
+        empty_reply=given.get("empty_reply", "ends"),
+        not_shorter=given.get("not_shorter", "stops"),
     )

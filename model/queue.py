@@ -26,7 +26,8 @@ class Queue:
     """The compactor's state (SPEC 4).
 
     `unbuilt`: leaves that need a call, oldest first. `ready`: merges whose
-    halves are built and that need a call, by (level, index). `running`:
+    halves are built and that need a call, by (level, index) (or in the
+    order they became ready, under `merge_order: ready`). `running`:
     calls in flight, in start order. `held`: nodes whose last call failed,
     waiting for the next message or retry tick. `failures`: failed calls per
     unbuilt node. `waiting`: whether a turn waits for a settled view.
@@ -45,20 +46,28 @@ def _before(a: Node, b: Node) -> bool:
     return a.level < b.level or (a.level == b.level and bits.less(a.index, b.index))
 
 
+def _place_by_level(ready: tuple[Node, ...], merge: Node) -> int:
+    """Where `merge` goes among ready merges kept by (level, index) (SPEC 4)."""
+    at = 0
+    while at < len(ready) and _before(ready[at], merge):
+        at += 1
+    return at
+
+
 def add_unbuilt_leaf(queue: Queue, leaf: Node) -> Queue:
     """A new message whose line needs a call joins the leaves, newest (SPEC 4)."""
     return replace(queue, unbuilt=queue.unbuilt + (leaf,))
 
 
-def after_build(queue: Queue, built: Built) -> Queue:
+def after_build(queue: Queue, built: Built, profile: Profile) -> Queue:
     """The queue once a node (and free parents above it) is built: it leaves
-    every queue, and a parent that needs a call becomes ready (SPEC 2, 4)."""
+    every queue, and a parent that needs a call becomes ready, in its place
+    by (level, index), or last under `merge_order: ready` (SPEC 2, 4, 10)."""
     done = set(built.nodes)
     ready = tuple(m for m in queue.ready if m not in done)
     if built.ready is not None:
-        at = 0
-        while at < len(ready) and _before(ready[at], built.ready):
-            at += 1
+        arrival = profile.merge_order == "ready"
+        at = len(ready) if arrival else _place_by_level(ready, built.ready)
         ready = ready[:at] + (built.ready,) + ready[at:]
     return replace(
         queue,
@@ -81,6 +90,12 @@ def leaf_may_start(queue: Queue, leaf: Node, ahead: int) -> bool:
     return queue.unbuilt.index(leaf) < ahead
 
 
+def jobs_taken(queue: Queue, profile: Profile) -> int:
+    """How many of the JOBS places are taken: one per running call, and one
+    per held node under `held_takes_job` (SPEC 4, 10)."""
+    return len(queue.running) + (len(queue.held) if profile.held_takes_job else 0)
+
+
 def candidates(
     queue: Queue, view: View, tree: Tree, constants: Constants, profile: Profile
 ) -> tuple[Node, ...]:
@@ -88,8 +103,8 @@ def candidates(
     first (within AHEAD), then ready merges by (level, index); none running or
     held after a failure; while a turn waits only the view's unbuilt lines
     (under `need_first`), and every one of them (with `ahead_in_wait` off);
-    as many as JOBS leaves room for (SPEC 4, 10)."""
-    room = constants.jobs - len(queue.running)
+    as many as the JOBS places not taken leave room for (SPEC 4, 10)."""
+    room = constants.jobs - jobs_taken(queue, profile)
     if room <= 0:
         return ()
     busy = set(queue.running) | set(queue.held)
@@ -123,8 +138,8 @@ def check_start(
         raise Refused("one_call_per_node", f"a call for {name} is already running")
     if queue.waiting and profile.need_first and not is_line(view, node):
         raise Refused("need_first", f"a turn waits and {name} is not a line of the view")
-    if len(queue.running) >= constants.jobs:
-        raise Refused("jobs_bound", f"{constants.jobs} calls already run")
+    if jobs_taken(queue, profile) >= constants.jobs:
+        raise Refused("jobs_bound", f"{constants.jobs} calls already run (or wait to retry)")
     if node in queue.held:
         raise Refused("retry_waits", f"{name} failed; it waits for the next message or retry")
     lifted = queue.waiting and not profile.ahead_in_wait
@@ -164,7 +179,8 @@ def fail(queue: Queue, node: Node) -> tuple[Queue, int]:
 
 
 def retry(queue: Queue) -> Queue:
-    """Failed nodes may start again: at the next message or after RETRY (SPEC 4)."""
+    """Failed nodes may start again: at the next message (unless the profile
+    says `retry: tick`) or after RETRY (SPEC 4, 10)."""
     return replace(queue, held=())
 
 

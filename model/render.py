@@ -9,13 +9,25 @@ from model import text as texts
 from model import tree as trees
 from model.constants import PLACEHOLDER
 from model.node import Node
+from model.profile import Profile
 from model.tree import Tree
 from model.view import View
 
 
-def render_lines(view: View, line_text: Callable[[Node], str]) -> str:
+def empty_chat(profile: Profile) -> str:
+    """What no line at all renders as: `<chat>`, a newline, `</chat>`; under
+    `empty_chat: blank_line` a blank line between the tags (SPEC 3, 10)."""
+    if profile.empty_chat == "blank_line":
+        return "<chat>\n\n</chat>"
+    return "<chat>\n</chat>"
+
+
+def render_lines(view: View, line_text: Callable[[Node], str], profile: Profile) -> str:
     """`<chat>`, one `{start}+{count}|{text}` per line with newlines flattened,
-    `</chat>`, each followed by a newline but the last (SPEC 3)."""
+    `</chat>`, each followed by a newline but the last; no line renders as
+    the profile's empty chat (SPEC 3, 10)."""
+    if not view:
+        return empty_chat(profile)
     rows = "".join(f"{nodes.name(n)}|{texts.flatten(line_text(n))}\n" for n in view)
     return f"<chat>\n{rows}</chat>"
 
@@ -26,12 +38,12 @@ def shown_text(tree: Tree, node: Node) -> str:
     return PLACEHOLDER if line is None else line
 
 
-def render(view: View, tree: Tree) -> str:
+def render(view: View, tree: Tree, profile: Profile) -> str:
     """The view as a turn reads it (SPEC 3); also renders contexts (SPEC 3.4)."""
-    return render_lines(view, lambda n: shown_text(tree, n))
+    return render_lines(view, lambda n: shown_text(tree, n), profile)
 
 
-def render_timed_out(view: View, tree: Tree, node_bytes: int) -> str:
+def render_timed_out(view: View, tree: Tree, node_bytes: int, profile: Profile) -> str:
     """The view for a turn whose wait timed out: each unbuilt line shows its
     message line cut to NODE bytes instead of the placeholder (SPEC 4)."""
 
@@ -39,4 +51,4 @@ def render_timed_out(view: View, tree: Tree, node_bytes: int) -> str:
         line = trees.text(tree, n)
         return texts.cut(trees.source(tree, n), node_bytes) if line is None else line
 
-    return render_lines(view, line_text)
+    return render_lines(view, line_text, profile)

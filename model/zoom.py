@@ -9,6 +9,7 @@ from model import tree as trees
 from model.bits import Bits
 from model.errors import Refused
 from model.node import Node
+from model.profile import Profile
 from model.tree import Tree
 
 
@@ -29,10 +30,10 @@ def zoomed_node(count: Bits, id: Bits, n: Bits) -> Node:
     return node
 
 
-def zoom(tree: Tree, count: Bits, id: Bits, n: Bits) -> str:
+def zoom(tree: Tree, count: Bits, id: Bits, n: Bits, profile: Profile) -> str:
     """`zoom(id, 1)`: the message's line whole; `zoom(id, n)`: the node's two
     halves rendered like the view (SPEC 3.5)."""
     node = zoomed_node(count, id, n)
     if node.level == 0:
         return trees.message(tree, node.index)
-    return renders.render(nodes.halves(node), tree)
+    return renders.render(nodes.halves(node), tree, profile)

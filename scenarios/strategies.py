@@ -64,6 +64,8 @@ def any_constants(draw: st.DrawFn) -> Constants:
 CONSTANTS = any_constants()
 
 WORDS = st.sampled_from(["you", "talk", "é€", "x"])
+SOME_KINDS = st.one_of(st.just(frozenset(KINDS)), st.frozensets(st.sampled_from(KINDS), min_size=1))
+"""The kinds an engine takes (SPEC 10): all of them, or some."""
 
 
 @st.composite
@@ -77,6 +79,14 @@ def engine_profiles(draw: st.DrawFn) -> EngineProfile:
         failure_cap=draw(st.sampled_from(["failures", "none"])),
         calls=draw(st.sampled_from(["driven", "self"])),
         ahead_in_wait=draw(st.booleans()),
+        empty_chat=draw(st.sampled_from(["tags", "blank_line"])),
+        kinds=tuple(k for k in KINDS if k in draw(SOME_KINDS)),
+        retry=draw(st.sampled_from(["message", "tick"])),
+        held_takes_job=draw(st.booleans()),
+        merge_order=draw(st.sampled_from(["level", "ready"])),
+        resume=draw(st.sampled_from(["settle", "self"])),
+        empty_reply=draw(st.sampled_from(["ends", "fails"])),
+        not_shorter=draw(st.sampled_from(["stops", "goes_on"])),
     )
 
 
@@ -151,6 +161,37 @@ def illegal(data: st.DataObject, state: machine.State) -> Event:
     )
 
 
+def two_rules(data: st.DataObject, state: machine.State) -> Event:
+    """An event aimed at breaking two rules of SPEC 4.1 at once (the pairs of
+    scenarios/README.md, "both"), where SPEC names the first in its order:
+    an unknown kind with text of no UTF-8 form; an end of a node not running
+    with a line of no UTF-8 form or empty, or of a running one too long and
+    of no UTF-8 form; a settle with no turn waiting and calls running; and a
+    start of any node, which breaks `jobs_bound` with whichever of
+    `node_exists`, `built_once`, `one_call_per_node`, `need_first`,
+    `retry_waits`, `ahead_bound` or `merge_needs_halves` it breaks when the
+    jobs are full (the only weight a start has: nothing else it may break
+    with another depends on what is drawn)."""
+    c, q = state.constants, state.queue
+    t = bits.to_int(state.count)
+    level = data.draw(below(4))
+    node = Node(level, bits.from_int(data.draw(below((t >> level) + 2))))
+    if q.running and data.draw(below(2)):
+        node = choose(data, q.running)
+    return choose(
+        data,
+        [
+            Message("bot", "a\ud800"),
+            End(node, "a\ud800"),
+            End(node, ""),
+            End(node, "x" * c.node + "\ud800"),
+            Settle(),
+            Start(node),
+            Start(node),
+        ],
+    )
+
+
 def draw_event(data: st.DataObject, state: machine.State) -> Event:
     """One event, weighted towards messages and calls, mostly one the state allows."""
     c = state.constants
@@ -167,7 +208,7 @@ def draw_event(data: st.DataObject, state: machine.State) -> Event:
         options += ["settle"] * 4
     choice = choose(data, options)
     if choice == "message":
-        return Message(choose(data, KINDS), data.draw(texts(c.node)))
+        return Message(choose(data, state.profile.kinds), data.draw(texts(c.node)))
     if choice == "start":
         return Start(choose(data, machine.candidates(state)))
     if choice in ("end", "replies", "fail"):

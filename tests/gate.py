@@ -71,6 +71,13 @@ STAGES = [
         needs=ENGINE,
     ),
     Stage(
+        "bridge-policies",
+        (PY, "-m", "bridge", "corpus", "--engine", "impl")
+        + ("--profile", "scenarios/profiles/policies.json"),
+        "the engine under the policies profile against that profile's transcripts",
+        needs=ENGINE,
+    ),
+    Stage(
         "fuzz",
         (PY, "-m", "bridge", "fuzz", "--engine", "impl", "--seed", "1", "--histories", "100"),
         "100 generated histories, derandomized, against the engine",

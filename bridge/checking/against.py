@@ -7,15 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bridge.checking.compare import Divergence, add_states, run
-from bridge.checking.delivery import delivery, notes
+from bridge.checking.coverage import Coverage
+from bridge.checking.delivery import add_delivery
+from bridge.checking.verdict import Skipped, lacks_for
 from bridge.formats.profile import SPEC, agreement
 from bridge.wire import factory
 from bridge.wire.engine import profile_of
 from bridge.wire.inprocess import ModelEngine
-from bridge.wire.observe import PROTOCOL_1
 from bridge.wire.stream import from_model
 from model.profile import Profile
-from scenarios.format import Scenario, uses_version_2
+from scenarios.format import Scenario
 
 
 @dataclass(frozen=True)
@@ -44,25 +45,29 @@ def against(
             return given or SPEC, Comparison(
                 names, f"{subject.name} cannot take it: {ready.unsupported}"
             )
-        if ready.protocol == 1 and uses_version_2(scenario.events):
-            return given or SPEC, Comparison(
-                names, f"{subject.name} speaks protocol 1; this needs protocol 2"
-            )
         profile = profile_of(ready.profile, given, subject.name)
-        fields = PROTOCOL_1 if ready.protocol == 1 else None
-        result = run(from_model(scenario, profile, strict=False), subject, ready, fields)
+        lacks = lacks_for(scenario, ready, None, subject.name)
+        coverage = Coverage(len(scenario.events), lacking=tuple(c.name for c in lacks))
+        exchanges = from_model(scenario, profile, strict=False, lacks=lacks)
+        result = run(exchanges, subject, ready, lacks=lacks, coverage=coverage)
+    except Skipped as skipped:
+        return given or SPEC, Comparison(names, f"{subject.name}: SKIPPED: {skipped}")
     finally:
         subject.close()
     if result.unsupported is not None:
         return profile, Comparison(names, f"{subject.name} does not support {result.unsupported}")
     found = result.divergence
     if found is None:
-        verdict = f"{subject.name} agrees at all {result.answers} answers; {agreement(profile)}"
-        said = notes(delivery(scenario, profile, result.sent, result.refused))
-        verdict += "".join(f"; {note}" for note in said[:1])
+        add_delivery(scenario, profile, result)
+        verdict = (
+            f"{subject.name} agrees at all {result.answers} answers; {agreement(profile)}; "
+            + coverage.summary()
+        )
         return profile, Comparison(names, verdict)
     add_states(
         found, scenario, ModelEngine(profile), factory.engine(command, timeout, given or SPEC)
     )
-    verdict = f"DIVERGENCE between {names[0]} and {names[1]}: {found.summary()}"
+    verdict = (
+        f"DIVERGENCE between {names[0]} and {names[1]}: {found.summary()}; {coverage.summary()}"
+    )
     return profile, Comparison(names, verdict, found)

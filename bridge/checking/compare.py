@@ -6,12 +6,18 @@ diverges)."""
 from __future__ import annotations
 
 import difflib
-from collections import deque
-from collections.abc import Callable, Iterable
+from collections import Counter, deque
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bridge.checking.coverage import Coverage
+from bridge.checking.starts import wrong_start
+from bridge.formats.capabilities import Capability, ignored_fields
+from bridge.formats.invocation import command
+from bridge.formats.sections import cited
 from bridge.wire.engine import Engine, Ready
+from bridge.wire.inprocess import ModelEngine
 from bridge.wire.observe import ORDER
 from bridge.wire.stream import DETAIL_REQUEST, Exchange
 from scenarios.format import Scenario
@@ -20,21 +26,27 @@ MISSING = object()
 
 
 def first_difference(
-    expected: dict[str, Any], found: dict[str, Any], fields: tuple[str, ...] | None, rules: bool
+    expected: dict[str, Any],
+    found: dict[str, Any],
+    fields: tuple[str, ...] | None,
+    rules: bool,
+    ignored: Collection[str] = (),
 ) -> str | None:
     """The first field (in `ORDER`) in which an answer differs from the expected
     one, or None. `fields` limits the comparison to what an engine's protocol
-    gives; without `rules` a refusal is compared as a fact, not by its rule.
-    Fields an engine adds whose names start with `x-` are its own."""
+    gives, `ignored` leaves out the fields of capabilities it lacks; without
+    `rules` a refusal is compared as a fact, not by its rule. Fields an
+    engine adds whose names start with `x-` are its own."""
     if (
         fields is None
         and rules
+        and not ignored
         and expected == found
         and type(found.get("shrinking", False)) is bool
     ):
         return None
     for name in ORDER:
-        if fields is not None and name not in fields:
+        if (fields is not None and name not in fields) or name in ignored:
             continue
         a, b = expected.get(name, MISSING), found.get(name, MISSING)
         if name == "refused" and not rules:
@@ -70,6 +82,8 @@ class Divergence:
     """How many later answers diverged too (with `keep_going`)."""
     states: tuple[dict[str, Any], dict[str, Any]] | None = None
     """The whole state of each side there, when it could be had."""
+    why: str | None = None
+    """What is wrong with the engine's answer, in SPEC's words, when the bridge can say."""
 
     def where(self) -> str:
         if self.position is None:
@@ -80,15 +94,27 @@ class Divergence:
         return f"event {self.position} (file line {self.position + 2}): {shown}"
 
     def summary(self) -> str:
-        return f"{self.where()}: field {self.field!r} differs"
+        """Where, which field, both values (shortened) and the SPEC section
+        that says what the field must be: one line."""
+        return (
+            f"{self.where()}: {self.field} differs, expected {show(self.expected, 80)}, "
+            f"found {show(self.found, 80)} ({self.spec()})"
+        )
+
+    def spec(self) -> str:
+        """The SPEC section of the field (for `refused`, the rule either side names)."""
+        rule = self.expected if isinstance(self.expected, str) else self.found
+        return cited(self.field, rule)
 
     def report(self, path: str, names: tuple[str, str]) -> str:
         lines = [
             f"DIVERGENCE in {path}, at {self.where()}",
-            f"  field {self.field!r}",
+            f"  field {self.field!r} ({self.spec()})",
             f"  {names[0]}: {show(self.expected)}",
             f"  {names[1]}: {show(self.found)}",
         ]
+        if self.why:
+            lines.append(f"  {self.why}")
         if self.later:
             lines.append(f"  and {self.later} later answers diverge too")
         if self.states is not None:
@@ -121,24 +147,27 @@ def explain_states(a: dict[str, Any], b: dict[str, Any], names: tuple[str, str])
         shown = ["    " + repr(d)[1:-1] for d in diff]
         out += [f"  {key}:", *shown] if shown else [f"  {key}: equal"]
     if a.get("contexts") != b.get("contexts"):
-        out.append("  contexts differ (python -m bridge replay shows them in full)")
+        out.append(f"  contexts differ ({command()} replay shows them in full)")
     return out
 
 
 @dataclass
 class Result:
     """One replay compared: the first divergence (None when it agreed), the
-    lines sent, the positions of the events sent, and an engine that said
-    it does not support something."""
+    lines sent, the positions of the events sent (and of those not sent for
+    a capability the engine lacks), an engine that said it does not support
+    something, and what was compared."""
 
     divergence: Divergence | None = None
     answers: int = 0
     sent: set[int] = field(default_factory=set)
+    withheld: set[int] = field(default_factory=set)
     refused: set[int] = field(default_factory=set)
     """The positions of the events sent that the model refuses."""
     unsupported: str | None = None
-    finished: bool = False
-    """Whether every line was sent and answered (no stop at a divergence)."""
+    coverage: Coverage = field(default_factory=Coverage)
+    lacks: tuple[Capability, ...] = ()
+    """The capabilities the engine lacks, whose fields were not compared."""
 
 
 def run(
@@ -148,25 +177,40 @@ def run(
     fields: tuple[str, ...] | None = None,
     keep_going: bool = False,
     progress: Callable[[int], None] = lambda _: None,
+    lacks: tuple[Capability, ...] = (),
+    coverage: Coverage | None = None,
 ) -> Result:
     """Send each exchange's line to a started engine, up to its window ahead
     of the answers, and compare each answer with the expected one as it
-    arrives; stop at the first divergence unless `keep_going`."""
-    result = Result()
+    arrives, leaving out the fields of the capabilities it `lacks`; stop at
+    the first divergence unless `keep_going`. What was compared is counted
+    in `coverage`."""
+    result = Result(coverage=coverage or Coverage(), lacks=lacks)
+    counted = result.coverage
     pending: deque[Exchange] = deque()
     sent: list[dict[str, Any]] = []
+    owner = ignored_fields(lacks)
+    engine.excused = frozenset(owner)
+
+    def count_fields(exchange: Exchange) -> None:
+        left_out = Counter(owner[name] for name in exchange.expected if name in owner)
+        counted.fields += left_out
+        counted.answers += Counter(left_out.keys())
 
     def check(exchange: Exchange) -> bool:
         """Read the next answer; whether the replay goes on after it."""
         answer = engine.receive_unless(exchange.answer)
         result.answers += 1
         progress(result.answers)
+        if owner:
+            count_fields(exchange)
         if answer is None:
             return True
         if "unsupported" in answer:
             result.unsupported = str(answer["unsupported"])
+            counted.compared -= exchange.position is not None
             return False
-        name = first_difference(exchange.expected, answer, fields, ready.rule_names)
+        name = first_difference(exchange.expected, answer, fields, ready.rule_names, owner)
         if name is None:
             return True
         if result.divergence is not None:
@@ -184,21 +228,39 @@ def run(
         )
         return keep_going
 
-    for exchange in exchanges:
-        engine.send(exchange.line, exchange.wire)
-        sent.append(exchange.line)
-        if exchange.position is not None:
-            result.sent.add(exchange.position)
-            if exchange.refused:
-                result.refused.add(exchange.position)
-        pending.append(exchange)
-        if len(pending) >= engine.window and not check(pending.popleft()):
-            return result
-    while pending:
-        if not check(pending.popleft()):
-            return result
-    result.finished = True
-    return result
+    def finish(stopped: bool) -> Result:
+        """Count the events whose answers were read: those sent, but the
+        ones still waiting for an answer when the replay stopped."""
+        unread = sum(1 for exchange in pending if exchange.position is not None)
+        counted.compared += len(result.sent) - unread
+        counted.stopped = stopped
+        return result
+
+    try:
+        for exchange in exchanges:
+            if exchange.lacking is not None:
+                if not exchange.sent:
+                    assert exchange.position is not None
+                    counted.not_sent[exchange.lacking] += 1
+                    result.withheld.add(exchange.position)
+                    continue
+                counted.given[exchange.lacking] += 1
+            engine.send(exchange.line, exchange.wire)
+            sent.append(exchange.line)
+            if exchange.position is not None:
+                result.sent.add(exchange.position)
+                if exchange.refused:
+                    result.refused.add(exchange.position)
+            pending.append(exchange)
+            if len(pending) >= engine.window and not check(pending.popleft()):
+                return finish(True)
+        while pending:
+            if not check(pending.popleft()):
+                return finish(True)
+    except BaseException:
+        finish(True)  # an engine fault: what was read before it (and the line it failed at) counts
+        raise
+    return finish(False)
 
 
 def state_after(engine: Engine, scenario: Scenario, lines: list[dict[str, Any]]) -> dict[str, Any]:
@@ -217,7 +279,11 @@ def state_after(engine: Engine, scenario: Scenario, lines: list[dict[str, Any]])
 
 
 def add_states(divergence: Divergence, scenario: Scenario, expected: Engine, found: Engine) -> None:
-    """Fill in both sides' whole states at the divergence, if both can give them."""
+    """Fill in both sides' whole states at the divergence, if both can give
+    them; for a wrong start under `calls: self`, the rule it breaks."""
+    if divergence.field == "started" and isinstance(expected, ModelEngine):
+        started = [] if divergence.found is MISSING else divergence.found
+        divergence.why = wrong_start(scenario, expected.profile, divergence.lines, started)
     try:
         divergence.states = (
             state_after(expected, scenario, divergence.lines),

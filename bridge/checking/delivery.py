@@ -5,17 +5,20 @@ sent and answered as the scenario means them (SPEC 10; scenarios/README.md,
 An event is delivered when the bridge sends it and the model answers it as
 the scenario marks it: accepted, or refused when it carries a `refused`
 mark. Under `calls: self` the scenario's starts are the engine's to make,
-so they are not counted. An event is not delivered when it is never sent
-(an outcome whose call never started, a relative event with no call to act
-on) or when the model refuses it unmarked (it named a node the profile
-does not offer).
+and an event not sent for a capability the engine lacks is counted there
+(bridge/checking/coverage.py), so neither is owed. An event is not
+delivered when it is never sent (an outcome whose call never started, a
+relative event with no call to act on) or when the model refuses it
+unmarked (it named a node the profile does not offer). Only a replay that
+went to the end is counted: past a divergence nothing is known.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection
 from dataclasses import dataclass
 
+from bridge.checking.compare import Result
 from model.profile import Profile
 from scenarios.format import Scenario
 
@@ -34,36 +37,27 @@ class Delivery:
     def delivered(self) -> int:
         return self.events - len(self.unsent) - len(self.refused)
 
-    def __add__(self, other: Delivery) -> Delivery:
-        """Two scenarios' counts summed (positions are kept only for one scenario)."""
-        return Delivery(
-            self.events + other.events, self.unsent + other.unsent, self.refused + other.refused
-        )
-
 
 def delivery(
-    scenario: Scenario, profile: Profile, sent: Iterable[int], refused: Iterable[int]
+    scenario: Scenario,
+    profile: Profile,
+    sent: Collection[int],
+    refused: Collection[int],
+    withheld: Collection[int] = (),
 ) -> Delivery:
     """The delivery of a scenario replayed to the end: `sent` the positions
-    sent, `refused` those the model refused."""
-    counted = [
+    sent, `refused` those the model refused, `withheld` those not sent for
+    a capability the engine lacks."""
+    owed = [
         p
         for p, e in enumerate(scenario.events)
-        if not (profile.self_calls and e["event"] == "start")
+        if not (profile.self_calls and e["event"] == "start") and p not in withheld
     ]
-    got = set(sent)
     return Delivery(
-        len(counted),
-        tuple(p for p in counted if p not in got),
-        tuple(sorted(p for p in set(refused) if "refused" not in scenario.events[p])),
+        len(owed),
+        tuple(p for p in owed if p not in sent),
+        tuple(sorted(p for p in refused if "refused" not in scenario.events[p])),
     )
-
-
-def percent(part: int, whole: int) -> str:
-    """A fraction as a report writes it: one decimal, never 100.0 unless whole."""
-    if whole == 0 or part == whole:
-        return "100 %"
-    return f"{min(99.9, 100 * part / whole):.1f} %"
 
 
 def _listed(positions: tuple[int, ...]) -> str:
@@ -71,14 +65,9 @@ def _listed(positions: tuple[int, ...]) -> str:
 
 
 def notes(found: Delivery) -> list[str]:
-    """What a report says of a scenario's delivery: the fraction, and which
-    events were not delivered, when any."""
-    if found.delivered == found.events:
-        return []
-    out = [
-        f"{found.delivered} of {found.events} events delivered under the profile "
-        f"({percent(found.delivered, found.events)})"
-    ]
+    """Which events of a scenario were not delivered, when any (the fraction
+    is the coverage's to say)."""
+    out = []
     if found.unsent:
         out.append(
             f"{len(found.unsent)} events never sent (an outcome whose call never started, "
@@ -90,3 +79,15 @@ def notes(found: Delivery) -> list[str]:
             f"scenario does not mark them: events {_listed(found.refused)}"
         )
     return out
+
+
+def add_delivery(scenario: Scenario, profile: Profile, result: Result) -> list[str]:
+    """Add a replay's delivery to its coverage, when it went to the end; the
+    notes on what was not delivered."""
+    if result.coverage.stopped:
+        return []
+    found = delivery(scenario, profile, result.sent, result.refused, result.withheld)
+    result.coverage.owed += found.events
+    result.coverage.delivered += found.delivered
+    result.coverage.ended += 1
+    return notes(found)

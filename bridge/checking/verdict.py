@@ -3,12 +3,17 @@ it: its status, why, and the first divergence's values."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bridge.checking.compare import MISSING, Divergence
-from bridge.checking.delivery import Delivery
+from bridge.checking.coverage import Coverage
+from bridge.formats.capabilities import Capability, lacking, only_tests
+from bridge.formats.sections import section
+from bridge.wire.engine import Ready, capabilities_of
+from scenarios.format import Scenario
 
 
 @dataclass
@@ -25,9 +30,14 @@ class Verdict:
     divergence: dict[str, Any] | None = None
     answers: int = 0
     agreement: str = ""
+    at_start: bool = False
+    """A FAULT before the engine answered the header (it could not start)."""
+    declared: str = ""
+    """The profile it was checked under, as a summary says it (`profile: SPEC`)."""
     notes: list[str] = field(default_factory=list)
-    delivery: Delivery | None = None
-    """The events delivered under the profile, when the replay went to the end."""
+    coverage: Coverage | None = None
+    """What was compared (and delivered under the profile); None when the
+    scenario could not be read."""
     engine: str = ""
     """The name the engine gave itself in its answer to the header ("engine")."""
     profile: dict[str, Any] | None = None
@@ -44,45 +54,36 @@ class Skipped(Exception):
     """The engine cannot take the scenario, and why: never a pass."""
 
 
-def outcome(verdict: Verdict, known: set[str]) -> str:
-    """A verdict as the run counts it: a listed scenario that fails is an
-    expected failure; one that passes is reported as passing unexpectedly."""
-    listed = verdict.path.name in known or verdict.path.stem in known
-    if listed and verdict.status == "FAIL":
+def lacks_for(
+    scenario: Scenario, ready: Ready, given: frozenset[str] | None, name: str
+) -> tuple[Capability, ...]:
+    """The capabilities an engine lacks (declared, or `--capabilities`);
+    Skipped when the scenario was made to test only one of them."""
+    lacks = lacking(capabilities_of(ready.capabilities, given, name))
+    alone = only_tests(lacks, scenario.notes)
+    if alone is not None:
+        raise Skipped(
+            f"it tests only {alone.name} ({alone.spec}), which the engine does not implement"
+        )
+    return lacks
+
+
+def listed(verdict: Verdict, known: Mapping[str, str]) -> str | None:
+    """The status a known-failures list expects of the verdict's scenario
+    (listed by file name or stem), or None when it is not listed."""
+    return known.get(verdict.path.name, known.get(verdict.path.stem))
+
+
+def outcome(verdict: Verdict, known: Mapping[str, str]) -> str:
+    """A verdict as the run counts it: a listed scenario that ends as listed
+    (FAIL, FAULT or SKIPPED) is an expected failure; one that passes is
+    reported as passing unexpectedly; any other end counts as it is."""
+    expected = listed(verdict, known)
+    if expected is not None and verdict.status == expected:
         return "expected failure"
-    if listed and verdict.status == "ok":
+    if expected is not None and verdict.status == "ok":
         return "UNEXPECTED PASS"
     return verdict.status
-
-
-SECTIONS = {
-    "refused": "SPEC 4.1",
-    "started": "SPEC 10",
-    "line": "SPEC 5",
-    "zoom": "SPEC 3.5",
-    "render_timed_out_crc": "SPEC 4",
-    "size": "SPEC 3",
-    "shrinking": "SPEC 3.3",
-    "merges": "SPEC 3.3",
-    "cmerges": "SPEC 3.4",
-    "view_digest": "SPEC 3",
-    "cview_digest": "SPEC 3.4",
-    "queue": "SPEC 4",
-    "queue_waiting": "SPEC 4",
-    "view": "SPEC 3",
-    "cview": "SPEC 3.4",
-    "render_crc": "SPEC 3",
-    "contexts_crc": "SPEC 3.4",
-    "render": "SPEC 3",
-    "render_timed_out": "SPEC 4",
-    "contexts": "SPEC 3.4",
-}
-"""The SPEC section each answer field states (bridge/PROTOCOL.md, "Answers to events")."""
-
-
-def section(name: str) -> str | None:
-    """The SPEC section of an answer field; None for a field SPEC does not define."""
-    return SECTIONS.get(name)
 
 
 def divergence_json(found: Divergence) -> dict[str, Any]:

@@ -1,17 +1,24 @@
 """The bridge's command line (`python -m bridge`, installed as `optchat-spec`).
+A FILE is a scenario file or the name of a bundled one (`late_1500`).
 
   corpus [PATH ...]   an engine on many scenarios (the bundled corpus by default)
   compare FILE        an engine on one scenario; on a divergence, the report
                       and a shrunk scenario in --regressions
   replay FILE         an engine's answers to one scenario, one JSON line each
   fuzz                generated scenarios until one diverges, shrunk
-  expect [PATH ...]   make the committed transcripts again (the corpus version)
-  show FILE           a scenario, and a divergence, as one HTML page
+  merge-reports OUT IN ...
+                      the JSON or JUnit reports of shards (--shard K/N) as one
+  diagnose [PATH ...] which profile explains an engine's divergences; the
+                      likely bugs left, shrunk
+  expect [PATH ...]   make the committed transcripts again (the corpus version;
+                      only in a clone: it writes into the runner's own data)
+  show FILE           a scenario, and a divergence, as one HTML page (NAME.html)
   laws [...]          the laws of SPEC 8 (needs the `laws` extra)
   files               where SPEC.md, PROTOCOL.md, the schemas and the corpus are
 
-An engine (--engine) is `model`, `impl`, or a command speaking
-bridge/PROTOCOL.md. Exit codes, the same for every command: 0 agree (or
+An engine (--engine) is `reference` (impl.protocol, started by this
+runner's own Python), `model` or `impl` (in process), or a command speaking
+bridge/PROTOCOL.md; `corpus` needs one named. Exit codes, the same for every command: 0 agree (or
 hold), 1 a divergence (or a broken law), 2 bad input, a usage error or an
 engine fault.
 """
@@ -19,10 +26,24 @@ engine fault.
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 
 from bridge import __version__
-from bridge.cli import compare, corpus, expect, files, fuzz, laws, replay, show
+from bridge.cli import (
+    compare,
+    corpus,
+    diagnose,
+    expect,
+    files,
+    fuzz,
+    laws,
+    merge_reports,
+    replay,
+    show,
+)
+from bridge.formats.invocation import clone, command
 from bridge.formats.profile import ProfileError
 from bridge.formats.transcript import TranscriptError
 from bridge.formats.usage import UsageError
@@ -30,14 +51,15 @@ from bridge.runs.expect import corpus_version
 from bridge.wire.engine import EngineFault
 from scenarios.format import ScenarioError
 
-COMMANDS = (corpus, compare, replay, expect, show, fuzz, laws, files)
+COMMANDS = (corpus, compare, replay, expect, show, fuzz, diagnose, merge_reports, laws, files)
 """Each command's module, in the order `--help` lists them: it adds its
-arguments (`add_parser`) and runs the command (`run`)."""
+arguments (`add_parser`) and runs the command (`run`). `expect` is left out
+of a runner that is not a clone (bridge/formats/invocation.py `clone`)."""
 
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
-        prog="python -m bridge", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+        prog=command(), description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     top.add_argument(
         "--version",
@@ -45,8 +67,9 @@ def parser() -> argparse.ArgumentParser:
         version=f"optchat-spec {__version__} (corpus version {corpus_version()})",
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_parser(commands)
+    for module in COMMANDS:
+        if module is not expect or clone():
+            module.add_parser(commands)
     return top
 
 
@@ -59,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"optchat-spec: {error}", file=sys.stderr)
             return 2
     args = parser().parse_args(argv)
+    terminated = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         return int(args.run(args))
     except UsageError as error:
@@ -73,3 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader of stdout went away (`| head`): what is left unprinted
+        # goes nowhere, as Python's documentation of SIGPIPE advises.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, terminated)

@@ -4,67 +4,121 @@ default), a line per scenario as it is checked, and the reports asked for."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from pathlib import Path
 
-from bridge.checking.delivery import percent
-from bridge.checking.verdict import Verdict, outcome
-from bridge.cli.options import Commands, checking, engine_options
+from bridge.checking.verdict import outcome
+from bridge.cli.options import (
+    ENGINES,
+    Commands,
+    capabilities_option,
+    checking,
+    engine_options,
+    shard_of,
+    shard_option,
+)
+from bridge.formats.invocation import command
 from bridge.formats.layout import choose, files
-from bridge.formats.usage import UsageError, load_known, program
+from bridge.formats.usage import UsageError, load_known, write_known
 from bridge.outputs.index import write_index
 from bridge.outputs.json_report import write_json
 from bridge.outputs.junit import write_junit
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.writing import check_file, check_folder
-from bridge.runs.corpus import Run, check_all
+from bridge.runs.corpus import Run, check_all, reproduction, unless_broken
 from bridge.runs.expect import corpus_version
+from bridge.runs.shards import share
+from bridge.runs.tally import Tally, still_known
 
 
 def add_parser(commands: Commands) -> None:
     command = commands.add_parser("corpus", help="an engine on many scenarios")
-    command.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="folders or files")
-    engine_options(command)
-    command.add_argument("--only", action="append", default=[], metavar="GLOB")
-    command.add_argument("--skip", action="append", default=[], metavar="GLOB")
-    command.add_argument("--known-failures", type=Path, metavar="FILE")
-    command.add_argument("--junit-xml", type=Path, metavar="PATH")
-    command.add_argument("--json", type=Path, metavar="PATH")
     command.add_argument(
-        "--report", type=Path, metavar="DIR", help="one HTML page per failing scenario (show)"
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="scenario folders or files (default: the bundled corpus)",
     )
-    command.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    engine_options(command, required=True)
+    capabilities_option(command)
     command.add_argument(
-        "--live-model", action="store_true", help="the model instead of the committed transcripts"
+        "--only",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="check only scenarios whose name matches (repeatable; default: all)",
     )
     command.add_argument(
-        "--keep-going", action="store_true", help="compare past a scenario's first divergence"
+        "--skip",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out scenarios whose name matches (repeatable; default: none)",
     )
+    command.add_argument(
+        "--known-failures",
+        type=Path,
+        metavar="FILE",
+        help="scenarios expected not to agree, a line each: NAME [fail|fault|skip] (default: none)",
+    )
+    command.add_argument(
+        "--write-known-failures",
+        type=Path,
+        metavar="FILE",
+        help="write the scenarios that did not agree as a known-failures FILE; with "
+        "--known-failures, only those of it that still fail as listed (default: none)",
+    )
+    command.add_argument(
+        "--junit-xml", type=Path, metavar="PATH", help="a JUnit XML report (default: none)"
+    )
+    command.add_argument("--json", type=Path, metavar="PATH", help="a JSON report (default: none)")
+    command.add_argument(
+        "--report",
+        type=Path,
+        metavar="DIR",
+        help="one HTML page per failing scenario, as show draws it (default: none)",
+    )
+    command.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="scenarios checked at once (default: the CPU count, %(default)s)",
+    )
+    command.add_argument(
+        "--live-model",
+        action="store_true",
+        help="expect the model's answers, not the committed transcripts (default: off)",
+    )
+    command.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="compare past a scenario's first divergence (default: off)",
+    )
+    shard_option(command, "the scenarios dealt among N by size (merge-reports joins the reports)")
     command.set_defaults(run=run)
 
 
-def delivered_line(verdicts: list[Verdict]) -> str:
-    """The run's events delivered under the profile, over the scenarios
-    replayed to the end (a scenario stopped at a divergence says nothing)."""
-    reached = [v.delivery for v in verdicts if v.delivery is not None]
-    if not reached:
-        return "events delivered under the profile: no scenario was replayed to the end"
-    total = sum(reached[1:], reached[0])
-    return (
-        f"events delivered under the profile: {total.delivered:,} of {total.events:,} "
-        f"({percent(total.delivered, total.events)}) in the {len(reached)} scenarios "
-        "replayed to the end"
-    )
-
-
 def run(args: argparse.Namespace) -> int:
-    paths = choose(files(args.paths), args.only, args.skip)
-    if not paths:
+    shard = shard_of(args)
+    if args.engine is None:
+        raise UsageError(f"--engine is required: {ENGINES}")
+    chosen = choose(files(args.paths), args.only, args.skip)
+    if not chosen:
         raise UsageError("no scenario left to check (see --only and --skip)")
-    known = load_known(args.known_failures)
-    for option, path in (("--junit-xml", args.junit_xml), ("--json", args.json)):
+    paths = share(chosen, shard)
+    if shard.count > 1:
+        print(f"shard {shard}: {len(paths)} of {len(chosen)} scenarios", flush=True)
+    given = load_known(args.known_failures)
+    known = given
+    if args.write_known_failures is not None and args.known_failures is None:
+        known = {}
+    for option, path in (
+        ("--junit-xml", args.junit_xml),
+        ("--json", args.json),
+        ("--write-known-failures", args.write_known_failures),
+    ):
         if path is not None:
             check_file(path, option)
     if args.report is not None:
@@ -74,39 +128,51 @@ def run(args: argparse.Namespace) -> int:
         quiet=args.jobs > 1,
         report=args.report,
         page=write_divergence_report,
-        program=program(),
+        program=command(),
     )
     began = time.monotonic()
     verdicts = []
-    said = ""
-    for k, verdict in enumerate(check_all(paths, options, args.jobs), start=1):
+    said = named = ""
+    for k, verdict in enumerate(unless_broken(check_all(paths, options, args.jobs)), start=1):
         verdicts.append(verdict)
-        said = said or verdict.agreement
+        said, named = said or verdict.agreement, named or verdict.declared
         seen = outcome(verdict, known)
         print(
             f"[{k}/{len(paths)}] {seen:<4} {verdict.path.name} ({verdict.seconds:.1f} s, "
             f"{time.monotonic() - began:.0f} s in all)",
             flush=True,
         )
-        if seen not in ("ok",):
+        if seen != "ok":
             print("    " + verdict.reason.replace("\n", "\n    "), flush=True)
         if seen == "FAIL":
             print(
-                f"    python -m bridge compare {verdict.path} --engine {json.dumps(args.engine)}"
+                f"    {reproduction(verdict.path, options)}"
                 " for the states there and a shrunk scenario",
                 flush=True,
             )
+        if seen == "UNEXPECTED PASS":
+            print(f"    fixed: remove it from {args.known_failures}", flush=True)
         for note in verdict.notes:
             print(f"    note: {note}", flush=True)
+        counted = verdict.coverage
+        if (
+            counted is not None
+            and seen != "SKIPPED"
+            and (counted.compared < counted.events or counted.delivered < counted.owed)
+        ):
+            print(f"    {counted.summary()}", flush=True)
     seconds = time.monotonic() - began
-    listed = {
-        name for name in known if not any(name in (v.path.name, v.path.stem) for v in verdicts)
-    }
-    for name in sorted(listed):
+    ran = {name for v in verdicts for name in (v.path.name, v.path.stem)}
+    for name in sorted(set(given) - ran):
         print(f"note: {name} is listed as a known failure but was not run")
     verdicts.sort(key=lambda v: paths.index(v.path))
-    print(delivered_line(verdicts))
-    outcomes = [outcome(v, known) for v in verdicts]
+    if args.write_known_failures is not None:
+        unrun = {name: status for name, status in given.items() if name not in ran}
+        known = unrun | still_known(verdicts, given if args.known_failures is not None else None)
+        write_known(args.write_known_failures, known)
+        for name in sorted(set(given) - set(known) - set(unrun)):
+            print(f"fixed: {name}, taken off {args.write_known_failures}")
+        print(f"wrote {args.write_known_failures}: {len(known)} known failures")
     run_report = Run(args.engine, said, corpus_version(), seconds, verdicts, known)
     if args.junit_xml:
         write_junit(run_report, args.junit_xml)
@@ -114,19 +180,7 @@ def run(args: argparse.Namespace) -> int:
         write_json(run_report, args.json)
     if args.report is not None:
         print(f"the report: {write_index(run_report, args.report)}")
-    counts = {o: outcomes.count(o) for o in dict.fromkeys(outcomes)}
-    if counts.get("ok", 0) + counts.get("expected failure", 0) == len(paths):
-        xfail = counts.get("expected failure", 0)
-        more = f", {xfail} known failures fail as listed" if xfail else ""
-        print(f"ALL {len(paths)} SCENARIOS AGREE{more} ({args.engine}; {said})")
-        return 0
-    print(
-        f"{len(paths)} scenarios: "
-        + ", ".join(f"{n} {o}" for o, n in counts.items())
-        + f" ({args.engine}{'; ' + said if said else ''})"
-    )
-    if counts.get("FAULT") or counts.get("BAD") or counts.get("ERROR"):
-        return 2
-    if counts.get("FAIL") or counts.get("UNEXPECTED PASS"):
-        return 1
-    return 0
+    print(run_report.coverage().summary())
+    tally = Tally.of(verdicts, known)
+    print(tally.summary(args.engine, named))
+    return tally.code()

@@ -12,9 +12,22 @@ from bridge.runs.expect import bundled, make, refresh, write_all
 
 
 def add_parser(commands: Commands) -> None:
-    command = commands.add_parser("expect", help="make the committed transcripts again")
-    command.add_argument("paths", nargs="*", type=Path, metavar="PATH")
-    command.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    command = commands.add_parser(
+        "expect", help="make the committed transcripts again (in a clone only)"
+    )
+    command.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="scenario folders or files (default: the bundled corpus, and its version)",
+    )
+    command.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="scenarios at once (default: the CPU count, %(default)s)",
+    )
     command.set_defaults(run=run)
 
 

@@ -4,25 +4,45 @@ divergence shrunk, written with its page, and said as `compare` says it."""
 from __future__ import annotations
 
 import argparse
-import json
 import random
+import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bridge.checking.compare import add_states
-from bridge.checking.shrink import marked
-from bridge.cli.options import Commands, engine_options, positive, positive_int
+from bridge.checking.shrink import marked, said, stopped_line, until_fault, way_of
+from bridge.cli.options import (
+    Commands,
+    engine_options,
+    positive,
+    positive_int,
+    shard_of,
+    shard_option,
+)
+from bridge.formats.invocation import command
 from bridge.formats.layout import slug
 from bridge.formats.profile import agreement
-from bridge.formats.usage import read_profile
+from bridge.formats.usage import UsageError, read_profile
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import REGRESSIONS, write_regression
 from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import Options, make_engine
-from bridge.runs.fuzz import DEFAULT_SECONDS, search, shrink_starts, smallest, started
+from bridge.runs.fuzz import (
+    DEFAULT_SECONDS,
+    search,
+    shrink_starts,
+    size_of,
+    smallest,
+    started,
+)
 from bridge.wire.engine import Engine, EngineFault
 from bridge.wire.inprocess import ModelEngine
+from scenarios.shard import Shard
+
+if TYPE_CHECKING:
+    from hypothesis.database import ExampleDatabase
 
 
 def add_parser(commands: Commands) -> None:
@@ -33,15 +53,30 @@ def add_parser(commands: Commands) -> None:
         type=positive,
         help=f"stop after this long (default {DEFAULT_SECONDS:g}, or none with --histories)",
     )
-    command.add_argument("--histories", type=positive_int, help="stop after this many histories")
+    command.add_argument(
+        "--histories", type=positive_int, help="stop after this many histories (default: none)"
+    )
     command.add_argument("--seed", type=int, help="repeat a run (default: random, printed)")
     command.add_argument(
         "--max-events", type=positive_int, default=100, help="the longest history (default 100)"
     )
-    command.add_argument("--regressions", type=Path, default=REGRESSIONS, metavar="DIR")
+    command.add_argument(
+        "--regressions",
+        type=Path,
+        default=REGRESSIONS,
+        metavar="DIR",
+        help="where a divergence found is written (default: %(default)s)",
+    )
     command.add_argument(
         "--shrink-seconds", type=positive, default=60.0, help="shrinking's budget (default 60)"
     )
+    command.add_argument(
+        "--database",
+        metavar="URL",
+        help="keep diverging histories here and replay them first: a folder, redis://HOST:PORT/DB "
+        "or github-artifacts:OWNER/REPO (default: $OPTCHAT_DATABASE, else none)",
+    )
+    shard_option(command, "its own seeds from --seed (the same on all), its share of --histories")
     command.set_defaults(run=run)
 
 
@@ -57,7 +92,11 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    shard = shard_of(args)
+    if shard.count > 1 and args.seed is None:
+        raise UsageError("--shard needs --seed: the run's seed, the same on every shard")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
+    examples = example_database(args.database, args.regressions / "examples")
     seconds = args.seconds
     if seconds is None and args.histories is None:
         seconds = DEFAULT_SECONDS
@@ -65,32 +104,64 @@ def run(args: argparse.Namespace) -> int:
     check_folder(args.regressions, "--regressions")
     subject = make_engine(options)
     try:
-        return fuzz(args, options, subject, seed, seconds)
+        return fuzz(args, options, subject, seed, seconds, shard, examples)
     finally:
         subject.close()
 
 
+def example_database(given: str | None, local: Path) -> ExampleDatabase | None:
+    """The database `--database` (or OPTCHAT_DATABASE) names, None for none;
+    `local` is the folder paired with a read-only one."""
+    from scenarios.database import chosen, database
+
+    url = chosen(given, "")
+    if not url:
+        return None
+    try:
+        return database(url, str(local))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 def fuzz(
-    args: argparse.Namespace, options: Options, subject: Engine, seed: int, seconds: float | None
+    args: argparse.Namespace,
+    options: Options,
+    subject: Engine,
+    seed: int,
+    seconds: float | None,
+    shard: Shard,
+    examples: ExampleDatabase | None,
 ) -> int:
     fuzzer = started(subject, options, seconds, args.shrink_seconds)
     profile = fuzzer.profile
-    engine = json.dumps(subject.name)
-    again = f"python -m bridge fuzz --engine {engine} --seed {seed}"
+    engine = shlex.quote(args.engine)
+    again = f"{command()} fuzz --engine {engine} --seed {seed}"
+    histories = None if args.histories is None else shard.share(args.histories)
+    if shard.count > 1:
+        again += f" --shard {shard}"
     if args.histories is not None:
         again += f" --histories {args.histories}"
     if args.max_events != 100:
         again += f" --max-events {args.max_events}"
     if args.profile is not None:
-        again += f" --profile {args.profile}"
+        again += f" --profile {shlex.quote(str(args.profile))}"
+    if args.shrink_seconds != 60.0:
+        again += f" --shrink-seconds {args.shrink_seconds:g}"
+    if args.regressions != REGRESSIONS:
+        again += f" --regressions {shlex.quote(str(args.regressions))}"
     limits = [f"{seconds:g} s"] if seconds is not None else []
-    limits += [f"{args.histories} histories"] if args.histories is not None else []
+    limits += [f"{histories} histories"] if histories is not None else []
+    part = f", shard {shard} (seed {shard.seed(seed)})" if shard.count > 1 else ""
     print(
-        f"fuzzing {subject.name} ({agreement(profile)}) with seed {seed}, "
+        f"fuzzing {subject.name} ({agreement(profile)}) with seed {seed}{part}, "
         f"for {' or '.join(limits)} at most",
         flush=True,
     )
-    search(fuzzer, seed, args.histories, args.max_events)
+    if histories == 0:
+        print(f"shard {shard}: no history left to it of the {args.histories} asked for")
+        return 0
+    name = f"fuzz-{shard.seed(seed)}"
+    search(fuzzer, shard.seed(seed), histories, args.max_events, examples)
     spent = fuzzer.first.seconds if fuzzer.first else fuzzer.seconds()
     skipped = f", {fuzzer.skipped} skipped (the engine cannot take them)" if fuzzer.skipped else ""
     print(
@@ -98,10 +169,13 @@ def fuzz(
         f"{fuzzer.rate():.0f} events/s{skipped}",
         flush=True,
     )
-    if fuzzer.fault is not None:
+    if fuzzer.fault is not None and fuzzer.first is None:
         assert fuzzer.faulted is not None
         path = write_regression(
-            fuzzer.faulted, profile, args.regressions, f"fuzz-{seed}-fault-{slug(subject.name)}"
+            fuzzer.faulted,
+            profile,
+            args.regressions,
+            f"{name}-fault-{slug(subject.name)}",
         )
         print(f"the history the engine failed on: {path}\nrepeat: {again}", flush=True)
         raise fuzzer.fault
@@ -118,41 +192,62 @@ def fuzz(
         f"({first.generated} events): {first.divergence.summary()}",
         flush=True,
     )
-    print(f"shrinking ({args.shrink_seconds:g} s at most) ...", flush=True)
+    print(
+        f"shrinking ({args.shrink_seconds:g} s at most), keeping {said(fuzzer.way())} ...",
+        flush=True,
+    )
     starts = shrink_starts(fuzzer)
     print(
         f"Hypothesis shrank it to {min(len(s.events) for s in starts)} events "
         f"in {fuzzer.seconds() - first.seconds:.1f} s",
         flush=True,
     )
-    small = smallest(fuzzer, starts)
+    stopped = fuzzer.fault
+    if stopped is None:
+        small, stopped = until_fault(
+            lambda still: smallest(fuzzer, starts, still), fuzzer.diverges, starts[0]
+        )
+    else:
+        small = min(starts, key=size_of)
+    if stopped is not None:
+        print(stopped_line(stopped), flush=True)
     final = marked(
         replace(
             small,
             generator=f"bridge fuzz: shrunk from a generated history against {subject.name}",
             seed=seed,
-            notes={"engine": subject.name, "events_before": first.generated},
+            notes={
+                "engine": subject.name,
+                "events_before": first.generated,
+                "kept": said(fuzzer.way()),
+            },
         ),
         profile,
     )
-    found = fuzzer.replay(final, keep_going=False)
-    if found is None:
+    try:
+        found = fuzzer.replay(final, keep_going=False)
+    except EngineFault as fault:
+        if stopped is None:
+            print(stopped_line(fault), flush=True)
+        final, found = marked(first.scenario, profile), first.divergence
+    if found is None or way_of(found) != fuzzer.way():
         raise EngineFault(
-            f"engine {subject.name!r} diverged on a scenario, then agreed on the same "
-            "scenario: its answers do not depend on the events alone"
+            f"engine {subject.name!r} diverged on a scenario, then answered the same "
+            "scenario otherwise: its answers do not depend on the events alone"
         )
-    path = write_regression(final, profile, args.regressions, f"fuzz-{seed}-{slug(subject.name)}")
+    path = write_regression(final, profile, args.regressions, f"{name}-{slug(subject.name)}")
     add_states(found, final, ModelEngine(profile), make_engine(options))
     print(found.report(str(path), ("expected", subject.name)), flush=True)
     page = write_divergence_report(
         path.with_suffix(".html"), final, found, ("model", subject.name), profile, final
     )
-    profile_given = f" --profile {args.profile}" if args.profile is not None else ""
+    profile_given = f" --profile {shlex.quote(str(args.profile))}" if args.profile else ""
     print(
         f"shrunk to {len(final.events)} of {first.generated} events "
-        f"({fuzzer.tries} tries): {path}\n"
+        f"({fuzzer.tries} tries), still diverging in {said(fuzzer.way())}: {path}\n"
         f"the divergence shown: {page}\n"
-        f"replay it: python -m bridge compare {path} --engine {engine}{profile_given}\n"
+        f"replay it: {command()} compare {shlex.quote(str(path))} --engine {engine}"
+        f"{profile_given}\n"
         f"repeat the search: {again}"
     )
     return 1

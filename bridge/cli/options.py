@@ -4,23 +4,50 @@ that must be positive."""
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from bridge.formats.usage import read_profile
+from bridge.formats.usage import UsageError, read_capabilities, read_profile
 from bridge.runs.corpus import Options
+from scenarios.shard import Shard, parse
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """The command line's table of commands, each module adds its own to."""
 
 
-def engine_options(command: argparse.ArgumentParser) -> None:
-    """`--engine`, `--profile` and `--timeout`: which engine, and how it runs."""
-    command.add_argument("--engine", default="impl", help="model, impl, or a protocol command")
+ENGINES = (
+    "`reference` (impl.protocol, run by this runner's Python), `model`, `impl` "
+    "(in process), or the command of an engine speaking bridge/PROTOCOL.md"
+)
+
+
+def engine_options(command: argparse.ArgumentParser, required: bool = False) -> None:
+    """`--engine`, `--profile` and `--timeout`: which engine, and how it runs;
+    a `required` engine has no default (a run never checks one nobody named)."""
     command.add_argument(
-        "--profile", type=Path, help="the engine's profile (SPEC 10), if it declares none"
+        "--engine",
+        default=None if required else "impl",
+        help=ENGINES + (" (required)" if required else " (default: %(default)s)"),
     )
-    command.add_argument("--timeout", type=float, default=10.0, help="seconds per answer")
+    command.add_argument(
+        "--profile",
+        type=Path,
+        help="the engine's profile (SPEC 10), if it declares none (default: the one it declares)",
+    )
+    command.add_argument(
+        "--timeout", type=positive, default=10.0, help="seconds per answer (default: %(default)s)"
+    )
+
+
+def capabilities_option(command: argparse.ArgumentParser) -> None:
+    """`--capabilities`: what the engine implements, if it declares nothing."""
+    command.add_argument(
+        "--capabilities",
+        metavar="NAME,NAME|FILE",
+        help="the optional SPEC parts the engine implements, if it declares none "
+        "(bridge/PROTOCOL.md, Capabilities); default: all",
+    )
 
 
 def checking(args: argparse.Namespace, **more: Any) -> Options:
@@ -31,13 +58,18 @@ def checking(args: argparse.Namespace, **more: Any) -> Options:
         read_profile(args.profile),
         args.live_model,
         args.keep_going,
+        capabilities=read_capabilities(args.capabilities),
         **more,
     )
 
 
 def positive(text: str) -> float:
-    value = float(text)
-    if not value > 0:
+    """A positive finite number (not 0, -1, nan or inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
         raise argparse.ArgumentTypeError(f"{text}: not a positive number")
     return value
 
@@ -47,3 +79,21 @@ def positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text}: not a positive whole number")
     return value
+
+
+def shard_option(command: argparse.ArgumentParser, what: str) -> None:
+    """`--shard K/N`: this machine's part of a campaign over N."""
+    command.add_argument(
+        "--shard", metavar="K/N", help=f"take shard K of N: {what} (default: the whole run)"
+    )
+
+
+def shard_of(args: argparse.Namespace) -> Shard:
+    """The `--shard` given (the whole search without one); a UsageError in
+    one line for anything but K/N with 1 <= K <= N."""
+    if args.shard is None:
+        return Shard()
+    try:
+        return parse(args.shard)
+    except ValueError as error:
+        raise UsageError(str(error)) from None

@@ -4,26 +4,25 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from bridge.cli.options import Commands, engine_options
+from bridge.formats.layout import named, read_checked
 from bridge.formats.usage import read_profile
 from bridge.runs.corpus import Options, make_engine
 from bridge.wire.engine import profile_of
 from bridge.wire.stream import from_model
-from scenarios.format import read
 
 
 def add_parser(commands: Commands) -> None:
     command = commands.add_parser("replay", help="an engine's answers to one scenario")
-    command.add_argument("file", type=Path)
+    command.add_argument("file", help="a scenario file, or a bundled scenario's name")
     engine_options(command)
     command.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    path: Path = args.file
-    scenario = read(path)
+    path = named(args.file)
+    scenario = read_checked(path)
     options = Options(args.engine, args.timeout, read_profile(args.profile))
     subject = make_engine(options)
     try:

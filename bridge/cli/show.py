@@ -8,33 +8,44 @@ import sys
 from pathlib import Path
 
 from bridge.checking.against import against
-from bridge.cli.options import Commands
+from bridge.cli.options import ENGINES, Commands, positive
+from bridge.formats.layout import named, read_checked
 from bridge.formats.profile import SPEC, ProfileError
 from bridge.formats.usage import UsageError, read_profile
 from bridge.outputs.page import NoSuchEvent, write_report
 from bridge.outputs.sawtooth import write_sawtooth
 from bridge.outputs.writing import check_file
-from scenarios.format import ScenarioError, read
+from scenarios.format import ScenarioError
 
 
 def add_parser(commands: Commands) -> None:
     command = commands.add_parser("show", help="a scenario, and a divergence, as one HTML page")
-    command.add_argument("file", type=Path)
+    command.add_argument("file", help="a scenario file, or a bundled scenario's name")
     command.add_argument(
-        "--engine", help="model, impl, or a protocol command: show where it diverges"
+        "--engine",
+        help=f"{ENGINES}: show where it diverges (default: none, the scenario alone)",
     )
     command.add_argument(
-        "--profile", type=Path, help="the engine's profile (SPEC 10), if it declares none"
+        "--profile",
+        type=Path,
+        help="the engine's profile (SPEC 10), if it declares none (default: the one it declares)",
     )
-    command.add_argument("--timeout", type=float, default=10.0, help="seconds per answer")
-    command.add_argument("--at", type=int, metavar="EVENT", help="the event to open the views at")
+    command.add_argument(
+        "--timeout", type=positive, default=10.0, help="seconds per answer (default: %(default)s)"
+    )
+    command.add_argument(
+        "--at",
+        type=int,
+        metavar="EVENT",
+        help="the event to open the views at (default: the divergence, else the last)",
+    )
     command.add_argument(
         "-o",
         "--output",
         type=Path,
-        required=True,
         metavar="PATH",
-        help="the report (.html), or the sawtooth alone (.svg)",
+        help="the report (.html), or the sawtooth alone (.svg) "
+        "(default: NAME.html in the current directory, NAME the scenario's)",
     )
     command.set_defaults(run=run)
 
@@ -43,11 +54,12 @@ def run(args: argparse.Namespace) -> int:
     """The `show` command: 0 when the page (or picture) is written, 2 on bad
     input; an EngineFault is left to bridge/cli/__init__.py to report, as for `compare`."""
 
-    output: Path = args.output
     try:
+        path = named(args.file)
+        output: Path = args.output or Path(f"{path.stem}.html")
         if output.suffix not in (".html", ".svg"):
             raise UsageError(f"-o {output}: name an .html file (the report) or .svg (the sawtooth)")
-        scenario = read(args.file)
+        scenario = read_checked(path)
         given = read_profile(args.profile)
         check_file(output, "-o")
         if output.suffix == ".svg":

@@ -18,6 +18,7 @@ from pathlib import Path
 from bridge.formats import transcript
 from bridge.formats.kit import CORPUS
 from bridge.formats.profile import SPEC, key
+from model.constants import Constants
 from model.profile import Profile
 from scenarios.format import Scenario, ScenarioError, file_lines, parse, read_bytes
 
@@ -42,6 +43,18 @@ def files(targets: list[Path] | None = None) -> list[Path]:
     return out
 
 
+def named(target: str) -> Path:
+    """A scenario named on the command line: a file, or the name of a scenario
+    of the bundled corpus (`late_1500`, as `--only` takes it)."""
+    path = Path(target)
+    if path.exists() or path.suffix or "/" in target:
+        return path
+    bundled = CORPUS / f"{target}.jsonl"
+    if bundled.is_file():
+        return bundled
+    raise ScenarioError(f"{target}: no such file, nor a scenario of the bundled corpus")
+
+
 def choose(paths: list[Path], only: list[str], skip: list[str]) -> list[Path]:
     """The paths whose file name or stem matches an `only` glob (all when
     none is given) and no `skip` glob."""
@@ -63,17 +76,29 @@ def expected_path(scenario: Path, profile: Profile = SPEC) -> Path:
 
 def read_checked(path: Path) -> Scenario:
     """A scenario, checked strictly unless SPEC's transcript of it says it
-    was made from these very bytes (it was checked when that was made)."""
+    was made from these very bytes (it was checked when that was made); its
+    constants checked by the model (SPEC 7) in any case."""
     data = read_bytes(path)
     stored = expected_path(path)
+    checked = True
     if stored.exists():
         try:
             header = transcript.read_header(stored)
         except transcript.TranscriptError:
             header = None
         if header is not None and header.scenario_sha256 == hashlib.sha256(data).hexdigest():
-            return parse(file_lines(data), str(path), checked=False)
-    return parse(file_lines(data), str(path))
+            checked = False
+    return with_constants_checked(parse(file_lines(data), str(path), checked=checked))
+
+
+def with_constants_checked(scenario: Scenario) -> Scenario:
+    """The scenario, when the model takes its constants (SPEC 7); else
+    ScenarioError naming the header's line and the constant."""
+    try:
+        Constants(**scenario.constants)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise ScenarioError(f"{scenario.source}:1: constants SPEC 7 refuses: {error}") from None
+    return scenario
 
 
 def slug(command: str) -> str:

@@ -44,3 +44,10 @@ def agreement(profile: Profile) -> str:
     if not differ:
         return "agrees with SPEC"
     return "agrees with SPEC under declared deviations: " + "; ".join(differ)
+
+
+def declared(profile: Profile) -> str:
+    """The profile an engine was checked under, said in a few words:
+    `profile: SPEC`, or `declared deviations: ...` (SPEC 10)."""
+    differ = deviations(profile)
+    return "declared deviations: " + "; ".join(differ) if differ else "profile: SPEC"

@@ -34,6 +34,7 @@ def to_json(run: Run) -> dict[str, Any]:
                 "reason": verdict.reason,
                 "divergence": verdict.divergence,
                 "notes": verdict.notes,
+                "coverage": verdict.coverage.to_json() if verdict.coverage else None,
                 "page": verdict.page,
             }
         )
@@ -47,6 +48,7 @@ def to_json(run: Run) -> dict[str, Any]:
         "agreement": run.agreement,
         "seconds": round(run.seconds, 3),
         "counts": counts,
+        "coverage": run.coverage().to_json(),
         "scenarios": cases,
     }
 

@@ -8,10 +8,37 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from bridge import __version__
+from bridge.checking.coverage import Coverage
 from bridge.checking.verdict import Verdict, outcome
 from bridge.outputs.markup import visible
 from bridge.outputs.writing import write_whole
 from bridge.runs.corpus import Run
+
+
+def compared(coverage: Coverage) -> list[tuple[str, str]]:
+    """What was compared, as JUnit properties (bridge/checking/coverage.py)."""
+    return [
+        ("events", str(coverage.events)),
+        ("events_compared", str(coverage.compared)),
+        ("fraction_compared", f"{coverage.fraction():.6f}"),
+        ("events_to_deliver", str(coverage.owed)),
+        ("events_delivered", str(coverage.delivered)),
+        ("fraction_delivered", f"{coverage.delivered_fraction():.6f}"),
+        ("scenarios_replayed_to_the_end", str(coverage.ended)),
+        ("not_implemented", coverage.not_implemented()),
+        ("coverage", coverage.summary()),
+    ]
+
+
+def partly(coverage: Coverage | None) -> list[str]:
+    """A scenario's line saying what was not compared, when something was not."""
+    if coverage is None or (
+        coverage.compared == coverage.events
+        and not coverage.lacking
+        and coverage.delivered == coverage.owed
+    ):
+        return []
+    return [coverage.summary()]
 
 
 def classname(verdict: Verdict) -> str:
@@ -41,8 +68,7 @@ def test_case(suite: ET.Element, verdict: Verdict, seen: str) -> str | None:
     counted = None
     if seen == "FAIL":
         counted = "failures"
-        section = (verdict.divergence or {}).get("spec_section")
-        message = verdict.reason + (f" ({section})" if section else "")
+        message = verdict.reason  # its summary cites the field's SPEC section
         add(case, "failure", verdict.report or verdict.reason, message=message, type="divergence")
     elif seen == "UNEXPECTED PASS":
         counted = "failures"
@@ -58,8 +84,9 @@ def test_case(suite: ET.Element, verdict: Verdict, seen: str) -> str | None:
     elif seen in ("SKIPPED", "expected failure"):
         counted = "skipped"
         add(case, "skipped", message=f"{seen}: {verdict.reason}")
-    if verdict.notes:
-        add(case, "system-out", "\n".join(verdict.notes))
+    said = verdict.notes + partly(verdict.coverage)
+    if said:
+        add(case, "system-out", "\n".join(said))
     if verdict.stderr:
         add(case, "system-err", verdict.stderr)
     return counted
@@ -67,7 +94,9 @@ def test_case(suite: ET.Element, verdict: Verdict, seen: str) -> str | None:
 
 def write_junit(run: Run, path: Path) -> None:
     """JUnit XML: one testsuite, one testcase per scenario; a divergence is a
-    failure, an engine fault or bad scenario an error, SKIPPED a skip."""
+    failure, an engine fault or bad scenario an error, SKIPPED a skip. The
+    suite's properties say what the run compared; a scenario's output, what
+    it did not compare."""
     suite = ET.Element("testsuite", name=visible(f"optchat-spec corpus ({run.engine})"))
     properties = add(suite, "properties")
     profile = next((v.profile for v in run.verdicts if v.profile is not None), None)
@@ -78,6 +107,7 @@ def write_junit(run: Run, path: Path) -> None:
         ("profile", json.dumps(profile, sort_keys=True) if profile is not None else ""),
         ("agreement", run.agreement),
         ("corpus_version", str(run.corpus_version)),
+        *compared(run.coverage()),
     ):
         add(properties, "property", name=name, value=value)
     tally = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}

@@ -26,6 +26,7 @@ from typing import Any
 
 from bridge.checking.against import Comparison
 from bridge.checking.compare import Divergence
+from bridge.checking.coverage import Coverage
 from bridge.formats.profile import SPEC, agreement
 from bridge.outputs.divergence import divergence_section
 from bridge.outputs.markup import escape, script_json
@@ -333,11 +334,14 @@ def write_divergence_report(
     *,
     command: str = "",
     stderr: str = "",
+    coverage: Coverage | None = None,
 ) -> Path:
     """Write the report of a divergence found on `scenario` (with both whole
     states there, from `bridge.checking.compare.add_states`), listing `shrunk`'s
-    events when the scenario was shrunk: what `compare`, `fuzz` and `corpus
-    --report` write beside the shrunk scenario."""
+    events when the scenario was shrunk, and what the replay compared: what
+    `compare`, `fuzz` and `corpus --report` write beside the shrunk scenario."""
     verdict = f"DIVERGENCE between {names[0]} and {names[1]}: {divergence.summary()}"
+    if coverage is not None:
+        verdict += f"; {coverage.summary()}"
     comparison = Comparison(names, verdict, divergence, shrunk)
     return write_report(path, scenario, profile, None, comparison, command, stderr)

@@ -6,29 +6,30 @@ and the scenarios shared among worker processes."""
 from __future__ import annotations
 
 import shlex
+import signal
 import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from multiprocessing import Pool
+from multiprocessing import Pool, util
 from pathlib import Path
 from typing import Any
 
 from bridge.checking.compare import Result, add_states, run
-from bridge.checking.delivery import delivery, notes
-from bridge.checking.verdict import Skipped, Verdict, divergence_json
+from bridge.checking.coverage import Coverage
+from bridge.checking.delivery import add_delivery
+from bridge.checking.verdict import Skipped, Verdict, divergence_json, lacks_for
 from bridge.formats import transcript
 from bridge.formats.layout import read_checked, unique_name
-from bridge.formats.profile import SPEC, agreement, to_json
+from bridge.formats.profile import SPEC, agreement, declared, to_json
 from bridge.runs.progress import Heartbeat
 from bridge.wire import factory
 from bridge.wire.engine import Engine, EngineFault, Ready, profile_of
 from bridge.wire.inprocess import ModelEngine
-from bridge.wire.observe import PROTOCOL_1
 from bridge.wire.process import ProcessEngine
 from bridge.wire.stream import exchanges
 from model.profile import Profile
-from scenarios.format import Scenario, ScenarioError, uses_version_2
+from scenarios.format import Scenario, ScenarioError
 
 Page = Callable[..., Any]
 """What writes one failing scenario's HTML report (`corpus --report`), given
@@ -54,6 +55,8 @@ class Options:
     """A folder for one HTML report per failing scenario (`corpus --report`)."""
     page: Page | None = None
     """What writes those reports."""
+    capabilities: frozenset[str] | None = None
+    """The capabilities of `--capabilities`; None to take the ones the engine declares."""
     program: str = "python -m bridge"
     """The runner as the user started it, for the command a report repeats."""
 
@@ -67,8 +70,22 @@ class Run:
     corpus_version: int | None
     seconds: float
     verdicts: list[Verdict]
-    known: set[str]
-    """Scenarios listed as known failures (by file name)."""
+    known: dict[str, str]
+    """Scenarios listed as known failures (by file name or stem), each with
+    the status it is expected to end in (bridge/formats/usage.py)."""
+
+    def coverage(self) -> Coverage:
+        """What the run compared, summed over the scenarios it could read."""
+        total = Coverage()
+        for verdict in self.verdicts:
+            if verdict.coverage is not None:
+                total += verdict.coverage
+        return total
+
+
+class StartFault(EngineFault):
+    """An engine fault before the engine answered the scenario's header: it
+    could not start, or did not speak the protocol."""
 
 
 def make_engine(options: Options) -> Engine:
@@ -84,6 +101,12 @@ def kept_engine(options: Options) -> Engine:
     return KEPT.pop(options, None) or make_engine(options)
 
 
+def close_kept() -> None:
+    """End the engines kept for another scenario (and wait for them)."""
+    while KEPT:
+        KEPT.popitem()[1].close()
+
+
 def keep(subject: Engine, options: Options) -> bool:
     """Keep an engine that replayed a scenario to its end, if it takes another."""
     if isinstance(subject, ProcessEngine) and subject.ready.sessions:
@@ -93,28 +116,38 @@ def keep(subject: Engine, options: Options) -> bool:
 
 
 def replay_checked(
-    path: Path, scenario: Scenario, subject: Engine, options: Options
+    path: Path,
+    scenario: Scenario,
+    subject: Engine,
+    options: Options,
+    coverage: Coverage | None = None,
 ) -> tuple[Profile, Result, Ready]:
     """Start the engine on the scenario and compare its answers, as they
     arrive, with the scenario's transcript (or the model) under the engine's
-    profile; Skipped when the engine cannot take the scenario. Also what the
-    engine said to the header."""
-    ready = subject.start(scenario)
+    profile and capabilities; Skipped when the engine cannot take the
+    scenario. Also what the engine said to the header. What was compared is
+    counted in `coverage`."""
+    try:
+        ready = subject.start(scenario)
+    except EngineFault as fault:
+        raise StartFault(str(fault)) from None
     if ready.unsupported:
         said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
         raise Skipped(f"the engine cannot take it ({said})")
-    if ready.protocol == 1 and uses_version_2(scenario.events):
-        raise Skipped("the engine speaks protocol 1; this needs protocol 2")
     profile = profile_of(ready.profile, options.profile, subject.name)
-    fields = PROTOCOL_1 if ready.protocol == 1 else None
+    lacks = lacks_for(scenario, ready, options.capabilities, subject.name)
+    coverage = coverage or Coverage(len(scenario.events))
+    coverage.lacking = tuple(c.name for c in lacks)
     with Heartbeat(path.name, len(scenario.events) + 1, options.quiet) as beat:
         result = run(
-            exchanges(path, scenario, profile, options.live),
+            exchanges(path, scenario, profile, options.live, lacks),
             subject,
             ready,
-            fields,
+            None,
             options.keep_going,
             beat,
+            lacks,
+            coverage,
         )
     if result.unsupported is not None:
         raise Skipped(f"the engine does not support {result.unsupported}")
@@ -148,33 +181,43 @@ def check(path: Path, options: Options) -> Verdict:
         return verdict("BAD", reason=str(error))
     subject = kept_engine(options)
     finished = False
+    coverage = Coverage(len(scenario.events))
     try:
-        profile, result, ready = replay_checked(path, scenario, subject, options)
+        profile, result, ready = replay_checked(path, scenario, subject, options, coverage)
     except Skipped as skipped:
-        return verdict("SKIPPED", reason=str(skipped))
+        count = len(scenario.events)
+        return verdict("SKIPPED", reason=str(skipped), coverage=Coverage(count, skipped=count))
     except ScenarioError as error:
         return verdict("BAD", reason=str(error))
     except (EngineFault, transcript.TranscriptError) as error:
         status = "FAULT" if isinstance(error, EngineFault) else "BAD"
-        return verdict(status, reason=str(error))
+        coverage.stopped = True
+        return verdict(
+            status, reason=str(error), at_start=isinstance(error, StartFault), coverage=coverage
+        )
     else:
         finished = result.divergence is None
     finally:
         if not (finished and keep(subject, options)):
             subject.close()
     said = agreement(profile)
-    reached = None
-    if result.finished:
-        reached = delivery(scenario, profile, result.sent, result.refused)
-    told = notes(reached) if reached is not None else []
-    about: dict[str, Any] = {
+    named = declared(profile)
+    notes = add_delivery(scenario, profile, result)
+    about = {
         "engine": ready.engine,
         "profile": to_json(profile),
         "family": str(scenario.notes.get("family", "")),
-        "delivery": reached,
     }
     if result.divergence is None:
-        return verdict("ok", answers=result.answers, agreement=said, notes=told, **about)
+        return verdict(
+            "ok",
+            answers=result.answers,
+            agreement=said,
+            declared=named,
+            notes=notes,
+            coverage=coverage,
+            **about,
+        )
     found = result.divergence
     tail = stderr_tail(subject)
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
@@ -184,7 +227,14 @@ def check(path: Path, options: Options) -> Verdict:
         names = ("expected", subject.name)
         command = reproduction(path, options)
         options.page(
-            options.report / page, scenario, found, names, profile, command=command, stderr=tail
+            options.report / page,
+            scenario,
+            found,
+            names,
+            profile,
+            command=command,
+            stderr=tail,
+            coverage=coverage,
         )
     return verdict(
         "FAIL",
@@ -193,7 +243,9 @@ def check(path: Path, options: Options) -> Verdict:
         divergence=divergence_json(found),
         answers=result.answers,
         agreement=said,
-        notes=told,
+        declared=named,
+        notes=notes,
+        coverage=coverage,
         page=page,
         stderr=tail,
         **about,
@@ -213,14 +265,65 @@ def _check_job(job: tuple[Path, Options]) -> Verdict:
         )
 
 
-def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:
-    """`check` every scenario: one at a time in the order given, or `jobs` at
-    a time, the largest files first (so that no long scenario is left running
-    alone at the end), yielding each verdict as it comes."""
-    work = [(path, options) for path in paths]
+def largest_first(
+    function: Callable[[Any], Any], work: list[Any], path: Callable[[Any], Path], jobs: int
+) -> Iterator[Any]:
+    """`function` of each piece of work: one at a time in the order given, or
+    `jobs` at a time, the largest scenario files first (so that no long
+    scenario is left running alone at the end), yielding each as it comes."""
     if jobs <= 1 or len(work) <= 1:
-        yield from map(_check_job, work)
+        try:
+            yield from map(function, work)
+        finally:
+            close_kept()
         return
-    work.sort(key=lambda job: -job[0].stat().st_size)
-    with Pool(min(jobs, len(work))) as pool:
-        yield from pool.imap_unordered(_check_job, work)
+    work = sorted(work, key=lambda job: -path(job).stat().st_size)
+    with Pool(min(jobs, len(work)), initializer=_worker) as pool:
+        yield from pool.imap_unordered(function, work)
+
+
+def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:
+    """`check` every scenario, `jobs` at a time (`largest_first`)."""
+    yield from largest_first(_check_job, [(p, options) for p in paths], lambda j: j[0], jobs)
+
+
+def _worker() -> None:
+    """Set up a pool worker to end its engines when the pool ends it: the
+    pool's SIGTERM (also on Ctrl-C or a SIGTERM to the run) is a quiet exit
+    that unwinds the scenario being checked, and the engines kept for
+    another scenario are closed as the worker exits. Ctrl-C is left to the
+    parent, which ends the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit)
+    util.Finalize(None, close_kept, exitpriority=10)
+
+
+def _exit(signum: int, _frame: object) -> None:
+    # Unwinding ends the worker's engines; it can also wait for ever on a lock
+    # another thread held at the fork, so SIGALRM's default ends it 5 s later.
+    signal.alarm(5)
+    raise SystemExit(128 + signum)
+
+
+SAME_FAULTS = 3
+"""After this many first scenarios all ended in a fault at the engine's start, a run stops."""
+
+
+def unless_broken(verdicts: Iterator[Verdict], count: int = SAME_FAULTS) -> Iterator[Verdict]:
+    """The verdicts as they come, until the first `count` are all faults at
+    the engine's start (it cannot start, or fails at the header): then an
+    EngineFault saying so once, instead of one more line per scenario."""
+    first: list[Verdict] = []
+    try:
+        for verdict in verdicts:
+            yield verdict
+            first.append(verdict)
+            if len(first) == count and all(v.at_start for v in first):
+                raise EngineFault(
+                    f"the engine failed at its start on each of the first {count} scenarios, "
+                    f"stopping: {verdict.reason}"
+                )
+    finally:
+        close = getattr(verdicts, "close", None)
+        if close is not None:
+            close()

@@ -17,6 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+from bridge.formats.capabilities import ALL
 from bridge.formats.profile import SPEC, agreement
 from model.profile import Profile
 from scenarios.format import Scenario
@@ -30,7 +31,6 @@ class EngineFault(Exception):
 class Ready:
     """What an engine said to a scenario's header (bridge/PROTOCOL.md)."""
 
-    protocol: int = 2
     profile: Profile | None = None
     """The profile the engine declared; None when it declared none."""
     rule_names: bool = True
@@ -38,6 +38,9 @@ class Ready:
     unsupported: dict[str, str] | None = None
     """Why the engine cannot replay the scenario; None when it can."""
     engine: str = ""
+    capabilities: frozenset[str] | None = None
+    """The optional parts of SPEC the engine declared; None when it declared
+    none (bridge/formats/capabilities.py)."""
 
 
 class Engine(ABC):
@@ -45,6 +48,8 @@ class Engine(ABC):
 
     name: str
     window: int = 1
+    excused: frozenset[str] = frozenset()
+    """Answer fields the engine may leave out: those of the capabilities it lacks."""
 
     @abstractmethod
     def start(self, scenario: Scenario) -> Ready:
@@ -94,3 +99,19 @@ def profile_of(declared: Profile | None, given: Profile | None, name: str) -> Pr
             f"{agreement(declared)} / {agreement(given)}"
         )
     return declared or given or SPEC
+
+
+def capabilities_of(
+    declared: frozenset[str] | None, given: frozenset[str] | None, name: str
+) -> frozenset[str]:
+    """The capabilities to check an engine with: what it declared, or
+    `--capabilities`; both must agree when both are there; all by default."""
+    if declared is not None and given is not None and declared != given:
+        said = ", ".join(sorted(declared)) or "none"
+        told = ", ".join(sorted(given)) or "none"
+        raise EngineFault(
+            f"engine {name!r} declares other capabilities than --capabilities': {said} / {told}"
+        )
+    if declared is not None:
+        return declared
+    return ALL if given is None else given

@@ -55,22 +55,6 @@ ORDER = (
 )
 """The order in which a report names the first differing field."""
 
-PROTOCOL_1 = (
-    "refused",
-    "size",
-    "shrinking",
-    "merges",
-    "view_digest",
-    "cview_digest",
-    "queue",
-    "queue_waiting",
-    *BATCH,
-    "render",
-    "contexts",
-)
-"""The fields a protocol 1 engine's answers give (the bridge computes the
-digests and CRCs from its whole views and texts)."""
-
 MASK = 0xFFFFFFFF
 MIX = 0x045D9F3B
 
@@ -195,16 +179,3 @@ class ModelAnswers:
     def refused(self, state: State, rule: str) -> dict[str, Any]:
         """The answer to a refused event: the unchanged state, and the rule."""
         return {**self.brief(state), "refused": rule}
-
-
-def from_protocol_1(answer: dict[str, Any]) -> dict[str, Any]:
-    """A protocol 1 answer in the lean form, for the fields protocol 1 has:
-    digests made from its whole views, CRCs from its render and contexts."""
-    out = {f: answer[f] for f in ("refused", *BRIEF) if f in answer}
-    out["view_digest"] = digest(answer["view"])
-    out["cview_digest"] = digest(answer["cview"])
-    if answer["merges"]:
-        out["view"], out["cview"] = answer["view"], answer["cview"]
-        out["render_crc"] = crc(answer["render"])
-        out["contexts_crc"] = [[node, crc(text)] for node, text in answer["contexts"]]
-    return out

@@ -8,11 +8,13 @@ import json
 import os
 import select
 import shlex
+import signal
 import subprocess
 import time
 from collections import deque
 from typing import Any
 
+from bridge.formats import capabilities
 from bridge.formats.profile import ProfileError, parse
 from bridge.wire import observe
 from bridge.wire.engine import Engine, EngineFault, Ready
@@ -28,18 +30,51 @@ WINDOW = 64
 STDERR_KEPT = 1 << 16
 """How much of an engine's stderr the bridge keeps to show: the end of it."""
 
+GRACE = 2.0
+"""How long an engine's process group is given to end, after its stdin is
+closed and again after SIGTERM, before it is killed."""
+
+POLL = 0.25
+"""How often the bridge looks whether the engine's process has exited while
+its stdout stays open (a child of it holding the pipe)."""
+
+
+def line_limit(scenario: Scenario) -> int:
+    """The longest answer line an engine may give on the scenario: the whole
+    state at most (the views, the render, the timed-out render, a zoom and a
+    context for each of up to 2 JOBS calls), each at most every text byte of
+    the scenario and 64 bytes per event, each byte at most 6 in JSON, plus
+    1 MiB (bridge/PROTOCOL.md, "Faults")."""
+    items = [item for event in scenario.events for item in (event, *event.get("replies", []))]
+    texts = sum(map(text_bytes, items))
+    jobs = int(scenario.constants.get("jobs", 1))
+    return 6 * (4 + 2 * jobs) * (texts + 64 * len(scenario.events)) + (1 << 20)
+
+
+def text_bytes(item: dict[str, Any]) -> int:
+    """How many bytes the texts of an event (or a reply) hold, a size counted as its bytes."""
+    given = "".join(str(item.get(k, "")) for k in ("text", "line"))
+    return int(item.get("size", 0)) + len(given.encode("utf-8", "surrogatepass"))
+
 
 class ProcessEngine(Engine):
     """Any program speaking the line protocol of bridge/PROTOCOL.md: the
     header, then events and detail requests, one per line on its stdin; one
     answer per line on its stdout. Its stderr is read as it comes and its end
-    kept, to show when it fails. A crash, a hang past `timeout` seconds, or a
-    line that is not an answer is an EngineFault naming the line it answered."""
+    kept, to show when it fails. A crash, no whole answer within `timeout`
+    seconds, a line longer than any answer can be, or a line that is not an
+    answer is an EngineFault naming the line it answered. The engine runs in
+    a session of its own, and ending it ends every process in its group (a
+    wrapper's children too)."""
+
+    window = WINDOW
 
     def __init__(self, command: str, timeout: float = 10.0) -> None:
         self.command = command
         self.name = command
         self.timeout = timeout
+        self.env: dict[str, str] | None = None
+        """The engine's environment; None for the runner's own."""
         self.process: subprocess.Popen[bytes] | None = None
         self.ready = Ready()
         self.outgoing = bytearray()
@@ -48,11 +83,8 @@ class ProcessEngine(Engine):
         self.stderr_bytes = 0
         self.stderr_closed = False
         self.waiting: deque[str] = deque()
-        self.last_brief: dict[str, Any] = {}
-
-    @property
-    def window(self) -> int:  # type: ignore[override]
-        return WINDOW if self.ready.protocol == 2 else 1
+        self.limit = 1 << 20
+        self.faulted = False
 
     # Starting.
 
@@ -65,7 +97,12 @@ class ProcessEngine(Engine):
             raise EngineFault("the engine command is empty")
         try:
             self.process = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env=self.env,
             )
         except OSError as error:
             why = error.strerror or str(error)
@@ -76,6 +113,7 @@ class ProcessEngine(Engine):
         self.stderr.clear()
         self.stderr_bytes = 0
         self.stderr_closed = False
+        self.faulted = False
 
     def start(self, scenario: Scenario) -> Ready:
         reuse = (
@@ -91,7 +129,7 @@ class ProcessEngine(Engine):
         self.incoming.clear()
         self.outgoing.clear()
         self.waiting.clear()
-        self.last_brief = {}
+        self.limit = line_limit(scenario)
         try:
             self._write_line(header_line(scenario).encode("utf-8"), "the header")
             answer = self._answer("the header", max(self.timeout, STARTUP_SECONDS))
@@ -112,23 +150,30 @@ class ProcessEngine(Engine):
                 )
             return Ready(unsupported={str(k): str(v) for k, v in unsupported.items()})
         if answer == {"ready": True}:
-            return Ready(protocol=1)
+            raise self._fault(
+                "the header",
+                'speaks protocol 1 ({"ready": true}), which this bridge no longer takes: '
+                'answer {"ready": true, "protocol": 2} as bridge/PROTOCOL.md says',
+            )
         if answer["ready"] is not True or answer.get("protocol") != 2:
             raise self._fault(
                 "the header",
-                f'answered the header with {str(answer)[:200]}, not {{"ready": true}} '
-                'or {"ready": true, "protocol": 2, ...}',
+                f"answered the header with {str(answer)[:200]}, not "
+                '{"ready": true, "protocol": 2, ...}',
             )
         try:
             profile = parse(answer.get("profile", {}), "the profile it declared")
-        except ProfileError as error:
+            held = answer.get("capabilities")
+            if held is not None:
+                held = capabilities.parse(held, "the capabilities it declared")
+        except (ProfileError, capabilities.CapabilityError) as error:
             raise self._fault("the header", str(error)) from None
         return Ready(
-            protocol=2,
             profile=profile,
             rule_names=answer.get("rule_names", True) is not False,
             sessions=answer.get("sessions") is True,
             engine=str(answer.get("engine", "")),
+            capabilities=held,
         )
 
     # Lines out and in.
@@ -136,8 +181,6 @@ class ProcessEngine(Engine):
     def send(self, line: dict[str, Any], wire: bytes | None = None) -> None:
         if "event" in line:
             what = f"event {line['at']} ({line['event']})"
-            if self.ready.protocol == 1:
-                line, wire = {k: v for k, v in line.items() if k != "at"}, None
         else:
             what = "the final detail request"
         self.waiting.append(what)
@@ -156,36 +199,23 @@ class ProcessEngine(Engine):
     def receive_unless(self, expected: bytes | None) -> dict[str, Any] | None:
         what = self.waiting.popleft()
         raw = self._pump(what, self.timeout, want_line=True)
-        if expected is not None and raw == expected and self.ready.protocol == 2:
+        if expected is not None and raw == expected:
             return None
         answer = self._parse(raw, what)
-        if self.ready.protocol == 1:
-            return self._from_protocol_1(answer, what)
         fields = observe.BRIEF if what.startswith("event") else observe.DETAIL
         self._check(answer, fields, what)
         if isinstance(answer.get("merges"), list) and answer["merges"]:
             self._check(answer, observe.BATCH, what)
         return answer  # type: ignore[no-any-return]
 
-    def _from_protocol_1(self, answer: Any, what: str) -> dict[str, Any]:
-        """A protocol 1 answer in the lean form; after a batch the bridge asks
-        for the render and contexts, as protocol 1 says."""
-        if not what.startswith("event"):
-            self._check(answer, ("render", "contexts"), what)
-            return {**{k: self.last_brief.get(k, []) for k in ("view", "cview")}, **answer}
-        self._check(answer, ("view", "size", "shrinking", "merges", "cview", "queue"), what)
-        self.last_brief = answer
-        if answer["merges"]:
-            self._write_line(b'{"detail": true}', what)
-            detail = self._answer(f"the detail after {what}", self.timeout)
-            self._check(detail, ("render", "contexts"), what)
-            answer = {**answer, **detail}
-        return observe.from_protocol_1(answer)
-
     def _check(self, answer: Any, fields: tuple[str, ...], what: str) -> None:
         if isinstance(answer, dict) and "unsupported" in answer:
             return
-        missing = [f for f in fields if not isinstance(answer, dict) or f not in answer]
+        missing = [
+            f
+            for f in fields
+            if not isinstance(answer, dict) or (f not in answer and f not in self.excused)
+        ]
         if missing:
             raise self._fault(what, f"answered without {', '.join(missing)}: {str(answer)[:200]}")
         refused = answer.get("refused")
@@ -205,7 +235,8 @@ class ProcessEngine(Engine):
         """Write what is pending and read what comes, until a whole answer
         line has arrived (or, without `want_line`, until the pending lines
         are written). Reading stderr all along keeps the engine from
-        blocking on it. A hang is no progress for `timeout` seconds."""
+        blocking on it. An answer must be whole within `timeout` seconds of
+        being awaited; pending lines must keep being read by the engine."""
         process = self.process
         assert process is not None and process.stdin and process.stdout and process.stderr
         out, inp = process.stdout.fileno(), process.stdin.fileno()
@@ -218,20 +249,27 @@ class ProcessEngine(Engine):
                     line = bytes(self.incoming[:end])
                     del self.incoming[: end + 1]
                     return line
+                if len(self.incoming) > self.limit:
+                    raise self._fault(
+                        what, f"printed a line longer than any answer ({self.limit:,} bytes)"
+                    )
             elif not self.outgoing:
                 return b""
             left = deadline - time.monotonic()
             if left <= 0:
                 raise self._fault(what, f"gave no answer within {timeout:g} s")
             writers = [inp] if self.outgoing else []
-            readable, writable, _ = select.select(readers, writers, [], left)
+            readable, writable, _ = select.select(readers, writers, [], min(left, POLL))
+            if not readable and not writable and process.poll() is not None:
+                raise self._fault(what, "exited, a process it started holding its output", True)
             if writable:
                 try:
                     sent = os.write(inp, self.outgoing[: 1 << 16])
                 except BrokenPipeError:
-                    raise self._fault(what, "stopped reading its input (crashed?)") from None
+                    raise self._fault(what, "stopped reading its input (crashed?)", True) from None
                 del self.outgoing[:sent]
-                deadline = time.monotonic() + timeout
+                if not want_line:
+                    deadline = time.monotonic() + timeout
             for fd in readable:
                 try:
                     chunk = os.read(fd, 1 << 16)
@@ -243,10 +281,9 @@ class ProcessEngine(Engine):
                         readers.remove(fd)
                         self.stderr_closed = True
                 elif not chunk:
-                    raise self._fault(what, "closed its output (crashed?)")
+                    raise self._fault(what, "closed its output (crashed?)", True)
                 else:
                     self.incoming += chunk
-                    deadline = time.monotonic() + timeout
 
     def _keep_stderr(self, chunk: bytes) -> None:
         self.stderr_bytes += len(chunk)
@@ -254,12 +291,16 @@ class ProcessEngine(Engine):
         if len(self.stderr) > STDERR_KEPT:
             del self.stderr[: len(self.stderr) - STDERR_KEPT]
 
-    def _fault(self, what: str, problem: str) -> EngineFault:
+    def _fault(self, what: str, problem: str, ended: bool = False) -> EngineFault:
+        """The fault, with the end of the engine's stderr and its exit code
+        (waited for a moment when it `ended` its side of a pipe); the engine
+        is not waited for on close."""
+        self.faulted = True
         process = self.process
         code: int | None = None
         if process is not None:
             try:
-                code = process.wait(timeout=2)
+                code = process.wait(timeout=GRACE / 4 if ended else 0)
             except subprocess.TimeoutExpired:
                 code = None  # still running: a hang, or garbage from a live engine
             self._drain_stderr()
@@ -284,6 +325,9 @@ class ProcessEngine(Engine):
             pass
 
     def close(self) -> None:
+        """Close the engine's stdin and wait for it to exit (not after a
+        fault), then end whatever is left of its process group: SIGTERM,
+        then SIGKILL after GRACE seconds."""
         process, self.process = self.process, None
         if process is None:
             return
@@ -292,14 +336,43 @@ class ProcessEngine(Engine):
                 process.stdin.close()
         except OSError:
             pass
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if not self.faulted:
+            try:
+                process.wait(timeout=GRACE)
+            except subprocess.TimeoutExpired:
+                pass
+        end_group(process)
         for stream in (process.stdout, process.stderr):
             if stream:
                 stream.close()
+
+
+def end_group(process: subprocess.Popen[bytes]) -> None:
+    """End every process of the group `process` leads (it leads a session of
+    its own): SIGTERM, then SIGKILL to what is left after GRACE seconds; the
+    leader waited for."""
+    for sent in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sent)
+        except ProcessLookupError:
+            break
+        until = time.monotonic() + GRACE
+        while time.monotonic() < until and group_alive(process):
+            time.sleep(0.02)
+        if not group_alive(process):
+            break
+    process.wait()
+
+
+def group_alive(process: subprocess.Popen[bytes]) -> bool:
+    """Whether a process of the group `process` leads is still there (the
+    leader is waited for once it has exited, so that it no longer counts)."""
+    process.poll()
+    try:
+        os.killpg(process.pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def dump(line: dict[str, Any]) -> bytes:

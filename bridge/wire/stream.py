@@ -17,11 +17,19 @@ Under `calls: self` (SPEC 10) the scenario's `start` events are not sent:
 the engine starts its own calls. An outcome (`end`, `fail`) naming a call
 that is not running is held, and sent right after the engine starts that
 call; held outcomes go in the scenario's order.
+
+For an engine that lacks a capability (bridge/formats/capabilities.py) the
+events it cannot take are not sent, to the engine nor to the model, and an
+`end` with replies is sent with the line the model chose; the exchange still
+says so, for the count of what was not compared. A relative event is
+resolved first: a settle that stands for a timeout is not sent to an engine
+without `settle_timeout`.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,10 +37,14 @@ from pathlib import Path
 from typing import Any
 
 from bridge.formats import transcript
+from bridge.formats.capabilities import Capability, gives_lines, withheld
+from bridge.formats.invocation import clone, command
 from bridge.formats.layout import expected_path
 from bridge.formats.profile import SPEC
-from bridge.wire.inprocess import ModelEngine
+from bridge.wire.inprocess import ModelEngine, model_event
 from model import bits, machine
+from model.events import End
+from model.line import choose_line
 from model.node import Node
 from model.profile import Profile
 from scenarios.format import RELATIVE, Scenario, ScenarioError, is_relative
@@ -56,6 +68,10 @@ class Exchange:
     """The expected answer as compact JSON, when a transcript gave it."""
     wire: bytes | None = None
     """The line as sent, when the scenario file gave it ready."""
+    lacking: str | None = None
+    """The capability the engine lacks that changed this exchange."""
+    sent: bool = True
+    """False for an event not sent because of `lacking`: nothing is compared."""
 
     @property
     def expected(self) -> dict[str, Any]:
@@ -118,22 +134,49 @@ def _running(model: ModelEngine, event: dict[str, Any]) -> bool:
     return Node(level, bits.from_int(index)) in model.state.queue.running
 
 
-def from_model(scenario: Scenario, profile: Profile, strict: bool) -> Iterator[Exchange]:
+def given_line(model: ModelEngine, line: dict[str, Any]) -> dict[str, Any] | None:
+    """An `end` with replies as an `end` with the line the model chooses from
+    them (SPEC 5); None when its call does not run (it is refused either way)."""
+    if not _running(model, line):
+        return None
+    event = model_event(line, line["at"])
+    assert isinstance(event, End) and event.replies is not None
+    c = model.state.constants
+    source = machine.source(model.state, event.node)
+    chosen = choose_line(source, event.replies, c.node, c.tries, model.state.profile)
+    if chosen.line is None:  # `empty_reply: fails` (SPEC 10): the call failed
+        return {"event": "fail", "node": line["node"], "at": line["at"]}
+    return {"event": "end", "node": line["node"], "line": chosen.line, "at": line["at"]}
+
+
+def from_model(
+    scenario: Scenario, profile: Profile, strict: bool, lacks: tuple[Capability, ...] = ()
+) -> Iterator[Exchange]:
     """The exchanges of a scenario, by replaying it through the model under
-    `profile`. With `strict`, every event must be refused exactly when the
-    scenario marks it so, with the rule it names; otherwise ScenarioError
-    names the file, line and what the model did."""
+    `profile`, for an engine that lacks `lacks`. With `strict`, every event
+    must be refused exactly when the scenario marks it so, with the rule it
+    names; otherwise ScenarioError names the file, line and what the model did."""
     model = ModelEngine(profile)
     model.start(scenario)
     held: list[int] = []
     waiting: dict[str, deque[int]] = {"start": deque(), "outcome": deque()}
+    lines_given = gives_lines(lacks)
 
     def send(position: int, event: dict[str, Any]) -> Exchange:
         line = wire(event, position)
+        lacking = withheld(lacks, event)
+        if lacking is not None:
+            return Exchange(line, position, lacking=lacking, sent=False)
+        bytes_ = wire_bytes(scenario, position)
+        if lines_given and event["event"] == "end" and "replies" in event:
+            given = given_line(model, line)
+            if given is None:
+                return Exchange(line, position, lacking="replies", sent=False)
+            line, bytes_, lacking = given, None, "replies"
         answer = model.answer(line)
         if strict:
             _check_refusal(scenario, position, answer, model.refusal)
-        return Exchange(line, position, answer, wire=wire_bytes(scenario, position))
+        return Exchange(line, position, answer, wire=bytes_, lacking=lacking)
 
     def due() -> tuple[int, dict[str, Any]] | None:
         """The first held or waiting event that can be sent now."""
@@ -222,17 +265,37 @@ def from_transcript(scenario: Scenario, path: Path) -> Iterator[Exchange]:
         yield Exchange(line, at, answer=answer, wire=wire_bytes(scenario, at))
 
 
-def exchanges(path: Path, scenario: Scenario, profile: Profile, live: bool) -> Iterator[Exchange]:
+def changes(scenario: Scenario, lacks: tuple[Capability, ...]) -> bool:
+    """Whether an engine lacking `lacks` is sent the scenario's events
+    otherwise than the model was (some not sent, or sent as given lines)."""
+    lines_given = gives_lines(lacks)
+    timeouts = withheld(lacks, {"event": "timeout"}) is not None
+    return any(
+        withheld(lacks, event) is not None
+        or (lines_given and "replies" in event)
+        or (timeouts and event["event"] == "settle" and is_relative(event))
+        for event in scenario.events
+    )
+
+
+def exchanges(
+    path: Path, scenario: Scenario, profile: Profile, live: bool, lacks: tuple[Capability, ...] = ()
+) -> Iterator[Exchange]:
     """The scenario's exchanges from its transcript for `profile`, or, when it
-    has none (or `live`), from the model. A transcript made from another
-    version of the scenario is refused, never used."""
+    has none (or `live`, or the engine lacks a capability that changes what
+    is sent), from the model. A transcript made from another version of the
+    scenario is refused, never used."""
     stored = expected_path(path, profile)
+    if lacks and changes(scenario, lacks):
+        return from_model(scenario, profile, strict=False, lacks=lacks)
     if live or not stored.exists():
         return from_model(scenario, profile, strict=profile == SPEC)
     header = transcript.read_header(stored)
     if header.scenario_sha256 != transcript.sha256(path):
-        raise ScenarioError(
-            f"{stored}: made from another version of {path}; run `make corpus` "
-            "(or `python -m bridge expect`) to make it again"
+        again = (
+            f"`{command()} expect {shlex.quote(str(path))}` makes it again"
+            if clone()
+            else "--live-model compares with the model instead"
         )
+        raise ScenarioError(f"{stored}: made from another version of {path}; {again}")
     return from_transcript(scenario, stored)

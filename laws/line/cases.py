@@ -1,5 +1,7 @@
 """Reply lists for the line laws (SPEC 5): empty, whitespace, fitting and
-over-long replies, in any mix, with multibyte characters."""
+over-long replies, in any mix, with multibyte characters. The line laws
+state SPEC's own chooser; the profile's chooser options have laws of their
+own, on histories (SPEC 8, 10)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 
 from laws.registry import Held, Profile, settings_for
 from model.line import Choice, choose_line
+from model.profile import Profile as EngineProfile
 from scenarios.format import sized_text
 
 
@@ -23,7 +26,7 @@ class Case:
     tries: int
 
     def choice(self) -> Choice:
-        return choose_line(self.source, self.replies, self.node, self.tries)
+        return choose_line(self.source, self.replies, self.node, self.tries, EngineProfile())
 
 
 def size(text: str) -> int:

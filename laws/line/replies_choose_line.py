@@ -5,13 +5,16 @@ from model.events import End
 
 @step_law
 def replies_choose_line(step: Step) -> None:
-    """A call that ends with replies is built with the line SPEC 5 chooses from them."""
+    """A call that ends with replies is built with the line SPEC 5 chooses from them
+    (under the profile's chooser options, SPEC 10)."""
     event = step.event
     if not isinstance(event, End) or event.replies is None or step.refused:
         return
-    c = step.before.constants
-    line = choose(source(step.before, plain(event.node)), list(event.replies), c.node, c.tries)
-    if step.before.profile.trim_lines:
+    c, p = step.before.constants, step.before.profile
+    line = choose(source(step.before, plain(event.node)), list(event.replies), c.node, c.tries, p)
+    if line is None:
+        return
+    if p.trim_lines:
         line = line.strip()
     if line:
         built = text(step.after, plain(event.node))

@@ -8,7 +8,22 @@ from model.profile import Profile as EngineProfile
 from model.profile import deviations, from_options, options
 from scenarios.strategies import engine_profiles
 
-OPTIONS = ("trim_lines", "kind_words", "need_first", "failure_cap", "calls", "ahead_in_wait")
+OPTIONS = (
+    "trim_lines",
+    "kind_words",
+    "need_first",
+    "failure_cap",
+    "calls",
+    "ahead_in_wait",
+    "empty_chat",
+    "kinds",
+    "retry",
+    "held_takes_job",
+    "merge_order",
+    "resume",
+    "empty_reply",
+    "not_shorter",
+)
 """SPEC 10's options, in its order."""
 
 

@@ -13,7 +13,10 @@ def trim_lines_trims(step: Step) -> None:
     c, node = step.before.constants, plain(event.node)
     line = event.line
     if line is None:
-        line = choose(source(step.before, node), list(event.replies or ()), c.node, c.tries)
+        replies = list(event.replies or ())
+        line = choose(source(step.before, node), replies, c.node, c.tries, step.before.profile)
+    if line is None:
+        return
     trim = step.before.profile.trim_lines
     installed = line.strip() if trim else line
     built = text(step.after, node)

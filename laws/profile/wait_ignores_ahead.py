@@ -1,5 +1,5 @@
 from laws.registry import Step, step_law
-from laws.spec import leaves_unbuilt, plain, ready_merges
+from laws.spec import leaves_unbuilt, merge_order, plain
 from model import machine
 from model.profile import Profile
 
@@ -19,8 +19,9 @@ def wait_ignores_ahead(step: Step) -> None:
     # The turn that waits, or one that would begin to wait now (stopping merges under need_first).
     running = [n for n in queue.running if queue.waiting or not first or n.level == 0]
     busy = {plain(n) for n in (*running, *queue.held)}
-    room = state.constants.jobs - len(running)
-    work = leaves_unbuilt(state) + ([] if first else ready_merges(state))
+    held = len(queue.held) if state.profile.held_takes_job else 0
+    room = state.constants.jobs - len(running) - held
+    work = leaves_unbuilt(state) + ([] if first else merge_order(state))
     expected = [n for n in work if n not in busy][: max(room, 0)]
     found = [plain(n) for n in machine.candidates_waiting(state)]
     assert found == expected, f"a waiting turn offers {found}, not {expected}"

@@ -8,7 +8,7 @@ def context_render_bytes(step: Step) -> None:
     """A node's context renders the same way, from its own lines."""
     for node in context_nodes(step.after):
         context = lines(machine.context(step.after, node))
-        expected = render([(line, shown(step.after, line)) for line in context])
+        expected = render(step.after, [(line, shown(step.after, line)) for line in context])
         assert machine.render_context(step.after, node) == expected, (
             f"the context of {name(plain(node))} renders otherwise"
         )

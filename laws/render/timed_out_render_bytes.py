@@ -13,5 +13,5 @@ def timed_out_render_bytes(step: Step) -> None:
     for line in lines(state.chat.view):
         found = text(state, line)
         rows.append((line, cut(source(state, line), node) if found is None else found))
-    expected = render(rows)
+    expected = render(state, rows)
     assert machine.render_timed_out(state) == expected, "the timed-out render differs"

@@ -30,5 +30,5 @@ def zoom_opens_node(step: Step) -> None:
             assert found == source(state, node), f"zoom({id}, 1) is not message {id}'s line"
         else:
             halves = [(node[0] - 1, 2 * node[1]), (node[0] - 1, 2 * node[1] + 1)]
-            expected = render([(h, shown(state, h)) for h in halves])
+            expected = render(state, [(h, shown(state, h)) for h in halves])
             assert found == expected, f"zoom({id}, {n}) does not open {name(node)}"

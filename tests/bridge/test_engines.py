@@ -1,7 +1,7 @@
 """Engine processes as the bridge sees them: a crash, a hang, garbage or a
 fault at the header is an ENGINE FAULT naming the line, never a divergence;
-stderr is read all along; a command that cannot start is said in one line;
-protocol 1 engines keep working."""
+stderr is read all along; a command that cannot start is said in one line
+(tests/hostile/ holds the engines that misbehave worse)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,7 @@ from pathlib import Path
 import pytest
 
 import bridge.cli as cli
-from bridge.formats.kit import CORPUS
 from bridge.formats.profile import SPEC
-from bridge.runs.corpus import Options, check
 from bridge.wire.engine import EngineFault
 from bridge.wire.process import ProcessEngine
 from bridge.wire.stream import from_model
@@ -117,14 +115,6 @@ def test_a_user_mistake_never_prints_a_traceback(tmp_path: Path) -> None:
         )
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert "Traceback" not in done.stdout + done.stderr, args
-
-
-def test_a_protocol_1_engine_replays_version_1_scenarios_and_skips_version_2() -> None:
-    engine = f"{sys.executable} -m impl.protocol --protocol 1"
-    old = check(CORPUS / "random_00.jsonl", Options(engine, quiet=True))
-    assert (old.status, old.reason) == ("ok", "")
-    new = check(CORPUS / "zoom_1.jsonl", Options(engine, quiet=True))
-    assert new.status == "SKIPPED" and "protocol 2" in new.reason
 
 
 def test_a_hung_engine_is_killed_at_close() -> None:

@@ -35,6 +35,20 @@ def test_the_deviant_engine_agrees_under_its_declared_profile(name: str) -> None
     )
 
 
+@pytest.mark.parametrize("name", SAMPLE)
+def test_the_engine_agrees_under_the_policies_profile(name: str) -> None:
+    """SPEC 10's later policies, declared by the engine and checked against
+    the transcripts made for them."""
+    policies = PROFILES / "policies.json"
+    engine = f"{sys.executable} -m impl.protocol --profile {policies}"
+    verdict = check(CORPUS / f"{name}.jsonl", Options(engine, quiet=True))
+    assert verdict.status == "ok", verdict.reason
+    assert verdict.agreement == (
+        "agrees with SPEC under declared deviations: empty_chat blank_line; retry tick; "
+        "held_takes_job; merge_order ready; resume self; empty_reply fails; not_shorter goes_on"
+    )
+
+
 def test_the_same_engine_under_spec_s_profile_diverges() -> None:
     """The profile is what makes it agree: checked as SPEC's, it diverges."""
     plain = f"{sys.executable} -m impl.protocol"

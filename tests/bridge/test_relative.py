@@ -5,14 +5,18 @@ delivered under a profile (scenarios/README.md, "Events under a profile")."""
 
 from __future__ import annotations
 
+import json
 import sys
+import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 import bridge.cli as cli
+from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import delivery, notes
 from bridge.formats import transcript
 from bridge.formats.kit import CORPUS, PROFILES
@@ -25,6 +29,7 @@ from scenarios import format as scenario_format
 from scenarios.format import Scenario
 from scenarios.generate import DEFAULTS, constants_dict
 
+ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
 DEVIANT = PROFILES / "deviant.json"
 SELF = Profile(calls="self")
@@ -157,13 +162,34 @@ def test_delivery_counts_what_was_not_sent_and_what_the_model_refused_unmarked()
     found = delivery(scenario, SPEC, sent={0, 1, 2, 3, 4, 5, 7}, refused={7})
     assert (found.events, found.unsent, found.refused, found.delivered) == (8, (6,), (7,), 6)
     said = notes(found)
-    assert said[0] == "6 of 8 events delivered under the profile (75.0 %)"
-    assert "events 6" in said[1] and "events 7" in said[2]
+    assert "events 6" in said[0] and "events 7" in said[1]
     # Under calls: self the starts are the engine's: not counted.
     assert delivery(scenario, SELF, sent={0, 1, 4, 5, 7}, refused=()).events == 6
+    # Nor is an event not sent for a capability the engine lacks (the coverage counts it).
+    assert delivery(scenario, SPEC, sent={0, 1, 2, 3, 4, 5}, refused=(), withheld={7}).events == 7
     # A refusal the scenario marks is delivered as meant.
     marked = Scenario(CONSTANTS, [{"event": "settle", "refused": "settle_needs_wait"}])
     assert notes(delivery(marked, SPEC, sent={0}, refused={0})) == []
+
+
+def test_the_coverage_says_the_delivered_fraction_and_sums_it() -> None:
+    one = Coverage(8, compared=8, owed=8, delivered=6, ended=1)
+    assert one.summary() == (
+        "compared 8 of 8 events (100.0 %); delivered 6 of 8 events under the profile (75.0 %)"
+    )
+    total = Coverage()
+    total += one
+    total += Coverage(4, compared=2, stopped=True)
+    total += Coverage(3, compared=3, owed=2, delivered=2, ended=1)
+    assert (total.owed, total.delivered, total.ended) == (10, 8, 2)
+    assert total.summary().endswith(
+        "delivered 8 of 10 events under the profile (80.0 %) in the 2 scenarios replayed to the end"
+    )
+    assert Coverage.from_json(total.to_json()) == total
+    stopped = Coverage(4, compared=2, stopped=True)
+    assert stopped.summary().endswith(
+        "delivered under the profile: not counted (no replay went to the end)"
+    )
 
 
 def test_a_run_says_what_it_delivered_and_only_when_it_went_to_the_end(
@@ -176,16 +202,57 @@ def test_a_run_says_what_it_delivered_and_only_when_it_went_to_the_end(
     engine = f"{sys.executable} -m impl.protocol --profile {profile}"
     verdict = check(path, Options(engine, quiet=True))
     assert verdict.status == "ok", verdict.reason
-    assert verdict.delivery is not None and verdict.delivery.unsent == (6,)
-    assert verdict.notes[0] == "4 of 5 events delivered under the profile (80.0 %)"
+    assert verdict.coverage is not None
+    counted = verdict.coverage
+    assert (counted.owed, counted.delivered, counted.ended) == (5, 4, 1)
+    assert verdict.notes[0].startswith("1 events never sent") and "events 6" in verdict.notes[0]
     assert cli.main(["compare", str(path), "--engine", engine]) == 0
     out = capsys.readouterr().out
     assert "agrees at all 5 answers" in out
-    assert "note: 4 of 5 events delivered under the profile (80.0 %)" in out
+    assert "delivered 4 of 5 events under the profile (80.0 %)" in out
+    assert "note: 1 events never sent" in out
 
 
 def test_a_run_stopped_at_a_divergence_says_nothing_of_what_it_did_not_send() -> None:
     buggy = f"{sys.executable} {ENGINES / 'deviant_bug.py'} --profile {DEVIANT}"
     stopped = check(CORPUS / "chooser_0.jsonl", Options(buggy, quiet=True))
     assert stopped.status == "FAIL"
-    assert stopped.delivery is None and stopped.notes == []
+    assert stopped.coverage is not None and stopped.coverage.ended == 0
+    assert stopped.notes == []
+    assert "delivered under the profile: not counted" in stopped.coverage.summary()
+
+
+def test_every_report_of_a_run_says_what_it_delivered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The scenario above under `calls: self`: 5 events are owed (its 2
+    starts are the engine's); the engine starts both leaves, the first end
+    and the fail take them, and the last end finds no call running: never
+    sent, so 4 of 5 are delivered."""
+    path = tmp_path / "relative.jsonl"
+    scenario_format.write(Scenario(CONSTANTS, EVENTS), path)
+    profile = tmp_path / "self.json"
+    profile.write_text('{"calls": "self"}')
+    engine = f"{sys.executable} -m impl.protocol --profile {profile}"
+    data, junit, pages = tmp_path / "run.json", tmp_path / "run.xml", tmp_path / "pages"
+    code = cli.main(
+        ["corpus", str(path), "--engine", engine, "--jobs", "1", "--json", str(data)]
+        + ["--junit-xml", str(junit), "--report", str(pages)]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    said = "delivered 4 of 5 events under the profile (80.0 %)"
+    assert said in out.splitlines()[-2]
+    report = json.loads(data.read_text("utf-8"))
+    jsonschema.validate(report, json.loads((ROOT / "bridge" / "report.schema.json").read_text()))
+    expected = {"events": 5, "delivered": 4, "fraction": 0.8, "scenarios": 1}
+    assert report["coverage"]["delivery"] == expected
+    assert report["scenarios"][0]["coverage"]["delivery"] == expected
+    suite = ET.parse(junit).getroot()
+    listed = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert (listed["events_to_deliver"], listed["events_delivered"]) == ("5", "4")
+    assert listed["fraction_delivered"] == "0.800000"
+    case = suite.find("testcase/system-out")
+    assert case is not None and case.text is not None and said in case.text
+    front = (pages / "index.html").read_text("utf-8")
+    assert said in front and "<td>4 of 5 (80.0 %)</td>" in front

@@ -15,7 +15,8 @@ from impl.chat import Chat
 from impl.compactor import Compactor, task, too_long
 from impl.errors import Closed
 from impl.fake import FakeSummarizer
-from tests.impl.helpers import SMALL, FullDisk, reopen
+from impl.profile import Profile
+from tests.impl.helpers import SMALL, Clock, FullDisk, reopen
 
 
 def is_merge(conversation: list[dict[str, str]]) -> bool:
@@ -197,3 +198,31 @@ def test_a_failed_write_stops_the_compactor_and_the_owner_s_next_call_says_why(
         assert [chat.zoom(i, 1) for i in range(chat.planner.count)] == [
             "user: " + text for text in texts
         ]
+
+
+def test_an_empty_reply_fails_the_call_under_empty_reply_fails(tmp_path: Path) -> None:
+    """SPEC 10, `empty_reply`: the first reply of every call is empty. SPEC's
+    chooser ends the tries there and cuts the source; under `fails` the call
+    fails, the node is tried again after RETRY, and the second call's line
+    is installed."""
+
+    async def main(profile: Profile, folder: Path) -> tuple[str | None, int]:
+        constants = replace(SMALL, retry=0.001)
+        with Chat.open(folder, constants, Clock(), profile=profile) as chat:
+            asked: list[str] = []
+
+            async def summarize(conversation: list[dict[str, str]]) -> str:
+                asked.append(conversation[0]["content"])
+                return "" if asked.count(conversation[0]["content"]) == 1 else "a summary"
+
+            compactor = asyncio.create_task(Compactor(chat, summarize).run())
+            chat.append("user", "long words " * 8)
+            await idle(chat)
+            compactor.cancel()
+            await asyncio.gather(compactor, return_exceptions=True)
+            return chat.planner.text((0, 0)), len(asked)
+
+    line = "user: " + "long words " * 8
+    assert asyncio.run(main(Profile(), tmp_path / "spec")) == (line[:64], 1)
+    fails = Profile(empty_reply="fails")
+    assert asyncio.run(main(fails, tmp_path / "fails")) == ("a summary", 2)

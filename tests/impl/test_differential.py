@@ -17,7 +17,7 @@ from model import events as ev
 from model.constants import Constants as ModelConstants
 from model.errors import Refused as ModelRefused
 from model.node import Node as ModelNode
-from model.profile import Profile as ModelProfile
+from model.profile import from_options
 
 UNITS = ["a", "word ", "é", "中文", "😀", "\r\n", "\r", "\n", "x\ny", "ab\r\ncd"]
 
@@ -44,6 +44,16 @@ PROFILES = st.one_of(
             "need_first": st.booleans(),
             "failure_cap": st.sampled_from(["failures", "none"]),
             "ahead_in_wait": st.booleans(),
+            "empty_chat": st.sampled_from(["tags", "blank_line"]),
+            "retry": st.sampled_from(["message", "tick"]),
+            "held_takes_job": st.booleans(),
+            "merge_order": st.sampled_from(["level", "ready"]),
+            "resume": st.sampled_from(["settle", "self"]),
+            "empty_reply": st.sampled_from(["ends", "fails"]),
+            "not_shorter": st.sampled_from(["stops", "goes_on"]),
+            "kinds": st.sets(st.sampled_from(KINDS), min_size=1).map(
+                lambda some: [kind for kind in KINDS if kind in some]
+            ),
         }
     ),
 )
@@ -83,13 +93,8 @@ class Differential(RuleBasedStateMachine):
     def setup(self, values: dict[str, int], options: dict[str, object]) -> None:
         self.node = values.get("node", 512)
         profile = Profile.from_json(options)
-        model_profile = ModelProfile(
-            trim_lines=profile.trim_lines,
-            kind_words=tuple(sorted(profile.kind_words.items())),
-            need_first=profile.need_first,
-            failure_cap="failures" if profile.capped else "none",
-            ahead_in_wait=profile.ahead_in_wait,
-        )
+        # The engine's profile as the model reads it, from its JSON form.
+        model_profile = from_options(profile.to_json())
         self.model = machine.initial(ModelConstants(**values), model_profile)
         self.impl = Planner(Constants(**values), profile)
 
@@ -122,7 +127,8 @@ class Differential(RuleBasedStateMachine):
 
     def message(self, data: st.DataObject) -> None:
         kinds = st.sampled_from(KINDS + ("bot",))
-        kind = data.draw(kinds if data.draw(st.integers(0, 9)) == 7 else st.just("user"))
+        taken = st.just(self.impl.profile.kinds[0])
+        kind = data.draw(kinds if data.draw(st.integers(0, 9)) == 7 else taken)
         text = data.draw(texts(6 * self.node))
         if data.draw(st.integers(0, 40)) == 17:
             text += "\ud800"

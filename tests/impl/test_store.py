@@ -357,6 +357,14 @@ SPEC_PROFILE = {
     "failure_cap": "failures",
     "calls": "driven",
     "ahead_in_wait": True,
+    "empty_chat": "tags",
+    "kinds": ["user", "unii", "tool", "echo", "work", "note"],
+    "retry": "message",
+    "held_takes_job": False,
+    "merge_order": "level",
+    "resume": "settle",
+    "empty_reply": "ends",
+    "not_shorter": "stops",
 }
 """SPEC 10's defaults, the profile of a chat opened without one."""
 

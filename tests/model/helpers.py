@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from model import bits
+import pytest
+
+from model import bits, machine
 from model import node as nodes
-from model.events import End, Fail, Start
+from model.errors import Refused
+from model.events import End, Event, Fail, Start
 from model.node import Node
 
 
@@ -28,3 +31,10 @@ def end(level: int, index: int, line: str) -> End:
 
 def fail(level: int, index: int) -> Fail:
     return Fail(N(level, index))
+
+
+def refused(s: machine.State, event: Event) -> str:
+    """The rule `event` breaks in `s` (it must be refused)."""
+    with pytest.raises(Refused) as caught:
+        machine.step(s, event)
+    return caught.value.rule

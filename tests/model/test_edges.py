@@ -12,6 +12,7 @@ from model.constants import Constants
 from model.errors import Refused
 from model.events import Message, Retry
 from model.line import Choice, choose_line
+from model.profile import Profile
 from tests.model.helpers import N, end, names, start
 
 SHORT = Message("user", "a")  # "user: a", 7 bytes: a free leaf
@@ -133,7 +134,9 @@ def test_push_lines_refuse_a_list_that_is_no_tree() -> None:
 
 
 def test_a_reply_of_exactly_node_bytes_is_a_first_fit() -> None:
-    assert choose_line("s" * 30, ["x" * 10, "y"], node_bytes=10, tries=5) == Choice("x" * 10, 1)
+    assert choose_line(
+        "s" * 30, ["x" * 10, "y"], node_bytes=10, tries=5, profile=Profile()
+    ) == Choice("x" * 10, 1)
 
 
 def test_a_new_chat_is_empty_and_not_shrinking() -> None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from model.line import Choice, choose_line
+from model.profile import Profile
 
 SOURCE = "s" * 30
 
 
 def choose(*replies: str) -> Choice:
-    return choose_line(SOURCE, list(replies), node_bytes=10, tries=5)
+    return choose_line(SOURCE, list(replies), node_bytes=10, tries=5, profile=Profile())
 
 
 def test_first_fit_is_taken_at_once() -> None:

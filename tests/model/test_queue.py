@@ -3,13 +3,10 @@ and every illegal event refused with the rule it breaks."""
 
 from __future__ import annotations
 
-import pytest
-
 from model import machine
 from model.constants import Constants
-from model.errors import Refused
 from model.events import Event, Message, Retry, Settle, Timeout, Wait
-from tests.model.helpers import N, end, fail, start
+from tests.model.helpers import N, end, fail, refused, start
 
 LONG = Message("user", "x" * 20)  # a 26-byte line: over NODE 16, so it needs a call
 
@@ -19,12 +16,6 @@ def run(constants: Constants, *events: Event) -> machine.State:
     for event in events:
         s = machine.step(s, event)
     return s
-
-
-def refused(s: machine.State, event: Event) -> str:
-    with pytest.raises(Refused) as caught:
-        machine.step(s, event)
-    return caught.value.rule
 
 
 C = Constants(node=16, jobs=2, ahead=2, failures=3)

@@ -1,9 +1,10 @@
 """optchat-spec.pyz, the runner in one file (release/zipapp.py): copied into
 an empty directory and started by the bare interpreter in isolated mode
 (`python3 -I`), with an environment holding only PATH and HOME, it replays
-the whole bundled corpus against the reference engine and writes both
-reports. Its payload is unpacked once per build into the user's cache,
-checked at every start, repaired when changed, unpacked by concurrent
+the whole bundled corpus against the reference engine (`--engine
+reference`: impl.protocol, started by the zipapp's own interpreter from its
+unpacked folder) and writes both reports. Its payload is unpacked once per
+build into the user's cache, checked at every start, repaired when changed, unpacked by concurrent
 first runs without a clash, and put in a folder of the user's own (or a
 scratch folder) when the cache cannot be written."""
 
@@ -68,7 +69,16 @@ def cached(pyz: Path) -> list[Path]:
 
 def test_the_single_file_replays_the_whole_corpus_from_an_empty_directory(pyz: Path) -> None:
     done = run(
-        pyz, "corpus", "--engine", "impl", "--jobs", "2", "--junit-xml", "r.xml", "--json", "r.json"
+        pyz,
+        "corpus",
+        "--engine",
+        "reference",
+        "--jobs",
+        "2",
+        "--junit-xml",
+        "r.xml",
+        "--json",
+        "r.json",
     )
     assert_agrees_on_whole_corpus(done, pyz.parent / "r.xml")
     report = json.loads((pyz.parent / "r.json").read_text())

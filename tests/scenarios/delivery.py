@@ -8,7 +8,7 @@ under that profile and counted as the bridge counts a run
 (bridge/checking/delivery.py): events never sent, events the model refuses
 though the scenario does not mark them, and outcomes (`end`, `fail`) never
 sent. Prints one row per profile and exits 1 when any profile delivers less
-than FLOOR of the events.
+than FLOOR of the events (less than FLOORS says for the options there).
 
     python -m tests.scenarios.delivery [--corpus DIR] [--only GLOB] [--head N] [NAME ...]
 """
@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bridge.checking.delivery import Delivery, delivery, percent
+from bridge.checking.coverage import percent
+from bridge.checking.delivery import Delivery, delivery
 from bridge.wire.stream import from_model
 from model.constants import KINDS
 from model.profile import TYPES, Profile, from_options, options
@@ -36,6 +37,19 @@ PROFILES = ROOT / "scenarios" / "profiles"
 FLOOR = 0.95
 """The least fraction of the corpus's events any profile must deliver."""
 
+FLOORS = {"kinds": 0.90}
+"""Options that cannot reach FLOOR, and what they must reach. `kinds`: a
+message of a kind the engine does not take is refused by its own profile's
+rule (`kind`), however the corpus is written, and the calls its leaf would
+have needed never exist, and a zoom may name an id beyond the messages
+taken (under four kinds of six, 92.6 % of the corpus is delivered; every
+event refused unmarked is such a message or a zoom)."""
+
+
+def floor(name: str) -> float:
+    """The least fraction the profile `name` must deliver."""
+    return FLOORS.get(name.split("=")[0], FLOOR)
+
 
 def other_value(name: str, spec: Any) -> Any:
     """A value of option `name` other than SPEC's `spec`: the other boolean,
@@ -47,6 +61,8 @@ def other_value(name: str, spec: Any) -> Any:
         return not spec
     if kind is dict:
         return {k: f"{k}x" for k in KINDS}
+    if kind is list:
+        return list(KINDS[:4])
     raise ValueError(f"no other value known for option {name!r}")
 
 
@@ -73,18 +89,36 @@ def profiles() -> dict[str, Profile]:
 
 
 @dataclass
+class Sum:
+    """Scenarios' deliveries summed."""
+
+    events: int = 0
+    unsent: int = 0
+    refused: int = 0
+
+    @property
+    def delivered(self) -> int:
+        return self.events - self.unsent - self.refused
+
+    def add(self, found: Delivery) -> None:
+        self.events += found.events
+        self.unsent += len(found.unsent)
+        self.refused += len(found.refused)
+
+
+@dataclass
 class Count:
     """One profile's counts over the corpus, and per family."""
 
-    total: Delivery = field(default_factory=lambda: Delivery(0, (), ()))
+    total: Sum = field(default_factory=Sum)
     outcomes: int = 0
     outcomes_unsent: int = 0
-    families: dict[str, Delivery] = field(default_factory=dict)
+    families: dict[str, Sum] = field(default_factory=dict)
 
     def add(self, scenario: Scenario, found: Delivery) -> None:
-        self.total = self.total + found
+        self.total.add(found)
         family = str(scenario.notes.get("family", "?"))
-        self.families[family] = self.families.get(family, Delivery(0, (), ())) + found
+        self.families.setdefault(family, Sum()).add(found)
         ends = [p for p, e in enumerate(scenario.events) if e["event"] in ("end", "fail")]
         self.outcomes += len(ends)
         unsent = set(found.unsent)
@@ -103,7 +137,7 @@ def measure(scenario: Scenario, profile: Profile) -> Delivery:
     return delivery(scenario, profile, sent, refused)
 
 
-def fraction(found: Delivery) -> float:
+def fraction(found: Sum) -> float:
     return found.delivered / found.events if found.events else 1.0
 
 
@@ -136,17 +170,17 @@ def main(argv: list[str] | None = None) -> int:
         t = count.total
         worst = min(count.families.items(), key=lambda item: fraction(item[1]))
         print(
-            f"| {name} | {t.events:,} | {len(t.unsent):,} | {len(t.refused):,} | "
+            f"| {name} | {t.events:,} | {t.unsent:,} | {t.refused:,} | "
             f"{count.outcomes_unsent:,} of {count.outcomes:,} "
             f"({percent(count.outcomes_unsent, count.outcomes)}) | "
             f"{percent(t.delivered, t.events)} (lowest: {worst[0]} "
             f"{percent(worst[1].delivered, worst[1].events)}) |",
             flush=True,
         )
-        if fraction(t) < FLOOR:
+        if fraction(t) < floor(name):
             low.append(name)
     if low:
-        print(f"below {FLOOR:.0%}: {', '.join(low)}")
+        print(f"below their floor ({FLOOR:.0%} unless FLOORS says): {', '.join(low)}")
         return 1
     return 0
 

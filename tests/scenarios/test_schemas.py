@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from bridge.formats.capabilities import CAPABILITIES
 from bridge.formats.layout import expected_path
 from bridge.formats.profile import SPEC, parse
 from bridge.wire import observe
@@ -206,6 +207,8 @@ def test_the_answer_schemas_name_the_protocol_s_fields() -> None:
     assert options["kind_words"]["propertyNames"]["enum"] == list(KINDS)
     header = schema(TRANSCRIPT)["$defs"]["header"]
     assert set(header["properties"]["profile"]["required"]) == set(TYPES)
+    ready = defs["answer_to_header"]["oneOf"][0]["properties"]
+    assert ready["capabilities"]["items"]["enum"] == [c.name for c in CAPABILITIES]
 
 
 def format_accepts(lines: list[str]) -> bool:
@@ -336,6 +339,14 @@ HEADER: dict[str, Any] = {
         "failure_cap": "failures",
         "calls": "driven",
         "ahead_in_wait": True,
+        "empty_chat": "tags",
+        "kinds": ["user", "unii", "tool", "echo", "work", "note"],
+        "retry": "message",
+        "held_takes_job": False,
+        "merge_order": "level",
+        "resume": "settle",
+        "empty_reply": "ends",
+        "not_shorter": "stops",
     },
 }
 
@@ -393,10 +404,9 @@ CHECKED: list[tuple[str, Path, str | None, bool, Any]] = [
     ),
     ("a brief answer at the end", ANSWER, "answer_to_detail", False, BRIEF),
     ("ready, protocol 2", ANSWER, "answer_to_header", True, READY),
-    ("ready, protocol 1", ANSWER, "answer_to_header", True, {"ready": True}),
+    ("ready, protocol 1 (retired)", ANSWER, "answer_to_header", False, {"ready": True}),
     ("not ready", ANSWER, "answer_to_header", True, {"ready": False, "unsupported": {"node": "x"}}),
     ("protocol 3", ANSWER, "answer_to_header", False, {**READY, "protocol": 3}),
-    ("protocol 1 and more", ANSWER, "answer_to_header", False, {"ready": True, "x-a": 1}),
     ("an unknown option", ANSWER, "answer_to_header", False, {**READY, "profile": {"fast": True}}),
     (
         "a word with ': '",

@@ -1,0 +1,53 @@
+"""`python -m bench.diagnose [--quick]`: what `diagnose` costs beside one
+corpus run of the same engine (issue 21: at most 3x for an engine with
+three differences). The engine is the partial example
+(tests/bridge/engines/partial.py, three undeclared differences); both runs
+take the same scenarios and `--jobs 2`. Prints one JSON object: each run's
+wall seconds, and the CPU seconds of the run and all its processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PARTIAL = ROOT / "tests" / "bridge" / "engines" / "partial.py"
+QUICK = ("random_0*",)
+"""The scenarios of a `--quick` run (else the whole corpus)."""
+
+
+def timed(args: list[str]) -> dict[str, float]:
+    """One bridge command run to its end: wall and CPU seconds (children's)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    began = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "bridge", *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    wall = time.perf_counter() - began
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {"wall": round(wall, 2), "cpu": round(cpu, 2)}
+
+
+def main(argv: list[str]) -> None:
+    only = [a for glob in QUICK for a in ("--only", glob)] if "--quick" in argv else []
+    engine = ["--engine", f"{sys.executable} {PARTIAL}", "--jobs", "2", *only]
+    with tempfile.TemporaryDirectory(prefix="optchat-diagnose-") as where:
+        corpus = timed(["corpus", *engine])
+        diagnose = timed(["diagnose", *engine, "--regressions", where])
+    print(json.dumps({"corpus": corpus, "diagnose": diagnose}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,223 @@
+"""The reports of a campaign's shards (`corpus --shard K/N --json/--junit-xml`)
+joined into one, as if one run had checked every scenario: the JSON reports
+(bridge/report.schema.json) into one JSON report, the JUnit reports into one
+test suite. What ran must be the same in all (runner, corpus, engine,
+profile); a scenario in two of them means the shards overlapped. The joined
+run's time is the longest shard's (the shards ran side by side)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from bridge.checking.coverage import Coverage
+from bridge.formats.usage import UsageError
+from bridge.outputs.json_report import FORMAT
+from bridge.outputs.writing import write_whole
+
+SAME = ("runner_version", "corpus_version", "engine")
+"""What every shard's JSON report must say alike."""
+
+TALLIES = ("tests", "failures", "errors", "skipped")
+"""A JUnit test suite's counts, summed."""
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path}: cannot be read: {error}") from None
+
+
+def kind(path: Path, text: str) -> str:
+    """`json` or `junit`, from what the file holds."""
+    start = text.lstrip()[:1]
+    if start == "{":
+        return "json"
+    if start == "<":
+        return "junit"
+    raise UsageError(f"{path}: neither a JSON report nor a JUnit XML report")
+
+
+def merge_files(out: Path, inputs: list[Path]) -> dict[str, int]:
+    """Join the reports `inputs` into `out` (written whole); each outcome's
+    count. UsageError, in one line naming the file, for a report that cannot
+    be joined."""
+    texts = [(path, read_text(path)) for path in inputs]
+    kinds = {path: kind(path, text) for path, text in texts}
+    if len(set(kinds.values())) > 1:
+        raise UsageError(
+            "the reports are not all of one kind: "
+            + ", ".join(f"{path} is {found}" for path, found in kinds.items())
+        )
+    if kinds[inputs[0]] == "json":
+        merged = merge_json([(path, parse_json(path, text)) for path, text in texts])
+        write_whole(out, json.dumps(merged, indent=2, ensure_ascii=True) + "\n")
+        return dict(merged["counts"])
+    suite = merge_junit([(path, parse_junit(path, text)) for path, text in texts])
+    write_whole(out, ET.tostring(suite, encoding="utf-8", xml_declaration=True))
+    return {name: int(suite.get(name, "0")) for name in TALLIES}
+
+
+def parse_json(path: Path, text: str) -> dict[str, Any]:
+    try:
+        report = json.loads(text)
+    except ValueError as error:
+        raise UsageError(f"{path}: not JSON: {error}") from None
+    if not isinstance(report, dict) or report.get("format") != FORMAT:
+        raise UsageError(f"{path}: not an {FORMAT} report (its format is not {FORMAT!r})")
+    if not isinstance(report.get("scenarios"), list) or not all(
+        isinstance(case, dict) and isinstance(case.get("path"), str) for case in report["scenarios"]
+    ):
+        raise UsageError(f"{path}: its `scenarios` is not a list of scenario verdicts")
+    return report
+
+
+def alike(reports: list[tuple[Path, dict[str, Any]]], field: str, skip_empty: bool) -> Any:
+    """The value every report gives `field` (reports giving none are left
+    out when `skip_empty`); UsageError naming the two that differ."""
+    given = [(path, r.get(field)) for path, r in reports if not skip_empty or r.get(field)]
+    for path, value in given[1:]:
+        if value != given[0][1]:
+            raise UsageError(
+                f"{path}: its {field} is {json.dumps(value)} but {given[0][0]}'s is "
+                f"{json.dumps(given[0][1])}: not shards of one run"
+            )
+    return given[0][1] if given else None
+
+
+def no_overlap(cases: list[tuple[Path, str]]) -> None:
+    """UsageError when one scenario is in two reports."""
+    seen: dict[str, Path] = {}
+    for path, name in cases:
+        if name in seen:
+            raise UsageError(f"{path}: scenario {name} is in {seen[name]} too: the shards overlap")
+        seen[name] = path
+
+
+def merge_json(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+    """One JSON report of every shard's scenarios, its counts recounted."""
+    merged = dict(reports[0][1])
+    for field in SAME:
+        merged[field] = alike(reports, field, skip_empty=False)
+    for field in ("engine_name", "profile", "agreement"):
+        merged[field] = alike(reports, field, skip_empty=True)
+    merged["agreement"] = merged["agreement"] or ""
+    no_overlap([(path, case["path"]) for path, r in reports for case in r["scenarios"]])
+    cases = [case for _, r in reports for case in r["scenarios"]]
+    counts: dict[str, int] = {}
+    for case in cases:
+        counts[case.get("status")] = counts.get(case.get("status"), 0) + 1
+    merged["scenarios"] = cases
+    merged["counts"] = counts
+    merged["coverage"] = summed_coverage(reports)
+    merged["seconds"] = max(number(path, r.get("seconds"), "seconds") for path, r in reports)
+    return merged
+
+
+def summed_coverage(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+    """The run's coverage, as one run sums it: its scenarios' coverages
+    (bridge/checking/coverage.py), in the shards' order."""
+    total = Coverage()
+    for path, report in reports:
+        for case in report["scenarios"]:
+            if case.get("coverage") is None:
+                continue
+            try:
+                total += Coverage.from_json(case["coverage"])
+            except (KeyError, TypeError, ValueError) as error:
+                raise UsageError(
+                    f"{path}: the coverage of {case['path']} is not one a run writes "
+                    f"(bridge/report.schema.json): {error!r}"
+                ) from None
+    return total.to_json()
+
+
+def number(path: Path, value: Any, name: str) -> float:
+    """A report's count or time (0 when absent); UsageError when not a number."""
+    try:
+        found = float(value or 0)
+    except (TypeError, ValueError):
+        found = -1.0
+    if not 0 <= found < float("inf"):
+        raise UsageError(f"{path}: its {name} is {value!r}, not a number of zero or more")
+    return found
+
+
+def parse_junit(path: Path, text: str) -> ET.Element:
+    try:
+        root = ET.fromstring(text.encode("utf-8"))
+    except ET.ParseError as error:
+        raise UsageError(f"{path}: not XML: {error}") from None
+    if root.tag != "testsuite":
+        raise UsageError(f"{path}: not a JUnit report of a corpus run (no <testsuite> at its top)")
+    return root
+
+
+def properties(suite: ET.Element) -> dict[str, str]:
+    return {p.get("name", ""): p.get("value", "") for p in suite.iterfind("properties/property")}
+
+
+COUNTED = (
+    "events",
+    "events_compared",
+    "events_to_deliver",
+    "events_delivered",
+    "scenarios_replayed_to_the_end",
+)
+"""The properties a run counts (bridge/outputs/junit.py `compared`), summed
+over the shards; the fractions follow from them. The run's sentences
+(`coverage`, `not_implemented`) cannot be summed and are left out."""
+
+FRACTIONS = {
+    "fraction_compared": ("events_compared", "events"),
+    "fraction_delivered": ("events_delivered", "events_to_deliver"),
+}
+"""Each fraction property, as the counted properties it is the ratio of."""
+
+
+def summed(holder: ET.Element, said: list[dict[str, str]]) -> None:
+    """The counted properties of `holder` made the shards' sums."""
+    totals = {name: sum(int(s.get(name, "0") or 0) for s in said) for name in COUNTED}
+    for item in list(holder):
+        name = item.get("name", "")
+        if name in ("coverage", "not_implemented"):
+            holder.remove(item)
+        elif name in totals:
+            item.set("value", str(totals[name]))
+        elif name in FRACTIONS:
+            part, whole = (totals[key] for key in FRACTIONS[name])
+            item.set("value", f"{part / whole if whole else 1.0:.6f}")
+
+
+def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
+    """One test suite of every shard's test cases, its counts summed; what
+    ran (its properties) as a shard that ran a scenario says it (an empty
+    shard learnt no engine name or profile)."""
+    first_path, first = next(
+        ((path, suite) for path, suite in suites if suite.find("testcase") is not None), suites[0]
+    )
+    said = properties(first)
+    for path, suite in suites:
+        theirs = properties(suite)
+        for name in SAME:
+            if theirs.get(name) != said.get(name):
+                raise UsageError(
+                    f"{path}: its {name} is {theirs.get(name)!r} but {first_path}'s is "
+                    f"{said.get(name)!r}: not shards of one run"
+                )
+    merged = ET.Element("testsuite", {k: v for k, v in first.attrib.items() if k not in TALLIES})
+    holder = first.find("properties")
+    if holder is not None:
+        merged.append(holder)
+        summed(holder, [properties(suite) for _, suite in suites])
+    cases = [(path, case) for path, suite in suites for case in suite.iterfind("testcase")]
+    no_overlap([(path, case.get("file") or case.get("name", "")) for path, case in cases])
+    for _, case in cases:
+        merged.append(case)
+    for name in TALLIES:
+        merged.set(name, str(sum(int(number(path, s.get(name), name)) for path, s in suites)))
+    merged.set("time", f"{max(number(path, s.get('time'), 'time') for path, s in suites):.3f}")
+    return merged

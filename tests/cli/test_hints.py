@@ -1,0 +1,138 @@
+"""Every hint a runner prints is a command that works where it was printed
+(issue 22): the FAIL line's `compare`, `compare`'s "replay it", `fuzz`'s
+"repeat the search", and the usage line of `--help`, each run again in a
+shell from the same directory and environment, with the exit code the
+contract gives (1 for a divergence, 0 for `--version`). Three runners: a
+clone (`python -m bridge`), the wheel installed into a bare virtual
+environment (`optchat-spec`), and the zipapp (`python3 optchat-spec.pyz`).
+Each also knows the reference engine by name, and only the clone has `expect`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.packaging.test_install import Installed, installed  # noqa: F401 (a fixture)
+from tests.packaging.test_zipapp import PYTHON, built, pyz  # noqa: F401 (fixtures)
+
+ROOT = Path(__file__).resolve().parents[2]
+WRONG = f"{sys.executable} {Path(__file__).parent / 'engines' / 'wrong.py'} size"
+"""An engine whose every size is one byte too many: it diverges at event 0."""
+SHRUNK = " for the states there and a shrunk scenario"
+
+
+@dataclass(frozen=True)
+class Runner:
+    argv: list[str]
+    """How the test starts it."""
+    cwd: Path
+    env: dict[str, str]
+
+    def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return self.shell([*self.argv, *args])
+
+    def shell(self, command: list[str] | str) -> subprocess.CompletedProcess[str]:
+        """A command list, or a hint as a user pastes it into a shell."""
+        argv = ["bash", "-c", command] if isinstance(command, str) else command
+        return subprocess.run(
+            argv, cwd=self.cwd, env=self.env, capture_output=True, text=True, timeout=600
+        )
+
+
+def said(done: subprocess.CompletedProcess[str], prefix: str, suffix: str = "") -> str:
+    """The hint on the line that starts with `prefix` (and ends with `suffix`)."""
+    lines = [line.strip() for line in done.stdout.splitlines()]
+    found = [line for line in lines if line.startswith(prefix) and line.endswith(suffix)]
+    assert found, done.stdout + done.stderr
+    return found[0].removeprefix(prefix).removesuffix(suffix).strip()
+
+
+def assert_hints_work(runner: Runner, looks_like: Callable[[str], bool]) -> None:
+    helped = runner("--help")
+    assert helped.returncode == 0, helped.stderr
+    prog = said(helped, "usage:").split(" [-h]")[0]
+    assert looks_like(prog), prog
+    version = runner.shell(f"{prog} --version")
+    assert version.returncode == 0 and version.stdout.startswith("optchat-spec "), version
+
+    failed = runner("corpus", "--engine", WRONG, "--only", "random_00", "--jobs", "1")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    again = said(failed, "", SHRUNK)
+    assert again.startswith(prog + " compare "), again
+    compared = runner.shell(again)
+    assert compared.returncode == 1, compared.stdout + compared.stderr
+    replay = said(compared, "replay it:")
+    assert replay.startswith(prog + " compare "), replay
+    replayed = runner.shell(replay)
+    assert replayed.returncode == 1 and "field 'size' (SPEC 3)" in replayed.stdout, replayed
+
+
+def assert_reference_agrees(runner: Runner) -> None:
+    done = runner("corpus", "--engine", "reference", "--only", "zoom_1", "--only", "empty_chat")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1].startswith("ALL 2 SCENARIOS AGREE (engine reference;")
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> Runner:
+    """`python -m bridge` from a directory of its own, the clone on PYTHONPATH."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    return Runner([sys.executable, "-m", "bridge"], tmp_path, {**env, "PYTHONPATH": str(ROOT)})
+
+
+def test_a_clone_prints_hints_that_work(clone: Runner) -> None:
+    assert_hints_work(clone, lambda prog: prog.endswith(" -m bridge"))
+    assert_reference_agrees(clone)
+    assert clone("expect", "--help").returncode == 0
+
+
+def test_a_clone_run_from_its_root_says_python_m_bridge() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    path = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    runner = Runner([sys.executable, "-m", "bridge"], ROOT, {**env, "PATH": path})
+    assert said(runner("--help"), "usage:").startswith("python -m bridge [-h]")
+
+
+def test_fuzz_repeats_its_search_with_a_command_that_works(clone: Runner) -> None:
+    pytest.importorskip("hypothesis")
+    args = ["fuzz", "--engine", WRONG, "--seed", "7", "--histories", "3", "--shrink-seconds", "5"]
+    found = clone(*args)
+    assert found.returncode == 1, found.stdout + found.stderr
+    for prefix in ("replay it:", "repeat the search:"):
+        hint = said(found, prefix)
+        assert hint.startswith(f"{sys.executable} -m bridge "), hint
+        again = clone.shell(hint)
+        assert again.returncode == 1, again.stdout + again.stderr
+
+
+@pytest.mark.xdist_group("installed")
+def test_an_installed_runner_prints_hints_that_work(
+    installed: Installed,  # noqa: F811 (the fixture imported above)
+    tmp_path: Path,
+) -> None:
+    command = str(installed.venv / "bin" / "optchat-spec")
+    runner = Runner([command], tmp_path, installed.env)
+    assert_hints_work(runner, lambda prog: prog == command)
+    assert_reference_agrees(runner)
+    # With its folder on PATH (an activated venv, pipx), the hint is the bare name.
+    path = os.pathsep.join([str(installed.venv / "bin"), installed.env.get("PATH", "")])
+    on_path = Runner([command], tmp_path, {**installed.env, "PATH": path})
+    assert_hints_work(on_path, lambda prog: prog == "optchat-spec")
+    hidden = runner("expect")
+    assert hidden.returncode == 2 and "invalid choice: 'expect'" in hidden.stderr
+
+
+@pytest.mark.xdist_group("zipapp")
+def test_the_zipapp_prints_hints_that_work(pyz: Path) -> None:  # noqa: F811
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(pyz.parent.parent / "home")}
+    runner = Runner([str(PYTHON), "-I", pyz.name], pyz.parent, env)
+    assert_hints_work(runner, lambda prog: prog.endswith(f" {pyz.resolve()}"))
+    assert_reference_agrees(runner)
+    hidden = runner("expect")
+    assert hidden.returncode == 2 and "invalid choice: 'expect'" in hidden.stderr

@@ -1,0 +1,81 @@
+"""A protocol engine that misbehaves on purpose, for tests/hostile/:
+`hostile.py HOW [N]` answers like impl.protocol (protocol 2) except:
+
+- `hang N`: stops answering at event N (reads nothing more, sleeps);
+- `orphan`: answers the header by starting a child that holds its stdout
+  and sleeps, then exits;
+- `dribble`: answers event 0 with endless bytes and no newline, slowly;
+- `flood`: answers event 0 with 16 MiB and no newline, fast, then hangs;
+- `flaky N`: in its first N processes (counted in $HOSTILE_DIR) answers the
+  final detail request with a wrong render; later processes crash at the header;
+- `protocol1`: answers the header with {"ready": true}, then garbage views;
+- `self_start`: declares `calls: self` and says it started [5, 0] at the
+  first answer that starts a call.
+
+Every process records its process group in $HOSTILE_DIR/group-<pid>, and
+leaves $HOSTILE_MARK in its environment for the tests to look for.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from impl.profile import Profile
+from impl.protocol import Session, ready
+
+folder = Path(os.environ["HOSTILE_DIR"])
+(folder / f"group-{os.getpid()}").write_text(str(os.getpgid(0)))
+how = sys.argv[1]
+n = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+
+
+def say(answer: object) -> None:
+    print(json.dumps(answer, ensure_ascii=False), flush=True)
+
+
+def flaky_run() -> int:
+    """This process's number among the `flaky` engines started (1, 2, ...)."""
+    with (folder / "runs").open("a") as runs:
+        runs.write("x")
+    return len((folder / "runs").read_text())
+
+
+profile = Profile.from_json({"calls": "self"}) if how == "self_start" else Profile()
+header = json.loads(sys.stdin.readline())
+if how == "orphan":
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    sys.exit(3)
+if how == "flaky" and flaky_run() > n:
+    print("flaky: falls over this time", file=sys.stderr, flush=True)
+    sys.exit(4)
+if how == "protocol1":
+    say({"ready": True})
+    for _ in sys.stdin:
+        say({"view": 7, "size": 0, "shrinking": False, "merges": 7, "cview": [], "queue": []})
+    sys.exit(0)
+session = Session(header, profile, 2)
+say({**ready(profile, 2), "sessions": False})
+moved = False
+for raw in sys.stdin:
+    request = json.loads(raw)
+    if request.get("at") == n and how == "hang":
+        time.sleep(600)
+    if request.get("at") == 0 and how == "dribble":
+        while True:
+            sys.stdout.write("x" * 64)
+            sys.stdout.flush()
+            time.sleep(0.05)
+    if request.get("at") == 0 and how == "flood":
+        for _ in range(256):
+            sys.stdout.write("x" * 65_536)
+            sys.stdout.flush()
+        time.sleep(600)
+    answer = session.answer(request)
+    if how == "flaky" and "render" in answer:
+        answer["render"] += "!"
+    if how == "self_start" and answer.get("started") and not moved:
+        answer["started"], moved = [[5, 0]], True
+    say(answer)

@@ -1,0 +1,130 @@
+"""The engine's profile policies (SPEC 10), with values worked by hand from
+SPEC's words: the planner under each option, and its JSON form."""
+
+from __future__ import annotations
+
+import pytest
+
+from impl.constants import Constants
+from impl.errors import Refused
+from impl.planner import Planner
+from impl.profile import Profile
+
+C = Constants(node=16, jobs=2, ahead=2, failures=3)
+LONG = "x" * 20  # "user: " and 20 bytes: over NODE 16, so its leaf needs a call
+
+
+def refused(call, *args) -> str:  # type: ignore[no-untyped-def]
+    with pytest.raises(Refused) as caught:
+        call(*args)
+    return caught.value.rule
+
+
+def test_empty_chat_blank_line_in_the_engine() -> None:
+    assert Planner(C).render() == "<chat>\n</chat>"
+    p = Planner(C, Profile(empty_chat="blank_line"))
+    assert p.render() == "<chat>\n\n</chat>"
+    assert p.render_timed_out() == "<chat>\n\n</chat>"
+    p.message("user", LONG)
+    assert p.render_context((0, 0)) == "<chat>\n\n</chat>"
+    assert p.render() == "<chat>\n0+1|(not summarized yet: zoom it)\n</chat>"
+
+
+def test_every_option_reads_back_and_a_bad_value_is_refused() -> None:
+    profile = Profile(empty_chat="blank_line", kinds=("user", "work"))
+    assert Profile.from_json(profile.to_json()) == profile
+    assert Profile.from_json({}) == Profile()
+    with pytest.raises(ValueError, match="empty_chat"):
+        Profile.from_json({"empty_chat": "nothing"})
+
+
+def test_kinds_left_out_are_refused_in_the_engine() -> None:
+    p = Planner(C, Profile(kinds=("user", "unii")))
+    p.message("user", "hi")
+    assert refused(p.message, "tool", "ls") == "kind"
+    assert p.count == 1
+    p.message("unii", "hello")
+    assert p.render() == "<chat>\n0+1|user: hi\n1+1|unii: hello\n</chat>"
+    assert Profile.from_json({"kinds": ["work", "user"]}).kinds == ("user", "work")
+    for bad in ([], ["bot"], ["user", "user"], "user", [1]):
+        with pytest.raises(ValueError):
+            Profile.from_json({"kinds": bad})
+
+
+def test_retry_tick_in_the_engine() -> None:
+    p = Planner(C, Profile(retry_at_message=False))
+    p.message("user", LONG)
+    p.start((0, 0))
+    p.fail((0, 0))
+    p.message("user", LONG)
+    assert p.candidates() == ((0, 1),)
+    assert refused(p.start, (0, 0)) == "retry_waits"
+    p.retry()
+    assert p.candidates() == ((0, 0), (0, 1))
+    assert Profile.from_json({"retry": "tick"}) == Profile(retry_at_message=False)
+    with pytest.raises(ValueError, match="retry"):
+        Profile.from_json({"retry": "never"})
+
+
+def test_a_held_node_takes_a_place_of_jobs_in_the_engine() -> None:
+    c = Constants(node=16, jobs=2, ahead=4, failures=3)
+    p = Planner(c, Profile(held_takes_job=True))
+    for _ in range(3):
+        p.message("user", LONG)
+    p.start((0, 0))
+    p.fail((0, 0))
+    assert p.candidates() == ((0, 1),)
+    p.start((0, 1))
+    assert refused(p.start, (0, 2)) == "jobs_bound"
+    p.retry()
+    assert p.candidates() == ((0, 0),)
+
+
+def test_merge_order_ready_in_the_engine() -> None:
+    c = Constants(node=16, jobs=4, ahead=4, failures=3)
+    for order, expected in (("level", ((1, 0), (1, 1))), ("ready", ((1, 1), (1, 0)))):
+        p = Planner(c, Profile(merge_order=order))
+        for _ in range(4):
+            p.message("user", LONG)
+        for k in range(4):
+            p.start((0, k))
+        for k in (2, 3, 0, 1):
+            p.end((0, k), "x" * 10)
+        assert p.candidates() == expected, order
+        p.start(expected[0])
+        p.end(expected[0], "merged")
+        assert p.candidates() == expected[1:], order
+
+
+def test_resume_self_in_the_engine() -> None:
+    p = Planner(C, Profile(resume="self"))
+    p.message("user", LONG)
+    p.wait()
+    p.start((0, 0))
+    assert p.queue.waiting
+    p.end((0, 0), "done")
+    assert not p.queue.waiting
+    assert refused(p.settle) == "settle_needs_wait"
+    p.wait()
+    assert not p.queue.waiting
+
+
+def test_the_chooser_options_in_the_engine() -> None:
+    p = Planner(C, Profile(empty_reply="fails"))
+    p.message("user", LONG)
+    p.start((0, 0))
+    p.end_replies((0, 0), ["", "fits"])
+    assert p.text((0, 0)) is None
+    assert p.queue.held == {(0, 0)}
+    assert p.queue.failures == {(0, 0): 1}
+    p = Planner(C, Profile(not_shorter="goes_on"))
+    p.message("user", LONG)
+    p.start((0, 0))
+    # NODE 16: a 20-byte reply, a not shorter 25-byte one, then a 3-byte fit.
+    p.end_replies((0, 0), ["x" * 20, "y" * 25, "zzz"])
+    assert p.text((0, 0)) == "zzz"
+    spec = Planner(C)
+    spec.message("user", LONG)
+    spec.start((0, 0))
+    spec.end_replies((0, 0), ["x" * 20, "y" * 25, "zzz"])
+    assert spec.text((0, 0)) == "x" * 16
