@@ -46,7 +46,7 @@ from bridge.formats.capabilities import (
     only_tests,
 )
 from bridge.formats.layout import read_checked
-from bridge.formats.profile import agreement
+from bridge.formats.profile import SPEC, agreement
 from bridge.runs.corpus import Options, largest_first, make_engine
 from bridge.wire.engine import EngineFault, capabilities_of, profile_of
 from bridge.wire.recorded import Recorded
@@ -328,13 +328,42 @@ def _follow(path: Path, scenario: Scenario, recorded: Recorded, opts: Options) -
     return Diagnosis(path, status, steps=steps, needed=needed, replays=follower.replays)
 
 
-def inert(scenario: Scenario, extra: tuple[Change, ...] | None) -> bool:
-    """Whether taking away the capabilities `extra` names cannot change a
-    replay of the scenario: only fields go uncompared, and no event it has
-    is withheld or sent otherwise (None: a change that is not of that kind)."""
-    if extra is None or any(c.option != LACKS for c in extra):
+CHOOSER = ("empty_reply", "not_shorter")
+"""The profile options only the line chooser reads: it chooses from an
+`end` event's replies, and from nothing else (SPEC 5, 10)."""
+FAILURE = ("retry", "failure_cap", "held_takes_job")
+"""The profile options only a failed call makes matter: they say when a
+held node starts again, what its last failure builds, and whether it takes
+a JOBS slot (SPEC 4, 10); with no failure no node is held."""
+
+
+def can_fail(scenario: Scenario, profile: Profile) -> bool:
+    """Whether a call can fail in the scenario: a `fail` event, replies
+    (the chooser may fail the call), or a line `trim_lines` may empty."""
+    return any(
+        event["event"] == "fail"
+        or "replies" in event
+        or (profile.trim_lines and event["event"] == "end")
+        for event in scenario.events
+    )
+
+
+def inert(scenario: Scenario, extra: tuple[Change, ...] | None, profile: Profile = SPEC) -> bool:
+    """Whether the changes `extra` (to reach `profile`) cannot change a
+    replay of the scenario: capabilities taken away only leave fields
+    uncompared, and no event it has is withheld or sent otherwise; a
+    chooser's option changed, and it has no replies; an option about
+    failed calls, and no call can fail. None: it must be replayed anyway."""
+    if extra is None:
         return False
-    lacks = lacking(ALL - {c.value for c in extra})
+    options_changed = {c.option for c in extra} - {LACKS}
+    if options_changed - set(CHOOSER) - set(FAILURE):
+        return False
+    if options_changed & set(CHOOSER) and any("replies" in e for e in scenario.events):
+        return False
+    if options_changed & set(FAILURE) and can_fail(scenario, profile):
+        return False
+    lacks = lacking(ALL - {c.value for c in extra if c.option == LACKS})
     return not changes_sent(scenario, lacks) and only_tests(lacks, scenario.notes) is None
 
 
@@ -346,7 +375,7 @@ def _verify(
     proposed: Trial,
     extra: tuple[Change, ...] | None,
 ) -> Diagnosis:
-    if inert(scenario, extra):
+    if inert(scenario, extra, proposed.profile):
         return Diagnosis(path, "agrees")
     follower = Follower(path, scenario, recorded, opts, fill=False)
     found = follower.once(proposed)
