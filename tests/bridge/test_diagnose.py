@@ -15,11 +15,11 @@ from xml.etree import ElementTree
 import pytest
 
 from bridge import cli
+from bridge.checking.changes import LACKS, Change, Trial, applied, changes, inert
 from bridge.checking.compare import run
 from bridge.checking.shrink import diverges_as, simplify, way_of
 from bridge.formats.capabilities import ALL
 from bridge.formats.profile import SPEC
-from bridge.runs.diagnose import LACKS, Change, Trial, applied, changes, inert
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import from_model
