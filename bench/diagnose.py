@@ -8,7 +8,9 @@ nothing, each scenario stops at its first divergence), `corpus` of the
 engine declaring its real profile and capabilities (every answer compared,
 with the model: no transcript is kept for that profile), and `diagnose`.
 Prints one JSON object: each run's wall seconds and the CPU seconds of the
-run and all its processes, and diagnose's ratio to each corpus run."""
+run and all its processes, diagnose's ratio to each corpus run, and what
+diagnose proposed (the engine's real profile and capabilities, when right)
+with its count of likely bugs (0)."""
 
 from __future__ import annotations
 
@@ -52,14 +54,17 @@ def main(argv: list[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="optchat-diagnose-") as where:
         corpus = timed(["corpus", *engine])
         corpus_declared = timed(["corpus", *declared])
-        diagnose = timed(["diagnose", *engine, "--regressions", where])
+        report = Path(where) / "diagnose.json"
+        diagnose = timed(["diagnose", *engine, "--regressions", where, "--json", str(report)])
+        said = json.loads(report.read_text(encoding="utf-8"))
     ratios = {
         f"{name}_{kind}": round(diagnose[kind] / run[kind], 2)
         for name, run in (("ratio", corpus), ("ratio_declared", corpus_declared))
         for kind in ("wall", "cpu")
     }
     found = {"corpus": corpus, "corpus_declared": corpus_declared, "diagnose": diagnose}
-    print(json.dumps({**found, **ratios}))
+    outcome = {"proposed": said["proposed"], "likely_bugs": len(said["likely_bugs"])}
+    print(json.dumps({**found, **ratios, **outcome}))
 
 
 if __name__ == "__main__":
