@@ -285,6 +285,11 @@ def largest_first(
     work = sorted(work, key=lambda job: -path(job).stat().st_size)
     with Pool(min(jobs, len(work)), initializer=_worker) as pool:
         yield from pool.imap_unordered(function, work)
+        # Every result is in: the workers end on their own. The SIGTERM of
+        # the pool's exit could arrive just before a worker blocks on the task
+        # queue's lock and be lost there, leaving the run waiting for ever.
+        pool.close()
+        pool.join()
 
 
 def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:
