@@ -15,7 +15,7 @@ from typing import Any
 from bridge import __version__
 from bridge.formats.layout import unique_name
 from bridge.formats.profile import SPEC, to_json
-from bridge.outputs.junit import add, compared
+from bridge.outputs.junit import add, compared, partly
 from bridge.outputs.markup import visible
 from bridge.outputs.regressions import write_regression
 from bridge.outputs.writing import write_whole
@@ -187,7 +187,8 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
     """JUnit XML: a test case per scenario; a likely bug is a failure, a
     scenario that could not be followed an error (SKIPPED a skip); the
     suite's properties hold the proposal, each deviation's scenarios and
-    what the replays under the proposal compared."""
+    what the replays under the proposal compared, a test case's output what
+    its replay did not compare."""
     suite = ET.Element("testsuite", name=visible(f"optchat-spec diagnose ({report.engine})"))
     properties = add(suite, "properties")
     pairs = [
@@ -216,7 +217,7 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
             + " -> "
             + (", ".join(c.said() for c in s.explained_by) or "no change explains it")
             for s in d.steps
-        ]
+        ] + partly(report.covered.get(d.path))
         if d.path in bugs:
             tally["failures"] += 1
             shrunk = written.get(d.path)

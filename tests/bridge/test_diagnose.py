@@ -251,6 +251,12 @@ def test_diagnose_proposes_exactly_the_partial_engines_profile(
     lacked = {c["capability"]: c for c in data["coverage"]["not_implemented"]}
     assert set(lacked) == {"timed_out_render", "zoom"}
     assert lacked["timed_out_render"]["fields_not_compared"] > 0
+    # A test case's output says what its replay did not compare.
+    out_of = {c.get("name"): c.findtext("system-out") or "" for c in suite.iter("testcase")}
+    fields = lacked["timed_out_render"]["fields_not_compared"]
+    assert f"timed_out_render ({fields} fields not compared" in out_of["chooser_0"]
+    zooms = len(scenario_format.read(CORPUS / "zoom_1.jsonl").events)
+    assert f"{zooms:,} in SKIPPED scenarios" in out_of["zoom_1"]  # it tests only zoom
 
 
 def test_the_partial_engine_declaring_its_profile_agrees_on_the_whole_corpus(
