@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+import jsonschema
 import pytest
+from referencing import Registry, Resource
 
 from bridge import cli
 from bridge.checking.changes import LACKS, Change, Trial, applied, changes, inert
@@ -37,6 +39,14 @@ PARTIAL_HELD = ALL - {"timed_out_render", "zoom"}
 PARTIAL_ENGINE = f"{sys.executable} {ENGINES / 'partial.py'}"
 BUGGY = f"{sys.executable} {ENGINES / 'free_leaf_bug.py'}"
 CORPUS = ROOT / "scenarios" / "corpus"
+
+SCHEMAS = Registry().with_resources(
+    (f"https://optchat-spec/bridge/{name}", Resource.from_contents(json.loads(text)))
+    for name, text in (
+        (p.name, p.read_text(encoding="utf-8")) for p in (ROOT / "bridge").glob("*.schema.json")
+    )
+)
+DIAGNOSIS_SCHEMA = json.loads((ROOT / "bridge" / "diagnosis.schema.json").read_text("utf-8"))
 
 NEVER = "600"
 """A shrinking budget no shrink here reaches on any machine: shrinking stops
@@ -155,6 +165,36 @@ def diagnose(tmp_path: Path, engine: str, *names: str, more: tuple[str, ...] = (
     )
 
 
+def valid(path: Path) -> dict[str, Any]:
+    """A `diagnose --json` report, checked against bridge/diagnosis.schema.json."""
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(DIAGNOSIS_SCHEMA, registry=SCHEMAS).validate(data)
+    return data
+
+
+def corpus_coverage(tmp_path: Path, engine: str, names: tuple[str, ...]) -> dict[str, Any]:
+    """The `corpus` run's JSON report on the same scenarios under `engine`."""
+    report = tmp_path / "corpus.json"
+    paths = [str(CORPUS / f"{name}.jsonl") for name in names]
+    cli.main(["corpus", *paths, "--engine", engine, "--json", str(report)])
+    data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
+    return data
+
+
+def says_coverage(data: dict[str, Any], out: str, suite: ElementTree.Element) -> None:
+    """The text, JSON and JUnit reports say the same coverage."""
+    counted = data["coverage"]
+    line = re.search(r"^under the proposed profile: (compared .*)$", out, re.M)
+    assert line is not None, out
+    assert line.group(1).startswith(f"compared {counted['compared']:,} of {counted['events']:,}")
+    said = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert said["coverage"] == line.group(1)
+    assert int(said["events_compared"]) == counted["compared"]
+    assert int(said["events_to_deliver"]) == counted["delivery"]["events"]
+    assert int(said["events_delivered"]) == counted["delivery"]["delivered"]
+    assert float(said["fraction_delivered"]) == pytest.approx(counted["delivery"]["fraction"])
+
+
 def proposed(out: str) -> dict[str, Any]:
     found = re.search(r"^proposed profile and capabilities .*\n(\{.*\})$", out, re.M)
     assert found is not None, out
@@ -186,7 +226,7 @@ def test_diagnose_proposes_exactly_the_partial_engines_profile(
     for option in [*PARTIAL, 'lacks: "timed_out_render', 'lacks: "zoom']:
         assert re.search(rf"^  {option}.*: needed by \d+: ", out, re.M), out
     assert "a bug that\nonly looks like one" in out
-    data = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    data = valid(tmp_path / "d.json")
     assert data["engine"] == engine and data["proposed"] == PARTIAL_PROPOSAL
     assert data["likely_bugs"] == [] and data["counts"] == {"explained": 2}
     deviations = {(d["option"], json.dumps(d["value"])): d["scenarios"] for d in data["deviations"]}
@@ -202,6 +242,21 @@ def test_diagnose_proposes_exactly_the_partial_engines_profile(
     said = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert json.loads(said["proposed"]) == PARTIAL_PROPOSAL
     assert said['deviation lacks: "zoom"'] == "zoom_1"
+    says_coverage(data, out, suite)
+    # What a corpus run of the engine declaring what diagnose proposed compares.
+    run = corpus_coverage(tmp_path, PARTIAL_ENGINE + " --declare", PARTIAL_SCENARIOS)
+    assert data["coverage"] == run["coverage"]
+    assert [s["coverage"] for s in data["scenarios"]] == [s["coverage"] for s in run["scenarios"]]
+    assert data["coverage"]["delivery"]["scenarios"] == 1 and data["coverage"]["skipped"] > 0
+    lacked = {c["capability"]: c for c in data["coverage"]["not_implemented"]}
+    assert set(lacked) == {"timed_out_render", "zoom"}
+    assert lacked["timed_out_render"]["fields_not_compared"] > 0
+    # A test case's output says what its replay did not compare.
+    out_of = {c.get("name"): c.findtext("system-out") or "" for c in suite.iter("testcase")}
+    fields = lacked["timed_out_render"]["fields_not_compared"]
+    assert f"timed_out_render ({fields} fields not compared" in out_of["chooser_0"]
+    zooms = len(scenario_format.read(CORPUS / "zoom_1.jsonl").events)
+    assert f"{zooms:,} in SKIPPED scenarios" in out_of["zoom_1"]  # it tests only zoom
 
 
 def test_the_partial_engine_declaring_its_profile_agrees_on_the_whole_corpus(
@@ -233,10 +288,19 @@ def test_diagnose_names_the_planted_bug_as_a_likely_bug_shrunk_to_five_events(
     tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     report = tmp_path / "d.xml"
-    code = diagnose(tmp_path, BUGGY, *BUG_SCENARIOS, more=("--junit-xml", str(report)))
+    more = ("--junit-xml", str(report), "--json", str(tmp_path / "d.json"))
+    code = diagnose(tmp_path, BUGGY, *BUG_SCENARIOS, more=more)
     out = capsys.readouterr().out
     assert code == 1, out
     assert proposed(out) == SPEC_PROPOSAL
+    data = valid(tmp_path / "d.json")
+    says_coverage(data, out, ElementTree.parse(report).getroot())
+    # Under SPEC, each stops at the bug as a corpus run does: what follows is not compared.
+    run = corpus_coverage(tmp_path / "corpus", BUGGY, BUG_SCENARIOS)
+    assert data["coverage"] == run["coverage"]
+    assert data["coverage"]["stopped"] and data["coverage"]["not_reached"] > 0
+    assert data["coverage"]["delivery"]["scenarios"] == 0
+    assert "the replay stopped early" in out
     failed = [c for c in ElementTree.parse(report).getroot() if c.find("failure") is not None]
     assert sorted(c.get("name") for c in failed) == sorted(BUG_SCENARIOS)
     assert all("shrunk: " in (c.find("failure").text or "") for c in failed)  # type: ignore[union-attr]
