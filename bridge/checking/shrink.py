@@ -15,9 +15,9 @@ from typing import Any
 from bridge.checking.compare import Divergence, run
 from bridge.formats.capabilities import Capability
 from bridge.wire.engine import Engine, EngineFault
-from bridge.wire.stream import from_model
+from bridge.wire.stream import DETAIL_REQUEST, from_model
 from model.profile import Profile
-from scenarios.format import Scenario, ScenarioError
+from scenarios.format import Scenario, ScenarioError, is_relative
 
 Way = tuple[str, str]
 """How a scenario diverges: the kind of the event where (`detail` for the
@@ -189,7 +189,14 @@ def drop_pairs(scenario: Scenario, still: Callable[[Scenario], bool], budget: Bu
 
 
 def cut(scenario: Scenario, found: Divergence) -> Scenario:
-    """The scenario up to the last event sent before the divergence."""
+    """The scenario up to the last event sent before the divergence. One
+    with events relative to the state (scenario format 3) is cut as it was
+    sent: its lines in their order, each relative event the absolute one it
+    stood for, so that shrinking works on nodes, and removing an event does
+    not move a later one to another call."""
+    if any(map(is_relative, scenario.events)):
+        events = [{k: v for k, v in line.items() if k != "at"} for line in found.lines]
+        return replace(scenario, events=[e for e in events if e != DETAIL_REQUEST], lines=None)
     sent = [line["at"] for line in found.lines if "at" in line]
     last = max(sent) + 1 if sent else len(scenario.events)
     return replace(scenario, events=scenario.events[:last], lines=None)

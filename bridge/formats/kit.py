@@ -33,6 +33,7 @@ def documents() -> dict[str, Path]:
         "transcript schema": SCENARIOS / "transcript.schema.json",
         "answer schema": BRIDGE / "answer.schema.json",
         "report schema": BRIDGE / "report.schema.json",
+        "diagnosis schema": BRIDGE / "diagnosis.schema.json",
         "corpus": SCENARIOS / "corpus",
         "expected transcripts": SCENARIOS / "expected",
         "corpus version": SCENARIOS / "expected" / "CORPUS.json",

@@ -1,7 +1,9 @@
 """What `diagnose` says: each failing scenario's divergences and what
 explained them, the proposed profile and capabilities as JSON ready to
-paste, the scenarios that needed each change, and the likely bugs, shrunk;
-as text, as JSON (`--json`) and as JUnit XML (`--junit-xml`)."""
+paste, the scenarios that needed each change, the likely bugs, shrunk, and
+what the replays under the proposal compared and delivered, and what not
+and why (bridge/checking/coverage.py); as text, as JSON (`--json`, in the
+form bridge/diagnosis.schema.json) and as JUnit XML (`--junit-xml`)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 from bridge import __version__
 from bridge.formats.layout import unique_name
 from bridge.formats.profile import SPEC, to_json
-from bridge.outputs.junit import add
+from bridge.outputs.junit import add, compared, partly
 from bridge.outputs.markup import visible
 from bridge.outputs.regressions import write_regression
 from bridge.outputs.writing import write_whole
@@ -115,6 +117,7 @@ def text(report: Report, written: dict[Path, Path]) -> tuple[list[str], int]:
                 out.append(f"    shrunk to {len(small.events)} events: {written[d.path]}")
     else:
         out.append("no likely bug: every scenario agrees under the proposed profile")
+    out.append(f"under the proposed profile: {report.coverage().summary()}")
     return out, exit_code(report)
 
 
@@ -124,6 +127,7 @@ def to_json_report(report: Report, written: dict[Path, Path]) -> dict[str, Any]:
     scenarios = []
     for d in report.diagnoses:
         small = bugs.get(d.path)
+        counted = report.covered.get(d.path)
         scenarios.append(
             {
                 "scenario": d.path.name,
@@ -145,6 +149,7 @@ def to_json_report(report: Report, written: dict[Path, Path]) -> dict[str, Any]:
                 "shrunk": None
                 if small is None
                 else {"events": len(small.events), "path": str(written[d.path])},
+                "coverage": None if counted is None else counted.to_json(),
             }
         )
     return {
@@ -167,6 +172,7 @@ def to_json_report(report: Report, written: dict[Path, Path]) -> dict[str, Any]:
             for change, paths in report.needing.items()
         ],
         "likely_bugs": [d.path.name for d, _ in report.bugs],
+        "coverage": report.coverage().to_json(),
         "scenarios": scenarios,
     }
 
@@ -180,7 +186,9 @@ def write_json(report: Report, written: dict[Path, Path], path: Path) -> None:
 def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
     """JUnit XML: a test case per scenario; a likely bug is a failure, a
     scenario that could not be followed an error (SKIPPED a skip); the
-    suite's properties hold the proposal and each deviation's scenarios."""
+    suite's properties hold the proposal, each deviation's scenarios and
+    what the replays under the proposal compared, a test case's output what
+    its replay did not compare."""
     suite = ET.Element("testsuite", name=visible(f"optchat-spec diagnose ({report.engine})"))
     properties = add(suite, "properties")
     pairs = [
@@ -189,6 +197,7 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
         ("proposed", json.dumps(proposal(report), sort_keys=True)),
     ]
     pairs += [(f"deviation {c.said()}", names(paths)) for c, paths in report.needing.items()]
+    pairs += compared(report.coverage())
     for name, value in pairs:
         add(properties, "property", name=name, value=value)
     bugs = {d.path for d, _ in report.bugs}
@@ -208,7 +217,7 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
             + " -> "
             + (", ".join(c.said() for c in s.explained_by) or "no change explains it")
             for s in d.steps
-        ]
+        ] + partly(report.covered.get(d.path))
         if d.path in bugs:
             tally["failures"] += 1
             shrunk = written.get(d.path)

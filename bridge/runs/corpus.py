@@ -17,7 +17,8 @@ from typing import Any
 
 from bridge.checking.compare import Result, add_states, run
 from bridge.checking.coverage import Coverage
-from bridge.checking.verdict import Skipped, Verdict, divergence_json, lacks_for, undelivered
+from bridge.checking.delivery import add_delivery
+from bridge.checking.verdict import Skipped, Verdict, divergence_json, lacks_for
 from bridge.formats import transcript
 from bridge.formats.layout import read_checked, unique_name
 from bridge.formats.profile import SPEC, agreement, declared, to_json
@@ -201,7 +202,7 @@ def check(path: Path, options: Options) -> Verdict:
             subject.close()
     said = agreement(profile)
     named = declared(profile)
-    notes = undelivered(scenario, result.sent | result.withheld) if profile.self_calls else []
+    notes = add_delivery(scenario, profile, result)
     about = {
         "engine": ready.engine,
         "profile": to_json(profile),
@@ -284,6 +285,11 @@ def largest_first(
     work = sorted(work, key=lambda job: -path(job).stat().st_size)
     with Pool(min(jobs, len(work)), initializer=_worker) as pool:
         yield from pool.imap_unordered(function, work)
+        # Every result is in: the workers end on their own. The SIGTERM of
+        # the pool's exit could arrive just before a worker blocks on the task
+        # queue's lock and be lost there, leaving the run waiting for ever.
+        pool.close()
+        pool.join()
 
 
 def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:

@@ -6,6 +6,7 @@ pairs of profile changes; a change that moves the first divergence later
 explains it, and the scenario is followed to its next divergence under
 that change. What no change explains is a likely bug.
 
+The changes and the order they are tried in are bridge/checking/changes.py's.
 The engine replays each scenario once (bridge/wire/recorded.py keeps its
 answers); each change tried costs a replay of the expected answers up to
 its first divergence: from the committed transcript when the profile has
@@ -18,146 +19,37 @@ the engine's answer leaves out a field it owns (a timed-out render, a
 zoom), before any profile change; one that only changes what is sent
 (`settle_timeout`, `replies`) is tried after the profile changes, at an
 event of its kind.
+
+What each scenario's last replay compared (bridge/checking/coverage.py)
+is kept: summed over the replays under the proposal, it is what the run
+diagnose made under its proposal compared and delivered.
 """
 
 from __future__ import annotations
 
-import json
 import time
 import traceback
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from bridge.checking.compare import MISSING, Divergence, run
+from bridge.checking.changes import Change, Trial, applied, inert, tiers
+from bridge.checking.compare import Divergence, run
+from bridge.checking.coverage import Coverage
+from bridge.checking.delivery import add_delivery
 from bridge.checking.shrink import Way, cut, diverges_as, marked, simplify, until_fault, way_of
 from bridge.checking.verdict import Skipped, lacks_for
 from bridge.formats import transcript
-from bridge.formats.capabilities import (
-    ALL,
-    BY_NAME,
-    CAPABILITIES,
-    Capability,
-    described,
-    lacking,
-    only_tests,
-)
+from bridge.formats.capabilities import described, only_tests
 from bridge.formats.layout import read_checked
 from bridge.formats.profile import agreement
 from bridge.runs.corpus import Options, largest_first, make_engine
-from bridge.wire.engine import EngineFault, capabilities_of, profile_of
+from bridge.wire.engine import Engine, EngineFault, capabilities_of, profile_of
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import Exchange, exchanges, from_model
-from bridge.wire.stream import changes as changes_sent
-from model.profile import TYPES, Profile, from_options, options
 from scenarios.format import CONSTANTS, Scenario, ScenarioError
-
-LACKS = "lacks"
-"""The option of a change that takes a capability away (its value names it)."""
-
-
-@dataclass(frozen=True, order=True)
-class Change:
-    """One declared difference tried: a profile option at a value (SPEC 10),
-    or a capability the engine lacks (option `lacks`)."""
-
-    option: str
-    value: Any
-
-    def said(self) -> str:
-        return f"{self.option}: {json.dumps(self.value)}"
-
-    @property
-    def key(self) -> tuple[str, Any]:
-        """What a proposal takes one value of: a profile option, or one capability."""
-        return (self.option, self.value if self.option == LACKS else None)
-
-
-@dataclass(frozen=True)
-class Trial:
-    """What the engine is checked under: a profile and the capabilities it holds."""
-
-    profile: Profile
-    held: frozenset[str] = ALL
-
-    @property
-    def lacks(self) -> tuple[Capability, ...]:
-        return lacking(self.held)
-
-
-def changes(base: Trial) -> list[Change]:
-    """Every change of one option of `base`'s profile the option's type
-    enumerates (a boolean flipped, each other string of an option that
-    lists them), then each capability it holds taken away (those that
-    take others with them last)."""
-    now = options(base.profile)
-    out: list[Change] = []
-    for name, kind in TYPES.items():
-        if kind is bool:
-            out.append(Change(name, not now[name]))
-        elif isinstance(kind, tuple):
-            out += [Change(name, value) for value in kind if value != now[name]]
-    held = sorted((c for c in CAPABILITIES if c.name in base.held), key=lambda c: len(c.implies))
-    return out + [Change(LACKS, c.name) for c in held]
-
-
-def applied(base: Trial, made: tuple[Change, ...]) -> Trial | None:
-    """`base` with the changes made; None when they make no profile."""
-    told = {c.option: c.value for c in made if c.option != LACKS}
-    try:
-        profile = from_options({**options(base.profile), **told})
-    except ValueError:
-        return None
-    return Trial(profile, base.held - {c.value for c in made if c.option == LACKS})
-
-
-def owning(change: Change, found: Divergence) -> bool:
-    """Whether a change takes away the capability owning a field the engine left out."""
-    return (
-        change.option == LACKS
-        and found.found is MISSING
-        and found.field in BY_NAME[change.value].fields
-    )
-
-
-def at_its_events(change: Change, found: Divergence) -> bool:
-    """Whether a change takes away a capability that changes what is sent, at one of its events."""
-    if change.option != LACKS or BY_NAME[change.value].fields:
-        return False
-    return (found.event or {}).get("event") in BY_NAME[change.value].events
-
-
-CONCERNS = {
-    "end": ("empty_reply", "not_shorter"),
-    "fail": ("retry", "failure_cap", "held_takes_job"),
-    "message": ("retry", "failure_cap", "held_takes_job", "trim_lines", "kinds"),
-    "wait": ("resume", "ahead_in_wait"),
-    "settle": ("resume",),
-}
-"""The profile options tried first at a divergence at each kind of event
-(SPEC 10 says where each applies); the others follow, in the same turn."""
-
-
-def tiers(
-    trial: Trial, taken: set[tuple[str, Any]], found: Divergence
-) -> list[list[tuple[Change, ...]]]:
-    """The changes to try at a divergence, in turn (see the module's
-    docstring): none of an option or capability already changed."""
-    left = [c for c in changes(trial) if c.key not in taken]
-    first = CONCERNS.get((found.event or {}).get("event", ""), ())
-    profile = sorted(
-        ((c,) for c in left if c.option != LACKS), key=lambda made: made[0].option not in first
-    )
-    pairs = [a + b for a, b in combinations(profile, 2) if a[0].option != b[0].option]
-    return [
-        [(c,) for c in left if owning(c, found)],
-        profile,
-        [(c,) for c in left if at_its_events(c, found)],
-        pairs,
-    ]
 
 
 @dataclass(frozen=True)
@@ -185,7 +77,14 @@ class Diagnosis:
     needed: tuple[Change, ...] = ()
     reason: str = ""
     replays: int = 0
-    """Model replays made."""
+    """Replays of the expected answers made (from a transcript or the model)."""
+    coverage: Coverage | None = None
+    """What the replay that decided the status compared (None: none was made)."""
+
+
+def names(trial: Trial) -> tuple[str, ...]:
+    """The capabilities a trial lacks, by name."""
+    return tuple(c.name for c in trial.lacks)
 
 
 def later(found: Divergence | None, than: Divergence) -> bool:
@@ -207,6 +106,8 @@ class Follower:
         """Without `fill` the engine's answers are not recorded first (see `once`)."""
         self.path, self.scenario, self.recorded, self.opts = path, scenario, recorded, opts
         self.replays = 0
+        self.coverage: Coverage | None = None
+        """What the last replay compared."""
         ready = recorded.start(scenario)
         if ready.unsupported:
             raise Skip("the engine cannot take it (" + "; ".join(ready.unsupported.values()) + ")")
@@ -231,39 +132,45 @@ class Follower:
         """The engine's first divergence from what is expected under `trial`
         (None also when the scenario tests only a capability it lacks)."""
         if only_tests(trial.lacks, self.scenario.notes) is not None:
+            count = len(self.scenario.events)
+            self.coverage = Coverage(count, skipped=count)
             return None
         self.recorded.start(self.scenario)
+        return self.replay(trial, self.recorded)
+
+    def replay(self, trial: Trial, engine: Engine) -> Divergence | None:
+        """The engine's first divergence under `trial`, what was compared kept."""
         self.replays += 1
-        result = run(self.expected(trial), self.recorded, self.ready, lacks=trial.lacks)
+        self.coverage = Coverage(len(self.scenario.events), lacking=names(trial))
+        result = run(
+            self.expected(trial), engine, self.ready, lacks=trial.lacks, coverage=self.coverage
+        )
         if result.unsupported is not None:
             raise Skip(f"the engine does not support {result.unsupported}")
+        add_delivery(self.scenario, trial.profile, result)
         return result.divergence
 
     def once(self, trial: Trial) -> Divergence | None:
         """`first`, the engine's answers read as they come, not recorded."""
         if only_tests(trial.lacks, self.scenario.notes) is not None:
             raise Skip(f"it tests only what the engine lacks ({described(trial.held)})")
-        self.replays += 1
-        engine = self.recorded.engine
-        result = run(self.expected(trial), engine, self.ready, lacks=trial.lacks)
-        if result.unsupported is not None:
-            raise Skip(f"the engine does not support {result.unsupported}")
-        return result.divergence
+        return self.replay(trial, self.recorded.engine)
 
     def explain(
         self, trial: Trial, made: tuple[Change, ...], found: Divergence
-    ) -> tuple[tuple[Change, ...], Divergence | None] | None:
+    ) -> tuple[tuple[Change, ...], Divergence | None, Coverage | None] | None:
         """The change (of the first tier with one) that moves `found`
-        furthest, and the divergence after it; None when none moves it."""
+        furthest, the divergence after it and what its replay compared;
+        None when none moves it."""
         for group in tiers(trial, {c.key for c in made}, found):
-            best: tuple[tuple[Change, ...], Divergence | None] | None = None
+            best: tuple[tuple[Change, ...], Divergence | None, Coverage | None] | None = None
             for extra in group:
                 tried = applied(trial, extra)
                 if tried is None:
                     continue
                 after = self.first(tried)
                 if later(after, found) and (best is None or later(after, best[1] or found)):
-                    best = (extra, after)
+                    best = (extra, after, self.coverage)
                     if after is None:
                         return best
             if best is not None:
@@ -272,20 +179,23 @@ class Follower:
 
     def follow(self) -> tuple[list[Step], tuple[Change, ...]]:
         """The scenario's divergences in turn, each with what explains it,
-        and the changes needed."""
+        and the changes needed; `coverage` is then what the replay under
+        them compared."""
         trial, made = self.base, ()
         found = self.first(trial)
+        counted = self.coverage
         steps: list[Step] = []
         while found is not None:
             explained = self.explain(trial, made, found)
             if explained is None:
                 steps.append(Step(found.position, way_of(found), found.summary(), ()))
                 break
-            extra, after = explained
+            extra, after, counted = explained
             steps.append(Step(found.position, way_of(found), found.summary(), extra))
             made = tuple(sorted(made + extra))
             trial = applied(self.base, made)  # type: ignore[assignment]
             found = after
+        self.coverage = counted
         return steps, made
 
 
@@ -302,16 +212,19 @@ def guarded(path: Path, opts: Options, work: Any) -> Diagnosis:
     except ScenarioError as error:
         return Diagnosis(path, "BAD", time.monotonic() - began, reason=str(error))
     recorded = Recorded(make_engine(opts), scenario)
+    count = len(scenario.events)
+    stopped = Coverage(count, stopped=True)
     try:
         out: Diagnosis = work(path, scenario, recorded)
     except Skip as why:
-        out = Diagnosis(path, "SKIPPED", reason=str(why))
+        out = Diagnosis(path, "SKIPPED", reason=str(why), coverage=Coverage(count, skipped=count))
     except (ScenarioError, transcript.TranscriptError) as error:
-        out = Diagnosis(path, "BAD", reason=str(error))
+        out = Diagnosis(path, "BAD", reason=str(error), coverage=stopped)
     except EngineFault as fault:
-        out = Diagnosis(path, "FAULT", reason=str(fault))
+        out = Diagnosis(path, "FAULT", reason=str(fault), coverage=stopped)
     except Exception:
-        out = Diagnosis(path, "ERROR", reason=f"the bridge failed:\n{traceback.format_exc()}")
+        reason = f"the bridge failed:\n{traceback.format_exc()}"
+        out = Diagnosis(path, "ERROR", reason=reason, coverage=stopped)
     finally:
         recorded.stop()
     out.seconds = time.monotonic() - began
@@ -325,17 +238,14 @@ def _follow(path: Path, scenario: Scenario, recorded: Recorded, opts: Options) -
         status = "agrees"
     else:
         status = "explained" if steps[-1].explained_by else "unexplained"
-    return Diagnosis(path, status, steps=steps, needed=needed, replays=follower.replays)
-
-
-def inert(scenario: Scenario, extra: tuple[Change, ...] | None) -> bool:
-    """Whether taking away the capabilities `extra` names cannot change a
-    replay of the scenario: only fields go uncompared, and no event it has
-    is withheld or sent otherwise (None: a change that is not of that kind)."""
-    if extra is None or any(c.option != LACKS for c in extra):
-        return False
-    lacks = lacking(ALL - {c.value for c in extra})
-    return not changes_sent(scenario, lacks) and only_tests(lacks, scenario.notes) is None
+    return Diagnosis(
+        path,
+        status,
+        steps=steps,
+        needed=needed,
+        replays=follower.replays,
+        coverage=follower.coverage,
+    )
 
 
 def _verify(
@@ -346,14 +256,14 @@ def _verify(
     proposed: Trial,
     extra: tuple[Change, ...] | None,
 ) -> Diagnosis:
-    if inert(scenario, extra):
+    if inert(scenario, extra, proposed.profile):
         return Diagnosis(path, "agrees")
     follower = Follower(path, scenario, recorded, opts, fill=False)
     found = follower.once(proposed)
     if found is None:
-        return Diagnosis(path, "agrees", replays=1)
+        return Diagnosis(path, "agrees", replays=1, coverage=follower.coverage)
     step = Step(found.position, way_of(found), found.summary(), ())
-    return Diagnosis(path, "unexplained", steps=[step], replays=1)
+    return Diagnosis(path, "unexplained", steps=[step], replays=1, coverage=follower.coverage)
 
 
 def _shrink_job(
@@ -412,6 +322,15 @@ class Report:
     """The scenarios still failing under the proposed profile, each shrunk
     (None when it could not be)."""
     seconds: float
+    covered: dict[Path, Coverage]
+    """What each scenario's replay under the proposal compared (`under`)."""
+
+    def coverage(self) -> Coverage:
+        """What the run under the proposal compared, summed over the scenarios."""
+        total = Coverage()
+        for counted in self.covered.values():
+            total += counted
+        return total
 
     @property
     def agreement(self) -> str:
@@ -469,6 +388,19 @@ def extra(followed: Diagnosis, made: set[Change]) -> tuple[Change, ...] | None:
     return tuple(sorted(made - set(followed.needed)))
 
 
+def under(proposed: Trial, followed: Diagnosis, verified: Diagnosis | None) -> Coverage | None:
+    """What a scenario's replay under `proposed` compared: the verifying
+    one's, else the last one following it, whose changes were the proposal's
+    or the rest cannot change what is sent (`inert`): it lacks what the
+    proposal lacks, though it compared the fields of those it held."""
+    if verified is not None and verified.coverage is not None:
+        return verified.coverage
+    counted = followed.coverage
+    if counted is None or counted.skipped:
+        return counted
+    return replace(counted, lacking=names(proposed))
+
+
 def diagnose(paths: list[Path], opts: Options, jobs: int, shrink_seconds: float) -> Report:
     """Follow every scenario, propose a profile, check every scenario not
     already seen to agree under exactly that profile, and shrink those
@@ -490,4 +422,6 @@ def diagnose(paths: list[Path], opts: Options, jobs: int, shrink_seconds: float)
     shrunk = largest_first(_shrink_job, work, lambda job: job[0].path, jobs)
     bugs = sorted(shrunk, key=lambda bug: bug[0].path)
     ordered = sorted(followed.values(), key=lambda d: paths.index(d.path))
-    return Report(opts.engine, base, proposed, needing, ordered, bugs, time.monotonic() - began)
+    covered = {d.path: c for d in ordered if (c := under(proposed, d, verified.get(d.path)))}
+    seconds = time.monotonic() - began
+    return Report(opts.engine, base, proposed, needing, ordered, bugs, seconds, covered)

@@ -94,6 +94,12 @@ def test_jobs_take_the_largest_scenarios_first_and_report_in_name_order(
             fed.extend(path.name for path, _ in work)
             return [function(job) for job in reversed(work)]
 
+        def close(self) -> None:
+            """No job is left: the workers would end."""
+
+        def join(self) -> None:
+            """Nothing to wait for."""
+
     monkeypatch.setattr(corpora, "Pool", Backwards)
     report = tmp_path / "report.json"
     code, out = run(

@@ -189,6 +189,7 @@ def test_the_wheel_holds_the_packages_and_their_data(installed: Installed) -> No
         "scenarios/README.md",
         "bridge/answer.schema.json",
         "bridge/report.schema.json",
+        "bridge/diagnosis.schema.json",
         "bridge/PROTOCOL.md",
         "laws/LAWS.lock",
         "laws/proofs/push_bounded.py",
@@ -227,9 +228,11 @@ def test_every_shipped_runner_module_imports_without_any_extra(installed: Instal
             and name.split("/")[0] in ("bridge", "model", "impl", "scenarios")
         )
     assert len(modules) > 40 and "impl.protocol" in modules and "bridge.cli" in modules
-    # The fuzz strategies are the one runner module with an extra of its own
-    # (`fuzz`: Hypothesis); `optchat-spec fuzz` imports them only when it runs.
+    # The fuzz strategies and fuzz's draws are the runner modules with an extra
+    # of their own (`fuzz`: Hypothesis); `optchat-spec fuzz` imports them only
+    # when it runs.
     modules.remove("scenarios.strategies")
+    modules.remove("bridge.runs.fuzz_draws")
     modules.remove("scenarios.database")  # laws and fuzz: Hypothesis, the same extras
     script = "import importlib, sys\nfor m in sys.argv[1:]: importlib.import_module(m)"
     done = subprocess.run(
