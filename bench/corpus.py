@@ -24,7 +24,9 @@ from typing import Any
 
 import impl
 from bridge.formats.layout import files
+from bridge.formats.profile import SPEC
 from bridge.wire.inprocess import model_event
+from bridge.wire.stream import from_model
 from impl.constants import Constants as ImplConstants
 from impl.errors import Refused as ImplRefused
 from impl.planner import Planner
@@ -32,16 +34,30 @@ from model import machine
 from model.constants import Constants as ModelConstants
 from model.errors import Refused as ModelRefused
 from model.events import Event
-from scenarios.format import Scenario, read, text_of
+from scenarios.format import Scenario, is_relative, read, text_of
 
 Materialized = tuple[Scenario, list[dict[str, Any]]]
 
 
+def absolute(scenario: Scenario) -> list[tuple[int, dict[str, Any]]]:
+    """The scenario's events with their positions, each relative one (format
+    3) as the absolute event the bridge sends for it, in the order it sends
+    them (bridge/wire/stream.py `from_model`, SPEC's profile)."""
+    if not any(map(is_relative, scenario.events)):
+        return list(enumerate(scenario.events))
+    return [
+        (exchange.position, {k: v for k, v in exchange.line.items() if k != "at"})
+        for exchange in from_model(scenario, SPEC, strict=False)
+        if exchange.position is not None and exchange.sent
+    ]
+
+
 def materialized(path: Path) -> Materialized:
-    """A corpus scenario with every sized text made, once, up front."""
+    """A corpus scenario with every sized text made and every relative event
+    made absolute, once, up front."""
     scenario = read(path)
     events = []
-    for position, event in enumerate(scenario.events):
+    for position, event in absolute(scenario):
         event = dict(event)
         if event["event"] == "message":
             event["text"] = text_of(event, "text", position)
