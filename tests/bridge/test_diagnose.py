@@ -26,7 +26,7 @@ from model.profile import TYPES, Profile, options
 from scenarios import format as scenario_format
 from scenarios.format import Scenario
 from scenarios.strategies import constants_dict
-from tests.bridge.helpers import SMALL
+from tests.bridge.helpers import NEVER, SMALL
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
@@ -34,10 +34,6 @@ PARTIAL = json.loads((ENGINES / "partial.json").read_text(encoding="utf-8"))
 PARTIAL_ENGINE = f"{sys.executable} {ENGINES / 'partial.py'}"
 BUGGY = f"{sys.executable} {ENGINES / 'free_leaf_bug.py'}"
 CORPUS = ROOT / "scenarios" / "corpus"
-
-NEVER = "600"
-"""A shrinking budget no shrink here reaches on any machine: shrinking stops
-when no pass changes the scenario, so its result does not depend on speed."""
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from bridge.formats.profile import SPEC
 from bridge.runs.corpus import Options, make_engine
 from bridge.wire.stream import from_model
 from scenarios import format as scenario_format
+from tests.bridge.helpers import NEVER
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
@@ -88,8 +89,8 @@ def test_a_planted_break_is_found_shrunk_written_and_replayed(
 ) -> None:
     found = tmp_path / "found"
     code = fuzz(
-        *("--engine", LATE_CAP, "--histories", "200", "--seed", "2"),
-        *("--shrink-seconds", "15", "--regressions", str(found)),
+        *("--engine", LATE_CAP, "--histories", "200", "--seed", "2", "--max-events", "30"),
+        *("--shrink-seconds", NEVER, "--regressions", str(found)),
     )
     out = capsys.readouterr().out
     assert code == 1, out
