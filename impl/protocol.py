@@ -1,4 +1,4 @@
-"""`python -m impl.protocol [--profile FILE] [--protocol 1|2]`: the engine
+"""`python -m impl.protocol [--profile FILE]`: the engine
 behind the bridge's line protocol (bridge/PROTOCOL.md), so that the bridge
 drives it as a separate process exactly as it drives engines written in
 other languages.
@@ -6,7 +6,7 @@ other languages.
 The protocol and the scenario format's sized texts are restated here from
 their documents (bridge/PROTOCOL.md, scenarios/README.md): an engine brings
 its own reading of them. It speaks protocol 2 (lean answers, positions in
-the events, sessions) unless told `--protocol 1`, and runs with the engine
+the events, sessions), and runs with the engine
 profile of `--profile` (SPEC 10), which it declares in its answer to the
 header; under `calls: self` it starts its own calls after every event.
 """
@@ -73,10 +73,9 @@ class Session:
     """One chat replayed through the protocol: a planner with the header's
     constants and this engine's profile."""
 
-    def __init__(self, header: dict[str, Any], profile: Profile, protocol: int) -> None:
+    def __init__(self, header: dict[str, Any], profile: Profile) -> None:
         self.planner = Planner(Constants(**header["constants"]), profile)
         self.profile = profile
-        self.protocol = protocol
         self.position = 0
         self.started: list[Node] = []
 
@@ -145,12 +144,9 @@ class Session:
         }
 
     def detail(self) -> dict[str, Any]:
-        """The answer to a detail request: the whole state, texts in full
-        (protocol 1: the render and the contexts only)."""
+        """The answer to a detail request: the whole state, texts in full."""
         p = self.planner
         contexts = [[list(n), p.render_context(n)] for n in self.shown()]
-        if self.protocol == 1:
-            return {"render": p.render(), "contexts": contexts}
         return {
             "view": pairs(p.view()),
             "cview": pairs(p.compaction_view()),
@@ -161,7 +157,7 @@ class Session:
 
     def event(self, event: dict[str, Any]) -> dict[str, Any]:
         """The answer to one event."""
-        at = event.get("at", self.position) if self.protocol == 2 else self.position
+        at = event.get("at", self.position)
         self.position += 1
         self.started = []
         try:
@@ -171,8 +167,6 @@ class Session:
         else:
             if self.profile.self_calls:
                 self.started = self.planner.start_all()
-        if self.protocol == 1:
-            return {**self.brief_1(), **extra}
         answer = self.brief()
         if self.started:
             answer["started"] = pairs(self.started)
@@ -180,19 +174,6 @@ class Session:
         if answer["merges"]:
             answer.update(self.batch())
         return answer
-
-    def brief_1(self) -> dict[str, Any]:
-        """What protocol 1 answers to every event: whole views, no digests."""
-        p = self.planner
-        return {
-            "view": pairs(p.view()),
-            "size": p.size(),
-            "shrinking": p.shrinking(),
-            "merges": pairs(p.merges()),
-            "cview": pairs(p.compaction_view()),
-            "queue": pairs(p.candidates()),
-            "queue_waiting": pairs(p.candidates_waiting()),
-        }
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         """The answer to one line after the header: a detail request, or an event."""
@@ -207,11 +188,8 @@ def compact(answer: dict[str, Any]) -> bytes:
     return json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def ready(profile: Profile, protocol: int) -> dict[str, Any]:
-    """The answer to a header: protocol 1's plain ready, or protocol 2's with
-    the profile this engine runs with."""
-    if protocol == 1:
-        return {"ready": True}
+def ready(profile: Profile) -> dict[str, Any]:
+    """The answer to a header: ready, with the profile this engine runs with."""
     return {
         "ready": True,
         "protocol": 2,
@@ -232,7 +210,7 @@ def lines(source: BinaryIO) -> Iterator[list[bytes]]:
             yield done
 
 
-def serve(source: BinaryIO, sink: BinaryIO, profile: Profile, protocol: int) -> None:
+def serve(source: BinaryIO, sink: BinaryIO, profile: Profile) -> None:
     """Answer each header with ready and each later line with its answer; a
     new header (protocol 2 sessions) starts a new chat."""
     session: Session | None = None
@@ -241,8 +219,8 @@ def serve(source: BinaryIO, sink: BinaryIO, profile: Profile, protocol: int) -> 
         for raw in batch:
             request = json.loads(raw)
             if "format" in request:
-                session = Session(request, profile, protocol)
-                answer = ready(profile, protocol)
+                session = Session(request, profile)
+                answer = ready(profile)
             elif session is None:
                 raise SystemExit("impl.protocol: the first line must be a scenario header")
             else:
@@ -255,7 +233,6 @@ def serve(source: BinaryIO, sink: BinaryIO, profile: Profile, protocol: int) -> 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m impl.protocol", description=__doc__)
     parser.add_argument("--profile", type=Path, help="a JSON file of SPEC 10 options")
-    parser.add_argument("--protocol", type=int, choices=(1, 2), default=2)
     args = parser.parse_args(argv)
     profile = Profile()
     if args.profile is not None:
@@ -263,9 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             profile = Profile.from_json(json.loads(args.profile.read_text(encoding="utf-8")))
         except (OSError, ValueError) as error:
             parser.error(f"{args.profile}: {error}")
-    if args.protocol == 1 and profile != Profile():
-        parser.error("protocol 1 cannot declare a profile")
-    serve(sys.stdin.buffer, sys.stdout.buffer, profile, args.protocol)
+    serve(sys.stdin.buffer, sys.stdout.buffer, profile)
     return 0
 
 

@@ -4,7 +4,6 @@ default), a line per scenario as it is checked, and the reports asked for."""
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from pathlib import Path
 
@@ -15,11 +14,13 @@ from bridge.cli.options import (
     capabilities_option,
     checking,
     engine_options,
+    report_options,
+    scenario_options,
+    scenarios,
     shard_of,
     shard_option,
 )
 from bridge.formats.invocation import command
-from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, load_known, write_known
 from bridge.outputs.index import write_index
 from bridge.outputs.json_report import write_json
@@ -34,29 +35,9 @@ from bridge.runs.tally import Tally, still_known
 
 def add_parser(commands: Commands) -> None:
     command = commands.add_parser("corpus", help="an engine on many scenarios")
-    command.add_argument(
-        "paths",
-        nargs="*",
-        type=Path,
-        metavar="PATH",
-        help="scenario folders or files (default: the bundled corpus)",
-    )
+    scenario_options(command, "check")
     engine_options(command, required=True)
     capabilities_option(command)
-    command.add_argument(
-        "--only",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="check only scenarios whose name matches (repeatable; default: all)",
-    )
-    command.add_argument(
-        "--skip",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="leave out scenarios whose name matches (repeatable; default: none)",
-    )
     command.add_argument(
         "--known-failures",
         type=Path,
@@ -70,21 +51,12 @@ def add_parser(commands: Commands) -> None:
         help="write the scenarios that did not agree as a known-failures FILE; with "
         "--known-failures, only those of it that still fail as listed (default: none)",
     )
-    command.add_argument(
-        "--junit-xml", type=Path, metavar="PATH", help="a JUnit XML report (default: none)"
-    )
-    command.add_argument("--json", type=Path, metavar="PATH", help="a JSON report (default: none)")
+    report_options(command)
     command.add_argument(
         "--report",
         type=Path,
         metavar="DIR",
         help="one HTML page per failing scenario, as show draws it (default: none)",
-    )
-    command.add_argument(
-        "--jobs",
-        type=int,
-        default=os.cpu_count() or 1,
-        help="scenarios checked at once (default: the CPU count, %(default)s)",
     )
     command.add_argument(
         "--live-model",
@@ -104,9 +76,7 @@ def run(args: argparse.Namespace) -> int:
     shard = shard_of(args)
     if args.engine is None:
         raise UsageError(f"--engine is required: {ENGINES}")
-    chosen = choose(files(args.paths), args.only, args.skip)
-    if not chosen:
-        raise UsageError("no scenario left to check (see --only and --skip)")
+    chosen = scenarios(args, "check")
     paths = share(chosen, shard)
     if shard.count > 1:
         print(f"shard {shard}: {len(paths)} of {len(chosen)} scenarios", flush=True)

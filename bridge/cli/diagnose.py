@@ -1,18 +1,25 @@
 """`diagnose [PATH ...]`: which declared differences explain an engine's
-divergences, a proposed profile, and the likely bugs left, shrunk."""
+divergences, a proposed profile and capabilities, and the likely bugs left,
+shrunk; as text, and as JSON and JUnit XML when asked."""
 
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
-from bridge.cli.options import Commands, engine_options, positive
-from bridge.formats.layout import choose, files
-from bridge.formats.usage import UsageError, read_profile
-from bridge.outputs.diagnosis import text
+from bridge.cli.options import (
+    Commands,
+    capabilities_option,
+    engine_options,
+    positive,
+    report_options,
+    scenario_options,
+    scenarios,
+)
+from bridge.formats.usage import read_capabilities, read_profile
+from bridge.outputs.diagnosis import text, write_bugs, write_json, write_junit
 from bridge.outputs.regressions import REGRESSIONS
-from bridge.outputs.writing import check_folder
+from bridge.outputs.writing import check_file, check_folder
 from bridge.runs.corpus import Options
 from bridge.runs.diagnose import diagnose
 
@@ -21,34 +28,10 @@ def add_parser(commands: Commands) -> None:
     command = commands.add_parser(
         "diagnose", help="which profile explains an engine's divergences, and its likely bugs"
     )
-    command.add_argument(
-        "paths",
-        nargs="*",
-        type=Path,
-        metavar="PATH",
-        help="scenario folders or files (default: the bundled corpus)",
-    )
+    scenario_options(command, "diagnose")
     engine_options(command)
-    command.add_argument(
-        "--only",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="diagnose only scenarios whose name matches (repeatable; default: all)",
-    )
-    command.add_argument(
-        "--skip",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="leave out scenarios whose name matches (repeatable; default: none)",
-    )
-    command.add_argument(
-        "--jobs",
-        type=int,
-        default=os.cpu_count() or 1,
-        help="scenarios at a time (default: %(default)s, the cores)",
-    )
+    capabilities_option(command)
+    report_options(command)
     command.add_argument(
         "--regressions",
         type=Path,
@@ -71,12 +54,24 @@ def add_parser(commands: Commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    paths = choose(files(args.paths), args.only, args.skip)
-    if not paths:
-        raise UsageError("no scenario left to diagnose (see --only and --skip)")
+    paths = scenarios(args, "diagnose")
     check_folder(args.regressions, "--regressions")
-    options = Options(args.engine, args.timeout, read_profile(args.profile), args.live_model)
+    for option, path in (("--junit-xml", args.junit_xml), ("--json", args.json)):
+        if path is not None:
+            check_file(path, option)
+    options = Options(
+        args.engine,
+        args.timeout,
+        read_profile(args.profile),
+        args.live_model,
+        capabilities=read_capabilities(args.capabilities),
+    )
     report = diagnose(paths, options, args.jobs, args.shrink_seconds)
-    lines, code = text(report, args.regressions)
+    written = write_bugs(report, args.regressions)
+    lines, code = text(report, written)
     print("\n".join(lines), flush=True)
+    if args.json is not None:
+        write_json(report, written, args.json)
+    if args.junit_xml is not None:
+        write_junit(report, written, args.junit_xml)
     return code

@@ -15,6 +15,7 @@ from bridge.checking.compare import add_states
 from bridge.checking.shrink import marked, said, stopped_line, until_fault, way_of
 from bridge.cli.options import (
     Commands,
+    capabilities_option,
     engine_options,
     positive,
     positive_int,
@@ -24,13 +25,14 @@ from bridge.cli.options import (
 from bridge.formats.invocation import command
 from bridge.formats.layout import slug
 from bridge.formats.profile import agreement
-from bridge.formats.usage import UsageError, read_profile
+from bridge.formats.usage import UsageError, read_capabilities, read_profile
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import REGRESSIONS, write_regression
 from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import Options, make_engine
 from bridge.runs.fuzz import (
     DEFAULT_SECONDS,
+    Fuzzer,
     search,
     shrink_starts,
     size_of,
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
 def add_parser(commands: Commands) -> None:
     command = commands.add_parser("fuzz", help="generated scenarios until one diverges, shrunk")
     engine_options(command)
+    capabilities_option(command)
     command.add_argument(
         "--seconds",
         type=positive,
@@ -100,7 +103,12 @@ def run(args: argparse.Namespace) -> int:
     seconds = args.seconds
     if seconds is None and args.histories is None:
         seconds = DEFAULT_SECONDS
-    options = Options(args.engine, args.timeout, read_profile(args.profile))
+    options = Options(
+        args.engine,
+        args.timeout,
+        read_profile(args.profile),
+        capabilities=read_capabilities(args.capabilities),
+    )
     check_folder(args.regressions, "--regressions")
     subject = make_engine(options)
     try:
@@ -121,6 +129,13 @@ def example_database(given: str | None, local: Path) -> ExampleDatabase | None:
         return database(url, str(local))
     except ValueError as error:
         raise UsageError(str(error)) from None
+
+
+def lacked(fuzzer: Fuzzer) -> str:
+    """What the engine does not implement, as the run's first line says it."""
+    if not fuzzer.lacks:
+        return ""
+    return "; not implemented: " + ", ".join(c.name for c in fuzzer.lacks)
 
 
 def fuzz(
@@ -145,6 +160,8 @@ def fuzz(
         again += f" --max-events {args.max_events}"
     if args.profile is not None:
         again += f" --profile {shlex.quote(str(args.profile))}"
+    if args.capabilities is not None:
+        again += f" --capabilities {shlex.quote(args.capabilities)}"
     if args.shrink_seconds != 60.0:
         again += f" --shrink-seconds {args.shrink_seconds:g}"
     if args.regressions != REGRESSIONS:
@@ -153,7 +170,7 @@ def fuzz(
     limits += [f"{histories} histories"] if histories is not None else []
     part = f", shard {shard} (seed {shard.seed(seed)})" if shard.count > 1 else ""
     print(
-        f"fuzzing {subject.name} ({agreement(profile)}) with seed {seed}{part}, "
+        f"fuzzing {subject.name} ({agreement(profile)}{lacked(fuzzer)}) with seed {seed}{part}, "
         f"for {' or '.join(limits)} at most",
         flush=True,
     )

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, read_capabilities, read_profile
 from bridge.runs.corpus import Options
 from scenarios.shard import Shard, parse
@@ -48,6 +50,54 @@ def capabilities_option(command: argparse.ArgumentParser) -> None:
         help="the optional SPEC parts the engine implements, if it declares none "
         "(bridge/PROTOCOL.md, Capabilities); default: all",
     )
+
+
+def scenario_options(command: argparse.ArgumentParser, verb: str) -> None:
+    """The scenarios a run takes (`PATH ...`, `--only`, `--skip`) and how
+    many at once (`--jobs`); `verb` says what the run does to each."""
+    command.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="scenario folders or files (default: the bundled corpus)",
+    )
+    command.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help=f"{verb} only scenarios whose name matches (repeatable; default: all)",
+    )
+    command.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out scenarios whose name matches (repeatable; default: none)",
+    )
+    command.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="scenarios at once (default: the CPU count, %(default)s)",
+    )
+
+
+def scenarios(args: argparse.Namespace, verb: str) -> list[Path]:
+    """The scenario files `scenario_options` chose; a UsageError when none is left."""
+    chosen = choose(files(args.paths), args.only, args.skip)
+    if not chosen:
+        raise UsageError(f"no scenario left to {verb} (see --only and --skip)")
+    return chosen
+
+
+def report_options(command: argparse.ArgumentParser) -> None:
+    """`--junit-xml` and `--json`: the machine-readable reports of a run."""
+    command.add_argument(
+        "--junit-xml", type=Path, metavar="PATH", help="a JUnit XML report (default: none)"
+    )
+    command.add_argument("--json", type=Path, metavar="PATH", help="a JSON report (default: none)")
 
 
 def checking(args: argparse.Namespace, **more: Any) -> Options:

@@ -1,16 +1,23 @@
 """Which declared differences explain an engine's divergences (`python -m
 bridge diagnose`, issue 21): each scenario the engine fails is compared
 again with the model under each single change of the engine's profile
-(SPEC 10), then under pairs of changes; a change that moves the first
-divergence later explains it, and the scenario is followed to its next
-divergence under that change. What no change explains is a likely bug.
+(SPEC 10) and capabilities (bridge/formats/capabilities.py), then under
+pairs of profile changes; a change that moves the first divergence later
+explains it, and the scenario is followed to its next divergence under
+that change. What no change explains is a likely bug.
 
 The engine replays each scenario once (bridge/wire/recorded.py keeps its
-answers); each profile tried costs a model replay up to its first
-divergence. The changes are read from model/profile.py: every option whose
-values the protocol enumerates (true/false, or a list of strings) is
-tried at each of its other values; an option of another type (a map, like
-`kind_words`) is not guessed.
+answers); each change tried costs a replay of the expected answers up to
+its first divergence: from the committed transcript when the profile has
+one and the capabilities change nothing that is sent, else from the model.
+The profile changes are read from model/profile.py: every option whose
+values the protocol enumerates (true/false, or a list of strings) is tried
+at each of its other values; an option of another type (a map, like
+`kind_words`) is not guessed. A capability is tried as lacking first when
+the engine's answer leaves out a field it owns (a timed-out render, a
+zoom), before any profile change; one that only changes what is sent
+(`settle_timeout`, `replies`) is tried after the profile changes, at an
+event of its kind.
 """
 
 from __future__ import annotations
@@ -25,22 +32,37 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from bridge.checking.compare import Divergence, run
+from bridge.checking.compare import MISSING, Divergence, run
 from bridge.checking.shrink import Way, cut, diverges_as, marked, simplify, until_fault, way_of
+from bridge.checking.verdict import Skipped, lacks_for
 from bridge.formats import transcript
+from bridge.formats.capabilities import (
+    ALL,
+    BY_NAME,
+    CAPABILITIES,
+    Capability,
+    described,
+    lacking,
+    only_tests,
+)
 from bridge.formats.layout import read_checked
 from bridge.formats.profile import agreement
 from bridge.runs.corpus import Options, largest_first, make_engine
-from bridge.wire.engine import EngineFault, profile_of
+from bridge.wire.engine import EngineFault, capabilities_of, profile_of
 from bridge.wire.recorded import Recorded
-from bridge.wire.stream import exchanges, from_model
+from bridge.wire.stream import Exchange, exchanges, from_model
+from bridge.wire.stream import changes as changes_sent
 from model.profile import TYPES, Profile, from_options, options
 from scenarios.format import CONSTANTS, Scenario, ScenarioError
+
+LACKS = "lacks"
+"""The option of a change that takes a capability away (its value names it)."""
 
 
 @dataclass(frozen=True, order=True)
 class Change:
-    """One declared difference tried: a profile option at a value (SPEC 10)."""
+    """One declared difference tried: a profile option at a value (SPEC 10),
+    or a capability the engine lacks (option `lacks`)."""
 
     option: str
     value: Any
@@ -48,26 +70,94 @@ class Change:
     def said(self) -> str:
         return f"{self.option}: {json.dumps(self.value)}"
 
+    @property
+    def key(self) -> tuple[str, Any]:
+        """What a proposal takes one value of: a profile option, or one capability."""
+        return (self.option, self.value if self.option == LACKS else None)
 
-def changes(base: Profile) -> list[Change]:
-    """Every change of one option of `base` the option's type enumerates:
-    a boolean flipped, each other string of an option that lists them."""
-    now = options(base)
+
+@dataclass(frozen=True)
+class Trial:
+    """What the engine is checked under: a profile and the capabilities it holds."""
+
+    profile: Profile
+    held: frozenset[str] = ALL
+
+    @property
+    def lacks(self) -> tuple[Capability, ...]:
+        return lacking(self.held)
+
+
+def changes(base: Trial) -> list[Change]:
+    """Every change of one option of `base`'s profile the option's type
+    enumerates (a boolean flipped, each other string of an option that
+    lists them), then each capability it holds taken away (those that
+    take others with them last)."""
+    now = options(base.profile)
     out: list[Change] = []
     for name, kind in TYPES.items():
         if kind is bool:
             out.append(Change(name, not now[name]))
         elif isinstance(kind, tuple):
             out += [Change(name, value) for value in kind if value != now[name]]
-    return out
+    held = sorted((c for c in CAPABILITIES if c.name in base.held), key=lambda c: len(c.implies))
+    return out + [Change(LACKS, c.name) for c in held]
 
 
-def applied(base: Profile, made: tuple[Change, ...]) -> Profile | None:
+def applied(base: Trial, made: tuple[Change, ...]) -> Trial | None:
     """`base` with the changes made; None when they make no profile."""
+    told = {c.option: c.value for c in made if c.option != LACKS}
     try:
-        return from_options({**options(base), **{c.option: c.value for c in made}})
+        profile = from_options({**options(base.profile), **told})
     except ValueError:
         return None
+    return Trial(profile, base.held - {c.value for c in made if c.option == LACKS})
+
+
+def owning(change: Change, found: Divergence) -> bool:
+    """Whether a change takes away the capability owning a field the engine left out."""
+    return (
+        change.option == LACKS
+        and found.found is MISSING
+        and found.field in BY_NAME[change.value].fields
+    )
+
+
+def at_its_events(change: Change, found: Divergence) -> bool:
+    """Whether a change takes away a capability that changes what is sent, at one of its events."""
+    if change.option != LACKS or BY_NAME[change.value].fields:
+        return False
+    return (found.event or {}).get("event") in BY_NAME[change.value].events
+
+
+CONCERNS = {
+    "end": ("empty_reply", "not_shorter"),
+    "fail": ("retry", "failure_cap", "held_takes_job"),
+    "message": ("retry", "failure_cap", "held_takes_job", "trim_lines", "kinds"),
+    "wait": ("resume", "ahead_in_wait"),
+    "settle": ("resume",),
+}
+"""The profile options tried first at a divergence at each kind of event
+(SPEC 10 says where each applies); the others follow, in the same turn."""
+
+
+def tiers(
+    trial: Trial, taken: set[tuple[str, Any]], found: Divergence
+) -> list[list[tuple[Change, ...]]]:
+    """The changes to try at a divergence, in turn (see the module's
+    docstring): none of an option or capability already changed."""
+    left = [c for c in changes(trial) if c.key not in taken]
+    first = CONCERNS.get((found.event or {}).get("event", ""), ())
+    profile = sorted(
+        ((c,) for c in left if c.option != LACKS), key=lambda made: made[0].option not in first
+    )
+    pairs = [a + b for a, b in combinations(profile, 2) if a[0].option != b[0].option]
+    return [
+        [(c,) for c in left if owning(c, found)],
+        profile,
+        [(c,) for c in left if at_its_events(c, found)],
+        pairs,
+    ]
 
 
 @dataclass(frozen=True)
@@ -111,46 +201,67 @@ def later(found: Divergence | None, than: Divergence) -> bool:
 class Follower:
     """One scenario, its recorded engine, and the model under profiles."""
 
-    def __init__(self, path: Path, scenario: Scenario, recorded: Recorded, opts: Options) -> None:
+    def __init__(
+        self, path: Path, scenario: Scenario, recorded: Recorded, opts: Options, fill: bool = True
+    ) -> None:
+        """Without `fill` the engine's answers are not recorded first (see `once`)."""
         self.path, self.scenario, self.recorded, self.opts = path, scenario, recorded, opts
         self.replays = 0
         ready = recorded.start(scenario)
         if ready.unsupported:
             raise Skip("the engine cannot take it (" + "; ".join(ready.unsupported.values()) + ")")
         self.ready = ready
-        self.base = profile_of(ready.profile, opts.profile, recorded.name)
-        recorded.fill([e.line for e in exchanges(path, scenario, self.base, opts.live)])
+        try:
+            lacks_for(scenario, ready, opts.capabilities, recorded.name)
+        except Skipped as skipped:
+            raise Skip(str(skipped)) from None
+        self.base = Trial(
+            profile_of(ready.profile, opts.profile, recorded.name),
+            capabilities_of(ready.capabilities, opts.capabilities, recorded.name),
+        )
+        if fill:
+            recorded.fill([e.line for e in self.expected(self.base) if e.sent])
 
-    def first(self, profile: Profile, stored: bool = False) -> Divergence | None:
-        """The engine's first divergence from the model under `profile` (from
-        the committed transcript when `stored` and there is one)."""
+    def expected(self, trial: Trial) -> Iterator[Exchange]:
+        """The exchanges expected under `trial`: its transcript's when it
+        has one and lacking changes nothing sent, else the model's."""
+        return exchanges(self.path, self.scenario, trial.profile, self.opts.live, trial.lacks)
+
+    def first(self, trial: Trial) -> Divergence | None:
+        """The engine's first divergence from what is expected under `trial`
+        (None also when the scenario tests only a capability it lacks)."""
+        if only_tests(trial.lacks, self.scenario.notes) is not None:
+            return None
         self.recorded.start(self.scenario)
         self.replays += 1
-        made = (
-            exchanges(self.path, self.scenario, profile, self.opts.live)
-            if stored
-            else from_model(self.scenario, profile, strict=False)
-        )
-        result = run(made, self.recorded, self.ready)
+        result = run(self.expected(trial), self.recorded, self.ready, lacks=trial.lacks)
+        if result.unsupported is not None:
+            raise Skip(f"the engine does not support {result.unsupported}")
+        return result.divergence
+
+    def once(self, trial: Trial) -> Divergence | None:
+        """`first`, the engine's answers read as they come, not recorded."""
+        if only_tests(trial.lacks, self.scenario.notes) is not None:
+            raise Skip(f"it tests only what the engine lacks ({described(trial.held)})")
+        self.replays += 1
+        engine = self.recorded.engine
+        result = run(self.expected(trial), engine, self.ready, lacks=trial.lacks)
         if result.unsupported is not None:
             raise Skip(f"the engine does not support {result.unsupported}")
         return result.divergence
 
     def explain(
-        self, profile: Profile, made: tuple[Change, ...], found: Divergence
+        self, trial: Trial, made: tuple[Change, ...], found: Divergence
     ) -> tuple[tuple[Change, ...], Divergence | None] | None:
-        """The single change (or else pair) that moves `found` furthest, and
-        the divergence after it; None when none moves it."""
-        taken = {c.option for c in made}
-        singles = [(c,) for c in changes(profile) if c.option not in taken]
-        pairs = [a + b for a, b in combinations(singles, 2) if a[0].option != b[0].option]
-        for group in (singles, pairs):
+        """The change (of the first tier with one) that moves `found`
+        furthest, and the divergence after it; None when none moves it."""
+        for group in tiers(trial, {c.key for c in made}, found):
             best: tuple[tuple[Change, ...], Divergence | None] | None = None
             for extra in group:
-                trial = applied(profile, extra)
-                if trial is None:
+                tried = applied(trial, extra)
+                if tried is None:
                     continue
-                after = self.first(trial)
+                after = self.first(tried)
                 if later(after, found) and (best is None or later(after, best[1] or found)):
                     best = (extra, after)
                     if after is None:
@@ -159,23 +270,23 @@ class Follower:
                 return best
         return None
 
-    def follow(self) -> tuple[list[Step], tuple[Change, ...], Profile]:
-        """The scenario's divergences in turn, each with what explains it;
-        the changes needed, and the profile reached."""
-        profile, made = self.base, ()
-        found = self.first(profile, stored=True)
+    def follow(self) -> tuple[list[Step], tuple[Change, ...]]:
+        """The scenario's divergences in turn, each with what explains it,
+        and the changes needed."""
+        trial, made = self.base, ()
+        found = self.first(trial)
         steps: list[Step] = []
         while found is not None:
-            explained = self.explain(profile, made, found)
+            explained = self.explain(trial, made, found)
             if explained is None:
                 steps.append(Step(found.position, way_of(found), found.summary(), ()))
                 break
             extra, after = explained
             steps.append(Step(found.position, way_of(found), found.summary(), extra))
             made = tuple(sorted(made + extra))
-            profile = applied(self.base, made)  # type: ignore[assignment]
+            trial = applied(self.base, made)  # type: ignore[assignment]
             found = after
-        return steps, made, profile
+        return steps, made
 
 
 class Skip(Exception):
@@ -209,7 +320,7 @@ def guarded(path: Path, opts: Options, work: Any) -> Diagnosis:
 
 def _follow(path: Path, scenario: Scenario, recorded: Recorded, opts: Options) -> Diagnosis:
     follower = Follower(path, scenario, recorded, opts)
-    steps, needed, _ = follower.follow()
+    steps, needed = follower.follow()
     if not steps:
         status = "agrees"
     else:
@@ -217,11 +328,28 @@ def _follow(path: Path, scenario: Scenario, recorded: Recorded, opts: Options) -
     return Diagnosis(path, status, steps=steps, needed=needed, replays=follower.replays)
 
 
+def inert(scenario: Scenario, extra: tuple[Change, ...] | None) -> bool:
+    """Whether taking away the capabilities `extra` names cannot change a
+    replay of the scenario: only fields go uncompared, and no event it has
+    is withheld or sent otherwise (None: a change that is not of that kind)."""
+    if extra is None or any(c.option != LACKS for c in extra):
+        return False
+    lacks = lacking(ALL - {c.value for c in extra})
+    return not changes_sent(scenario, lacks) and only_tests(lacks, scenario.notes) is None
+
+
 def _verify(
-    path: Path, scenario: Scenario, recorded: Recorded, opts: Options, proposed: Profile
+    path: Path,
+    scenario: Scenario,
+    recorded: Recorded,
+    opts: Options,
+    proposed: Trial,
+    extra: tuple[Change, ...] | None,
 ) -> Diagnosis:
-    follower = Follower(path, scenario, recorded, opts)
-    found = follower.first(proposed)
+    if inert(scenario, extra):
+        return Diagnosis(path, "agrees")
+    follower = Follower(path, scenario, recorded, opts, fill=False)
+    found = follower.once(proposed)
     if found is None:
         return Diagnosis(path, "agrees", replays=1)
     step = Step(found.position, way_of(found), found.summary(), ())
@@ -229,7 +357,7 @@ def _verify(
 
 
 def _shrink_job(
-    job: tuple[Diagnosis, Options, Profile, float],
+    job: tuple[Diagnosis, Options, Trial, float],
 ) -> tuple[Diagnosis, Scenario | None]:
     """A likely bug shrunk; None when that fails (the bug is still named)."""
     found, opts, profile, seconds = job
@@ -239,30 +367,31 @@ def _shrink_job(
         return found, None
 
 
-def _job(job: tuple[str, Path, Options, Profile | None]) -> Diagnosis:
-    what, path, opts, proposed = job
-    if what == "follow":
+Job = tuple[Path, Options, Trial | None, tuple[Change, ...] | None]
+"""A scenario to follow (no trial) or to verify under a trial proposed,
+with the changes of it the scenario was not seen to need (see `inert`)."""
+
+
+def _job(job: Job) -> Diagnosis:
+    path, opts, proposed, extra = job
+    if proposed is None:
         return guarded(path, opts, lambda p, s, r: _follow(p, s, r, opts))
-    return guarded(path, opts, lambda p, s, r: _verify(p, s, r, opts, proposed))  # type: ignore[arg-type]
+    return guarded(path, opts, lambda p, s, r: _verify(p, s, r, opts, proposed, extra))
 
 
-def each(
-    what: str, paths: list[Path], opts: Options, jobs: int, proposed: Profile | None = None
-) -> Iterator[Diagnosis]:
-    """`follow` or `verify` each scenario, `jobs` at a time, largest first."""
-    work = [(what, path, opts, proposed) for path in paths]
-    yield from largest_first(_job, work, lambda job: job[1], jobs)
+def each(work: list[Job], jobs: int) -> Iterator[Diagnosis]:
+    """Follow or verify each scenario, `jobs` at a time, largest first."""
+    yield from largest_first(_job, work, lambda job: job[0], jobs)
 
 
-def propose(base: Profile, diagnoses: list[Diagnosis]) -> tuple[Profile, dict[Change, list[Path]]]:
-    """The profile the scenarios ask for: each option at the value most
-    scenarios needed; and, for each change proposed, the scenarios that
-    needed it."""
+def propose(base: Trial, diagnoses: list[Diagnosis]) -> tuple[Trial, dict[Change, list[Path]]]:
+    """The profile and capabilities the scenarios ask for: each option at
+    the value most scenarios needed, each capability lacked that any
+    needed; and, for each change proposed, the scenarios that needed it."""
     votes: Counter[Change] = Counter(c for d in diagnoses for c in d.needed)
-    chosen: dict[str, Change] = {}
+    chosen: dict[tuple[str, Any], Change] = {}
     for change, _ in votes.most_common():
-        if change.option not in chosen:
-            chosen[change.option] = change
+        chosen.setdefault(change.key, change)
     made = tuple(sorted(chosen.values()))
     profile = applied(base, made) or base
     needing = {c: sorted(d.path for d in diagnoses if c in d.needed) for c in made}
@@ -275,8 +404,8 @@ class Report:
     with the scenarios that needed each change, and the likely bugs."""
 
     engine: str
-    base: Profile
-    proposed: Profile
+    base: Trial
+    proposed: Trial
     needing: dict[Change, list[Path]]
     diagnoses: list[Diagnosis]
     bugs: list[tuple[Diagnosis, Scenario | None]]
@@ -286,25 +415,27 @@ class Report:
 
     @property
     def agreement(self) -> str:
-        return agreement(self.proposed)
+        return agreement(self.proposed.profile)
 
 
 def shrunk_bug(
-    path: Path, found: Diagnosis, opts: Options, profile: Profile, seconds: float
+    path: Path, found: Diagnosis, opts: Options, trial: Trial, seconds: float
 ) -> Scenario | None:
-    """The scenario shrunk while it diverges under `profile` the way it does."""
+    """The scenario shrunk while it diverges under `trial` the way it does."""
     scenario = read_checked(path)
     engine = make_engine(opts)
+    profile, lacks = trial.profile, trial.lacks
     try:
         ready = engine.start(scenario)
-        result = run(from_model(scenario, profile, strict=False), engine, ready)
+        made = from_model(scenario, profile, strict=False, lacks=lacks)
+        result = run(made, engine, ready, lacks=lacks)
         if result.divergence is None:
             return None
         way = way_of(result.divergence)
         start = cut(scenario, result.divergence)
         small, _ = until_fault(
             lambda still: simplify(start, still, seconds),
-            diverges_as(engine, profile, way, strict=False),
+            diverges_as(engine, profile, way, strict=False, lacks=lacks),
             start,
         )
     finally:
@@ -313,16 +444,29 @@ def shrunk_bug(
     return marked(replace(small, generator="bridge diagnose: a likely bug", notes=notes), profile)
 
 
-def declared(opts: Options) -> Profile:
-    """The profile the engine declares (or `--profile`), asked with an empty chat."""
+def declared(opts: Options) -> Trial:
+    """The profile and capabilities the engine declares (or `--profile`,
+    `--capabilities`), asked with an empty chat."""
     from model.constants import Constants
 
     engine = make_engine(opts)
     try:
         empty = Scenario({name: getattr(Constants(), name) for name in CONSTANTS}, [])
-        return profile_of(engine.start(empty).profile, opts.profile, engine.name)
+        ready = engine.start(empty)
+        return Trial(
+            profile_of(ready.profile, opts.profile, engine.name),
+            capabilities_of(ready.capabilities, opts.capabilities, engine.name),
+        )
     finally:
         engine.close()
+
+
+def extra(followed: Diagnosis, made: set[Change]) -> tuple[Change, ...] | None:
+    """The changes proposed beyond those a scenario that agreed under its
+    own needed; None when it did not agree so, or needed another."""
+    if followed.status == "unexplained" or not set(followed.needed) <= made:
+        return None
+    return tuple(sorted(made - set(followed.needed)))
 
 
 def diagnose(paths: list[Path], opts: Options, jobs: int, shrink_seconds: float) -> Report:
@@ -330,16 +474,16 @@ def diagnose(paths: list[Path], opts: Options, jobs: int, shrink_seconds: float)
     already seen to agree under exactly that profile, and shrink those
     that still fail (`shrink_seconds` each)."""
     began = time.monotonic()
-    followed = {d.path: d for d in each("follow", paths, opts, jobs)}
+    followed = {d.path: d for d in each([(p, opts, None, None) for p in paths], jobs)}
     base = declared(opts)
     proposed, needing = propose(base, list(followed.values()))
     made = set(needing)
-    again = [
-        d.path
+    again: list[Job] = [
+        (d.path, opts, proposed, extra(d, made))
         for d in followed.values()
         if d.status in ("agrees", "explained", "unexplained") and set(d.needed) != made
     ]
-    verified = {d.path: d for d in each("verify", again, opts, jobs, proposed)}
+    verified = {d.path: d for d in each(again, jobs)}
     final = [verified.get(d.path, d) for d in followed.values()]
     failing = sorted((d for d in final if d.status == "unexplained"), key=lambda d: d.path)
     work = [(d, opts, proposed, shrink_seconds) for d in failing]

@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING
 
 from bridge.checking.compare import Divergence, run
 from bridge.checking.shrink import Way, cut, simplify, way_of
+from bridge.formats.capabilities import Capability, lacking, withheld
 from bridge.formats.profile import agreement
 from bridge.runs.corpus import Options
-from bridge.wire.engine import Engine, EngineFault, profile_of
+from bridge.wire.engine import Engine, EngineFault, capabilities_of, profile_of
 from bridge.wire.stream import from_model
 from model.profile import Profile
 from scenarios.format import Scenario
@@ -83,6 +84,9 @@ class Fuzzer:
     shrink_seconds: float
     """Shrinking's time, from the first divergence: Hypothesis's quarter,
     then `simplify`'s."""
+    lacks: tuple[Capability, ...] = ()
+    """The capabilities the engine lacks (declared, or `--capabilities`):
+    their events are not generated nor sent, their fields not compared."""
     began: float = field(default_factory=time.monotonic)
     histories: int = 0
     events: int = 0
@@ -153,12 +157,13 @@ class Fuzzer:
             self.skipped += self.searching()
             return None
         result = run(
-            from_model(scenario, self.profile, strict=False),
+            from_model(scenario, self.profile, strict=False, lacks=self.lacks),
             self.engine,
             ready,
             None,
             keep_going,
             self.beat,
+            self.lacks,
         )
         if result.unsupported is not None:
             self.skipped += self.searching()
@@ -258,6 +263,8 @@ def search(
             event = two_rules(data, state) if aimed else draw_event(data, state)
             if profile.self_calls and isinstance(event, Start):
                 continue  # never sent under `calls: self` (bridge/wire/stream.py)
+            if withheld(fuzzer.lacks, event_dict(event)) is not None:
+                continue  # never sent to an engine without it (bridge/wire/stream.py)
             try:
                 state = machine.step(state, event)
             except Refused:
@@ -296,10 +303,11 @@ def smallest(fuzzer: Fuzzer, starts: list[Scenario], still: Callable[[Scenario],
 def started(
     subject: Engine, options: Options, seconds: float | None, shrink_seconds: float
 ) -> Fuzzer:
-    """A fuzzer of the engine, started once to learn its profile."""
+    """A fuzzer of the engine, started once to learn its profile and capabilities."""
     from model.constants import Constants
     from scenarios.strategies import constants_dict
 
     ready = subject.start(Scenario(constants_dict(Constants()), [], "bridge fuzz"))
     profile = profile_of(ready.profile, options.profile, subject.name)
-    return Fuzzer(subject, profile, options, seconds, shrink_seconds)
+    held = capabilities_of(ready.capabilities, options.capabilities, subject.name)
+    return Fuzzer(subject, profile, options, seconds, shrink_seconds, lacking(held))

@@ -89,7 +89,7 @@ class ImplEngine(InProcess):
 
     def start(self, scenario: Scenario) -> Ready:
         self.answers.clear()
-        self.session = Session({"constants": scenario.constants}, self.impl_profile, 2)
+        self.session = Session({"constants": scenario.constants}, self.impl_profile)
         return Ready(profile=self.profile, sessions=True, engine="optchat-spec impl")
 
     def answer(self, line: dict[str, Any]) -> dict[str, Any]:

@@ -10,14 +10,16 @@ import re
 import sys
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
 from bridge import cli
 from bridge.checking.compare import run
 from bridge.checking.shrink import diverges_as, simplify, way_of
+from bridge.formats.capabilities import ALL
 from bridge.formats.profile import SPEC
-from bridge.runs.diagnose import applied, changes
+from bridge.runs.diagnose import LACKS, Change, Trial, applied, changes, inert
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import from_model
@@ -31,6 +33,7 @@ from tests.bridge.helpers import NEVER, SMALL
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
 PARTIAL = json.loads((ENGINES / "partial.json").read_text(encoding="utf-8"))
+PARTIAL_HELD = ALL - {"timed_out_render", "zoom"}
 PARTIAL_ENGINE = f"{sys.executable} {ENGINES / 'partial.py'}"
 BUGGY = f"{sys.executable} {ENGINES / 'free_leaf_bug.py'}"
 CORPUS = ROOT / "scenarios" / "corpus"
@@ -44,13 +47,23 @@ def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_each_change_changes_one_option_and_every_enumerable_option_is_tried() -> None:
     tried = set()
-    for change in changes(SPEC):
-        changed = options(applied(SPEC, (change,)))  # type: ignore[arg-type]
+    base = Trial(SPEC)
+    for change in changes(base):
+        trial = applied(base, (change,))
+        assert trial is not None
+        if change.option == LACKS:
+            assert trial.profile == SPEC and base.held - trial.held == {change.value}
+            tried.add(change.value)
+            continue
+        changed = options(trial.profile)
         differ = [k for k, v in options(SPEC).items() if changed[k] != v]
-        assert differ == [change.option]
+        assert differ == [change.option] and trial.held == base.held
         tried.add(change.option)
     enumerable = {n for n, kind in TYPES.items() if kind is bool or isinstance(kind, tuple)}
-    assert tried == enumerable and "kind_words" not in tried
+    assert tried == enumerable | ALL and "kind_words" not in tried
+    # A capability that takes another with it is tried after that one.
+    order = [c.value for c in changes(base) if c.option == LACKS]
+    assert order.index("timed_out_render") < order.index("settle_timeout")
 
 
 class Counting(ModelEngine):
@@ -130,44 +143,67 @@ def test_a_way_that_differs_is_not_kept() -> None:
     assert not diverges_as(engine, SPEC, ("message", "queue"), strict=False)(scenario)
 
 
-def diagnose(tmp_path: Path, engine: str, *names: str) -> tuple[int, str]:
+def diagnose(tmp_path: Path, engine: str, *names: str, more: tuple[str, ...] = ()) -> int:
     paths = [str(CORPUS / f"{name}.jsonl") for name in names]
-    code = cli.main(
-        ["diagnose", *paths, "--engine", engine, "--jobs", "2"]
+    return cli.main(
+        ["diagnose", *paths, "--engine", engine, "--jobs", "2", *more]
         + ["--regressions", str(tmp_path), "--shrink-seconds", NEVER]
     )
-    return code, ""
 
 
 def proposed(out: str) -> dict[str, Any]:
-    found = re.search(r"^proposed profile .*\n(\{.*\})$", out, re.M)
+    found = re.search(r"^proposed profile and capabilities .*\n(\{.*\})$", out, re.M)
     assert found is not None, out
     return json.loads(found.group(1))
 
 
-PARTIAL_SCENARIOS = ("random_00", "random_08")
+SPEC_PROPOSAL = {"profile": {}, "capabilities": sorted(ALL)}
+"""What diagnose proposes for an engine with no deliberate difference."""
+PARTIAL_PROPOSAL = {"profile": PARTIAL, "capabilities": sorted(PARTIAL_HELD)}
+"""The partial engine's real profile and capabilities."""
+
+PARTIAL_SCENARIOS = ("chooser_0", "zoom_1")
 """Small scenarios whose divergences from SPEC under the partial engine need
-each of its three differences (the whole corpus takes minutes: `python -m
+each of its four differences (the whole corpus takes minutes: `python -m
 bench.diagnose` runs it)."""
 
 
 def test_diagnose_proposes_exactly_the_partial_engines_profile(
     tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _ = diagnose(tmp_path, PARTIAL_ENGINE, *PARTIAL_SCENARIOS)
+    # A name with characters JSON and XML must escape: the engine ignores the argument.
+    engine = PARTIAL_ENGINE + " '<x a=\"&amp;\">\u00e9'"
+    reports = ("--json", str(tmp_path / "d.json"), "--junit-xml", str(tmp_path / "d.xml"))
+    code = diagnose(tmp_path, engine, *PARTIAL_SCENARIOS, more=reports)
     out = capsys.readouterr().out
     assert code == 0, out
-    assert proposed(out) == PARTIAL
+    assert proposed(out) == PARTIAL_PROPOSAL
     assert "no likely bug" in out
-    for option in PARTIAL:
-        assert re.search(rf"^  {option}: .*: needed by \d+: ", out, re.M), out
+    for option in [*PARTIAL, 'lacks: "timed_out_render', 'lacks: "zoom']:
+        assert re.search(rf"^  {option}.*: needed by \d+: ", out, re.M), out
     assert "a bug that\nonly looks like one" in out
+    data = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    assert data["engine"] == engine and data["proposed"] == PARTIAL_PROPOSAL
+    assert data["likely_bugs"] == [] and data["counts"] == {"explained": 2}
+    deviations = {(d["option"], json.dumps(d["value"])): d["scenarios"] for d in data["deviations"]}
+    assert deviations[("lacks", '"zoom"')] == ["zoom_1.jsonl"]
+    assert "chooser_0.jsonl" in deviations[("empty_reply", '"fails"')]
+    assert set(deviations) == {(k, json.dumps(v)) for k, v in PARTIAL.items()} | {
+        ("lacks", '"timed_out_render"'),
+        ("lacks", '"zoom"'),
+    }
+    suite = ElementTree.parse(tmp_path / "d.xml").getroot()
+    assert suite.get("name") == f"optchat-spec diagnose ({engine})"
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "0", "0")
+    said = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert json.loads(said["proposed"]) == PARTIAL_PROPOSAL
+    assert said['deviation lacks: "zoom"'] == "zoom_1"
 
 
 def test_the_partial_engine_declaring_its_profile_agrees(
     engine_path: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    paths = [str(CORPUS / f"{name}.jsonl") for name in PARTIAL_SCENARIOS]
+    paths = [str(CORPUS / f"{name}.jsonl") for name in ("chooser_0", "random_00")]
     code = cli.main(["corpus", *paths, "--engine", PARTIAL_ENGINE + " --declare", "--jobs", "2"])
     assert code == 0, capsys.readouterr().out
 
@@ -178,10 +214,14 @@ BUG_SCENARIOS = ("random_07", "random_13", "chooser_2")
 def test_diagnose_names_the_planted_bug_as_a_likely_bug_shrunk_to_five_events(
     tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _ = diagnose(tmp_path, BUGGY, *BUG_SCENARIOS)
+    report = tmp_path / "d.xml"
+    code = diagnose(tmp_path, BUGGY, *BUG_SCENARIOS, more=("--junit-xml", str(report)))
     out = capsys.readouterr().out
     assert code == 1, out
-    assert proposed(out) == {}
+    assert proposed(out) == SPEC_PROPOSAL
+    failed = [c for c in ElementTree.parse(report).getroot() if c.find("failure") is not None]
+    assert sorted(c.get("name") for c in failed) == sorted(BUG_SCENARIOS)
+    assert all("shrunk: " in (c.find("failure").text or "") for c in failed)  # type: ignore[union-attr]
     shrunk = re.findall(r"^    shrunk to (\d+) events: (.*)$", out, re.M)
     assert len(shrunk) == len(BUG_SCENARIOS), out
     for count, path in shrunk:
@@ -233,6 +273,7 @@ def test_fuzz_under_the_declared_profile_finds_the_planted_bug(
     )
     out = capsys.readouterr().out
     assert code == 1, out
+    assert "not implemented: timed_out_render, zoom)" in out.splitlines()[0], out
     found = re.search(r"^shrunk to \d+ of \d+ events .*: (.*\.jsonl)$", out, re.M)
     assert found is not None, out
     # The planted bug, not a declared difference: without the bug the engine agrees there.
@@ -253,10 +294,11 @@ def test_fuzz_under_the_declared_profile_finds_nothing_in_an_engine_without_the_
 def test_diagnose_of_an_engine_that_agrees_proposes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _ = diagnose(tmp_path, "impl", "random_00", "refused_kind_0")
+    code = diagnose(tmp_path, "impl", "random_00", "refused_kind_0")
     out = capsys.readouterr().out
     assert code == 0, out
-    assert proposed(out) == {} and "no change of the profile is needed" in out
+    assert proposed(out) == SPEC_PROPOSAL
+    assert "no change of the profile or capabilities is needed" in out
     assert not tmp_path.joinpath("scenarios").exists()
 
 
@@ -268,9 +310,15 @@ def test_diagnose_bad_input_is_one_line_and_exit_2(
     scenario = str(CORPUS / "random_00.jsonl")
     assert cli.main(["diagnose", scenario, "--engine", "impl", "--regressions", str(taken)]) == 2
     assert cli.main(["diagnose", str(tmp_path / "missing.jsonl"), "--engine", "impl"]) == 2
+    # The reports' places are tried before the run: no engine is started.
+    never = ["diagnose", scenario, "--engine", str(tmp_path / "no-such-engine")]
+    assert cli.main([*never, "--json", str(taken / "d.json")]) == 2
+    assert cli.main([*never, "--junit-xml", str(tmp_path)]) == 2
     said = capsys.readouterr()
-    assert said.out == "" and len(said.err.strip().splitlines()) == 2
+    assert said.out == "" and len(said.err.strip().splitlines()) == 4, said.err
     assert "--regressions" in said.err and "missing.jsonl" in said.err
+    assert "--json" in said.err and "--junit-xml" in said.err and "no-such-engine" not in said.err
+    assert not list(tmp_path.glob("**/*.tmp"))
 
 
 def test_diagnose_tells_the_differences_from_the_bug_in_one_engine(
@@ -278,12 +326,34 @@ def test_diagnose_tells_the_differences_from_the_bug_in_one_engine(
 ) -> None:
     """The partial engine with the planted bug, declaring nothing: the
     proposal is its profile, and what is left is the bug, shrunk."""
-    code, _ = diagnose(tmp_path, PARTIAL_ENGINE + " --bug", "random_08", "random_13")
+    code = diagnose(tmp_path, PARTIAL_ENGINE + " --bug", *PARTIAL_SCENARIOS, "random_13")
     out = capsys.readouterr().out
     assert code == 1, out
-    assert proposed(out) == PARTIAL
+    assert proposed(out) == PARTIAL_PROPOSAL
+    bugs = re.findall(r"^  (\w+)\.jsonl: .*\n    shrunk to \d+ events", out, re.M)
+    assert "random_13" in bugs and "zoom_1" not in bugs, out
     shrunk = re.findall(r"^    shrunk to (\d+) events: (.*)$", out, re.M)
-    assert len(shrunk) == 2, out
+    assert len(shrunk) == len(bugs), out
     for count, path in shrunk:
         assert int(count) <= 5
         assert cli.main(["compare", path, "--engine", PARTIAL_ENGINE + " --declare"]) == 0
+
+
+def test_a_scenario_is_checked_again_unless_what_the_proposal_adds_changes_nothing_sent() -> None:
+    messages = [{"event": "message", "kind": "user", "text": "x"}] * 2
+    waits = [{"event": "wait"}, {"event": "timeout"}]
+    plain = Scenario(constants_dict(SMALL), messages + waits)
+    zoomed = Scenario(constants_dict(SMALL), [*messages, {"event": "zoom", "id": 0, "n": 1}])
+
+    def lacks(*names: str) -> tuple[Change, ...]:
+        return tuple(Change(LACKS, name) for name in names)
+
+    # Fields not compared, and events the scenario does not have, change nothing.
+    assert inert(plain, lacks("timed_out_render", "zoom", "compaction_view", "queue_waiting"))
+    assert inert(zoomed, lacks("settle_timeout", "replies"))
+    # Events withheld, a profile option, or a scenario that did not agree: checked again.
+    assert not inert(plain, lacks("settle_timeout"))
+    assert not inert(zoomed, lacks("zoom"))
+    assert not inert(plain, (Change("retry", "tick"),))
+    assert not inert(plain, lacks("zoom") + (Change("retry", "tick"),))
+    assert not inert(plain, None)

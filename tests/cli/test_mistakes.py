@@ -77,7 +77,7 @@ MISTAKES: list[tuple[str, list[str], bytes, str]] = [
     ),
     ("laws --only an unknown law", ["laws", "--only", "no_such_law"], b"", "no law is named"),
     ("laws --only and no name", ["laws", "--only"], b"", "expected at least one argument"),
-    ("impl.protocol a bad argument", ["impl.protocol", "--protocol", "3"], b"", "invalid choice"),
+    ("impl.protocol a bad argument", ["impl.protocol", "--protocol", "1"], b"", "unrecognized"),
     ("bench.scale no count", ["bench.scale"], b"", "arguments are required: COUNT"),
     ("bench.storage a count of 0", ["bench.storage", "0"], b"", "need a whole number"),
     ("bench.drive a word", ["bench.drive", "many", "10"], b"", "need a whole number"),

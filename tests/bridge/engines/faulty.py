@@ -21,8 +21,8 @@ header = json.loads(sys.stdin.readline())
 if how == "header":
     print(json.dumps({"hello": "world"}), flush=True)
     time.sleep(600)
-session = Session(header, Profile(), 2)
-print(json.dumps(ready(Profile(), 2)), flush=True)
+session = Session(header, Profile())
+print(json.dumps(ready(Profile())), flush=True)
 for raw in sys.stdin:
     request = json.loads(raw)
     if how == "noisy":

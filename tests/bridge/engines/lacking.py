@@ -22,8 +22,8 @@ session = None
 for raw in sys.stdin:
     request = json.loads(raw)
     if "format" in request:
-        session = Session(request, Profile(), 2)
-        answer = ready(Profile(), 2)
+        session = Session(request, Profile())
+        answer = ready(Profile())
         if declare:
             answer["capabilities"] = DECLARED
     elif request.get("event") == "zoom" and declare:

@@ -1,12 +1,17 @@
 """An engine with deliberate differences from SPEC, for `diagnose` to find
-(issue 21): `python -m impl.protocol` run with the profile of partial.json,
-which it declares in its ready answer only when given `--declare`;
-undeclared, every difference shows as a divergence that is no bug. With
-`--bug` it also has the planted bug of free_leaf_bug.py."""
+(issue 21): `python -m impl.protocol` with the policies of partial.json
+(another line chooser: an empty reply fails the call; a failed node retried
+only after RETRY), and without a timed-out render or zoom (it answers as
+tests/bridge/engines/lacking.py does: no `render_timed_out_crc`, no
+`render_timed_out`, no `zoom`). Given `--declare` it declares that profile
+and its capabilities (all but `timed_out_render` and `zoom`) in its ready
+answer; undeclared, every difference shows as a divergence that is no bug.
+With `--bug` it also has the planted bug of free_leaf_bug.py."""
 
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 if "--bug" in sys.argv:
@@ -17,19 +22,34 @@ from impl.profile import Profile  # noqa: E402
 
 PARTIAL = json.loads((Path(__file__).parent / "partial.json").read_text(encoding="utf-8"))
 """The engine's real profile (SPEC 10)."""
+CAPABILITIES = ["settle_timeout", "compaction_view", "queue_waiting", "replies"]
+"""What it implements (bridge/PROTOCOL.md, Capabilities): not `timed_out_render`, not `zoom`."""
+LACKED = ("render_timed_out_crc", "render_timed_out", "zoom")
+"""The answer fields of what it lacks, never in its answers."""
 
 
 def main(argv: list[str]) -> None:
     declare = "--declare" in argv
 
-    def ready(_profile: Profile, _version: int) -> dict:
+    def ready(_profile: Profile) -> dict:
         answer = {"ready": True, "protocol": 2, "engine": "partial example", "sessions": True}
-        return {**answer, "profile": PARTIAL} if declare else answer
+        return {**answer, "profile": PARTIAL, "capabilities": CAPABILITIES} if declare else answer
+
+    answer = protocol.Session.answer
+
+    def without(self: protocol.Session, request: dict[str, Any]) -> dict[str, Any]:
+        if declare and request.get("event") == "zoom":
+            sys.exit("partial engine: sent a zoom although it declares no zoom")
+        out = answer(self, request)
+        for name in LACKED:
+            out.pop(name, None)
+        return out
 
     if "--bug" in argv:
         free_leaf_bug.plant()  # type: ignore[possibly-undefined]
     protocol.ready = ready
-    protocol.serve(sys.stdin.buffer, sys.stdout.buffer, Profile.from_json(PARTIAL), 2)
+    protocol.Session.answer = without  # type: ignore[method-assign]
+    protocol.serve(sys.stdin.buffer, sys.stdout.buffer, Profile.from_json(PARTIAL))
 
 
 if __name__ == "__main__":

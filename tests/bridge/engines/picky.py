@@ -16,8 +16,8 @@ for raw in sys.stdin:
         if node != 512:
             answer = {"ready": False, "unsupported": {"node": f"NODE is 512 here, not {node}"}}
         else:
-            session = Session(request, Profile(), 2)
-            answer = {**ready(Profile(), 2), "sessions": False}
+            session = Session(request, Profile())
+            answer = {**ready(Profile()), "sessions": False}
     elif request.get("event") == "zoom":
         answer = {"unsupported": "zoom"}
     else:

@@ -18,8 +18,8 @@ header = json.loads(sys.stdin.readline())
 if how == "skip":
     print(json.dumps({"ready": False, "unsupported": {"all": "wrong.py skip takes nothing"}}))
     sys.exit(0)
-session = Session(header, Profile(), 2)
-print(json.dumps({**ready(Profile(), 2), "sessions": False}), flush=True)
+session = Session(header, Profile())
+print(json.dumps({**ready(Profile()), "sessions": False}), flush=True)
 for raw in sys.stdin:
     answer = session.answer(json.loads(raw))
     if how == "size" and "size" in answer:

@@ -56,8 +56,8 @@ if how == "protocol1":
     for _ in sys.stdin:
         say({"view": 7, "size": 0, "shrinking": False, "merges": 7, "cview": [], "queue": []})
     sys.exit(0)
-session = Session(header, profile, 2)
-say({**ready(profile, 2), "sessions": False})
+session = Session(header, profile)
+say({**ready(profile), "sessions": False})
 moved = False
 for raw in sys.stdin:
     request = json.loads(raw)
