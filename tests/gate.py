@@ -53,8 +53,9 @@ STAGES = [
     ),
     Stage(
         "unit",
-        (PY, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider"),
-        "unit tests (pytest, two workers)",
+        (PY, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider")
+        + ("--durations", "15"),
+        "unit tests (pytest, two workers; the 15 slowest named in its log)",
         needs=ENGINE,
     ),
     Stage("laws", (PY, "-m", "laws"), "every law of SPEC 8, CI profile"),
@@ -127,12 +128,15 @@ def start(stage: Stage) -> Running:
 
 
 def last_line(log: Path, width: int = 70) -> str:
-    """The last non-empty line a stage printed so far, cut to `width`."""
+    """The last non-empty line a stage printed so far, cut to `width`: its
+    last whole line when it has one (pytest's dots end a line with how far
+    it is, the line being written says only how many tests ran)."""
     with log.open("rb") as file:
         file.seek(max(0, log.stat().st_size - 4096))
         tail = file.read().decode("utf-8", "replace").replace("\r", "\n")
-    lines = [line.strip() for line in tail.split("\n") if line.strip()]
-    said = lines[-1] if lines else "(nothing yet)"
+    *whole, being_written = tail.split("\n")
+    lines = [line.strip() for line in whole if line.strip()]
+    said = lines[-1] if lines else being_written.strip() or "(nothing yet)"
     return said if len(said) <= width else said[: width - 3] + "..."
 
 

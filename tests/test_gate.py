@@ -87,3 +87,17 @@ def test_a_stage_whose_need_failed_is_not_run_and_the_gate_fails(
     assert "use not run: build failed" in out
     assert any(line.startswith("use ") and "NOT RUN" in line for line in out.splitlines())
     assert any(line.startswith("other ") and "passed" in line for line in out.splitlines())
+
+
+def test_a_stage_is_said_by_its_last_whole_line(tmp_path: Path) -> None:
+    log = tmp_path / "unit.log"
+    log.write_text("....... [ 45%]\n....... [ 50%]\n\n...")
+    assert gate.last_line(log) == "....... [ 50%]"
+    log.write_text("step 1\rstep 2\r")
+    assert gate.last_line(log) == "step 2"
+    log.write_text("...")
+    assert gate.last_line(log) == "..."
+    log.write_text("")
+    assert gate.last_line(log) == "(nothing yet)"
+    log.write_text("x" * 100 + "\n")
+    assert gate.last_line(log, 10) == "xxxxxxx..."
