@@ -128,8 +128,8 @@ def start(stage: Stage) -> Running:
 
 
 def last_line(log: Path, width: int = 70) -> str:
-    """The last non-empty line a stage printed so far, cut to `width`: its
-    last whole line when it has one (pytest's dots end a line with how far
+    """The last non-empty line a stage printed so far, cut in the middle to
+    `width`: its last whole line when it has one (pytest's dots end a line with how far
     it is, the line being written says only how many tests ran)."""
     with log.open("rb") as file:
         file.seek(max(0, log.stat().st_size - 4096))
@@ -137,7 +137,10 @@ def last_line(log: Path, width: int = 70) -> str:
     *whole, being_written = tail.split("\n")
     lines = [line.strip() for line in whole if line.strip()]
     said = lines[-1] if lines else being_written.strip() or "(nothing yet)"
-    return said if len(said) <= width else said[: width - 3] + "..."
+    if len(said) <= width:
+        return said
+    end = width // 3  # how far it is, at the end of pytest's line and the corpus's
+    return said[: width - end - 3] + "..." + said[-end:]
 
 
 def reap(running: list[Running]) -> Running | None:

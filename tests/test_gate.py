@@ -99,5 +99,5 @@ def test_a_stage_is_said_by_its_last_whole_line(tmp_path: Path) -> None:
     assert gate.last_line(log) == "..."
     log.write_text("")
     assert gate.last_line(log) == "(nothing yet)"
-    log.write_text("x" * 100 + "\n")
-    assert gate.last_line(log, 10) == "xxxxxxx..."
+    log.write_text("." * 72 + " [  4%]\n" + "." * 5)
+    assert gate.last_line(log) == "." * 44 + "..." + "." * 16 + " [  4%]"
