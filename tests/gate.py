@@ -7,18 +7,23 @@ the last thing each printed; at the end a table gives each stage's result,
 wall time and CPU time, and the log of each failed stage is shown. The exit
 code keeps the project's contract: 0 when every stage passes, 2 when a
 stage reports bad input, an engine fault or a harness error (its own exit
-code 2, or a crash), else 1.
+code 2, or a crash), else 1. Each stage is a process group of its own: on
+SIGTERM or Ctrl-C the gate ends every running stage with whatever it
+started, and exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "build" / "gate"
@@ -123,8 +128,33 @@ def start(stage: Stage) -> Running:
             stdout=out,
             stderr=subprocess.STDOUT,
             env={**os.environ, **dict(stage.env)},
+            start_new_session=True,
         )
     return Running(stage, process, log, time.monotonic())
+
+
+GRACE = 10.0
+"""Seconds an interrupted stage has to end its own processes before they
+are killed."""
+
+
+def end(running: list[Running]) -> None:
+    """End every running stage and whatever it started (each stage is a
+    process group of its own): SIGTERM, then SIGKILL after GRACE seconds."""
+    for stage in running:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(stage.process.pid, signal.SIGTERM)
+    until = time.monotonic() + GRACE
+    for stage in running:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            stage.process.wait(max(0.0, until - time.monotonic()))
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(stage.process.pid, signal.SIGKILL)
+        stage.process.wait()
+
+
+def terminated(signum: int, _: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def last_line(log: Path, width: int = 70) -> str:
@@ -169,26 +199,19 @@ def verdict(code: int | None) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.gate", description=__doc__)
-    parser.add_argument(
-        "--jobs", type=int, default=os.cpu_count() or 1, help="stages at once (default: cores)"
-    )
-    parser.add_argument("--only", nargs="*", metavar="STAGE", help="these stages only")
-    args = parser.parse_args(argv)
-    names = [s.name for s in STAGES]
-    unknown = sorted(set(args.only or []) - set(names))
-    if unknown:
-        parser.error(f"no stage {', '.join(unknown)}; the stages are {', '.join(names)}")
-    waiting = [s for s in STAGES if args.only is None or s.name in args.only]
-    chosen = {s.name for s in waiting}
-    began = time.monotonic()
-    running: list[Running] = []
-    ended: list[Running] = []
-    not_run: list[Stage] = []
+def run(
+    waiting: list[Stage],
+    chosen: set[str],
+    jobs: int,
+    began: float,
+    running: list[Running],
+    ended: list[Running],
+    not_run: list[Stage],
+) -> None:
+    """Start the waiting stages, each once what it needs has passed, at most
+    `jobs` at once, until every one has ended (moved to `ended`) or cannot
+    run (`not_run`); every 10 s, what each running stage last said."""
     said = began
-    for stage in waiting:
-        print(f"gate: {stage.name:<16} {stage.what}", flush=True)
     while waiting or running:
         passed = {r.stage.name for r in ended if r.code == 0}
         gone_wrong = {r.stage.name for r in ended if r.code != 0}
@@ -203,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
         for stage in list(waiting):
-            if len(running) >= max(1, args.jobs):
+            if len(running) >= max(1, jobs):
                 break
             if all(n in passed or n not in chosen for n in stage.needs):
                 waiting.remove(stage)
@@ -225,6 +248,37 @@ def main(argv: list[str] | None = None) -> int:
                     f"[{said - began:5.0f} s]   {stage.stage.name}: {last_line(stage.log)}",
                     flush=True,
                 )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.gate", description=__doc__)
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="stages at once (default: cores)"
+    )
+    parser.add_argument("--only", nargs="*", metavar="STAGE", help="these stages only")
+    args = parser.parse_args(argv)
+    names = [s.name for s in STAGES]
+    unknown = sorted(set(args.only or []) - set(names))
+    if unknown:
+        parser.error(f"no stage {', '.join(unknown)}; the stages are {', '.join(names)}")
+    waiting = [s for s in STAGES if args.only is None or s.name in args.only]
+    chosen = {s.name for s in waiting}
+    began = time.monotonic()
+    running: list[Running] = []
+    ended: list[Running] = []
+    not_run: list[Stage] = []
+    for stage in waiting:
+        print(f"gate: {stage.name:<16} {stage.what}", flush=True)
+    before = signal.signal(signal.SIGTERM, terminated)
+    try:
+        run(waiting, chosen, args.jobs, began, running, ended, not_run)
+    except KeyboardInterrupt:
+        names = ", ".join(r.stage.name for r in running) or "none"
+        print(f"\ngate: interrupted; ending the stages still running ({names})", flush=True)
+        end(running)
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, before)
     wall = time.monotonic() - began
     failed = [r for r in ended if r.code != 0]
     for stage in failed:
