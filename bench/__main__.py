@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -235,36 +234,60 @@ def diagnose_cost(quick: bool) -> Row:
     corpus, diagnose = found["corpus"]["wall"], found["diagnose"]["wall"]
     ratio = diagnose / corpus
     return Row(
-        "11. diagnose vs one corpus run, the partial engine (three differences)",
-        f"{ratio:.1f}x ({diagnose:.0f} s vs {corpus:.0f} s)",
+        "11. diagnose vs one corpus run, the partial engine (four differences)",
+        f"{ratio:.1f}x ({diagnose:.0f} s vs {corpus:.0f} s; "
+        f"{found['ratio_declared_wall']:.1f}x the run declaring its profile)",
         "<= 3x",
         ratio <= 3,
         "python -m bench.diagnose",
     )
 
 
-FUZZ = ["-m", "bridge", "fuzz", "--engine", "impl", "--seed", "1", "--histories", "300"]
-"""Row 12's run: the same 300 histories every time, against the engine (C build)."""
-
-
 def fuzz_rate() -> Row:
-    """Row 12: `fuzz` against the engine, events per second (Hypothesis
-    drawing the histories, the model replaying them, the engine answering:
-    BENCHMARKS.md, row 11, says where the time goes)."""
-    with tempfile.TemporaryDirectory(prefix="optchat-fuzz-") as regressions:
-        done = subprocess.run(
-            [sys.executable, *FUZZ, "--regressions", regressions],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-    found = re.search(r"^throughput: .* (\d+) events/s", done.stdout, re.M)
-    rate = int(found.group(1)) if found and done.returncode == 0 else None
+    """Row 12: `fuzz` against the engine, events per second now and before
+    issue 24's rework (a scratch copy of that commit), in turn in this run."""
+    found = run_json("-m", "bench.fuzz", "--rate")
+    before, after, ratio = found["before"], found["after"], found["ratio"]
+    shown = f"{after:.0f} events/s" if after is not None else "failed"
+    if ratio is not None:
+        shown += f", {ratio:.1f}x the {before:.0f} events/s of {found['commit']}"
     return Row(
-        "12. fuzz against the engine (C build), 300 histories from seed 1",
-        f"{rate} events/s" if rate is not None else f"exit {done.returncode}",
-        "(reported)",
-        rate is not None,
-        " ".join(("python", *FUZZ)),
+        "12. fuzz against the engine (plain Python), 300 histories from seed 1, now vs before",
+        shown,
+        ">= 3x",
+        ratio is not None and ratio >= 3,
+        "python -m bench.fuzz --rate",
+    )
+
+
+def failing_engine(quick: bool) -> Row:
+    """Row 13: a failing engine against a passing one over the corpus."""
+    found = run_json("-m", "bench.failing", *(["--quick"] if quick else []))
+    passing, failing, reported = found["passing"], found["failing"], found["failing_report"]
+    ratio = failing["wall"] / passing["wall"]
+    return Row(
+        "13. failing engine vs passing engine over the corpus (and with --report)",
+        f"{ratio:.2f}x ({failing['wall']:.0f} s, {failing['fails']} FAIL, vs "
+        f"{passing['wall']:.0f} s; --report {reported['wall']:.0f} s)",
+        "<= 1x",
+        ratio <= 1 and failing["fails"] > 0 and passing["exit"] == 0,
+        "python -m bench.failing",
+    )
+
+
+def shrunk_sizes() -> Row:
+    """Row 14: the engine breaks of `make mutants` and issue 24's two
+    example breaks, each found by `fuzz` and shrunk (budget in replays)."""
+    found = run_json("-m", "bench.fuzz", "--throughput-seconds", "0")
+    sizes = found["sizes"]
+    shown = ", ".join("?" if size is None else str(size) for size in sizes.values())
+    largest = found["largest"]
+    return Row(
+        f"14. fuzz: {len(sizes)} engine breaks found and shrunk to (events)",
+        f"{shown}; largest {largest}",
+        "<= 10",
+        largest is not None and largest <= 10,
+        "python -m bench.fuzz --throughput-seconds 0",
     )
 
 
@@ -309,6 +332,8 @@ def main() -> int:
         lambda: [growth()],
         lambda: [diagnose_cost(quick)],
         lambda: [fuzz_rate()],
+        lambda: [failing_engine(quick)],
+        lambda: [shrunk_sizes()],
     ]
     if not quick:
         steps.append(lambda: [laws_deep()])

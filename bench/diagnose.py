@@ -1,9 +1,16 @@
 """`python -m bench.diagnose [--quick]`: what `diagnose` costs beside one
 corpus run of the same engine (issue 21: at most 3x for an engine with
 three differences). The engine is the partial example
-(tests/bridge/engines/partial.py, three undeclared differences); both runs
-take the same scenarios and `--jobs 2`. Prints one JSON object: each run's
-wall seconds, and the CPU seconds of the run and all its processes."""
+(tests/bridge/engines/partial.py: four undeclared differences, two
+capabilities it lacks and two policies); every run takes the same
+scenarios and `--jobs 2`: `corpus` of the engine as it is (declaring
+nothing, each scenario stops at its first divergence), `corpus` of the
+engine declaring its real profile and capabilities (every answer compared,
+with the model: no transcript is kept for that profile), and `diagnose`.
+Prints one JSON object: each run's wall seconds and the CPU seconds of the
+run and all its processes, diagnose's ratio to each corpus run, and what
+diagnose proposed (the engine's real profile and capabilities, when right)
+with its count of likely bugs (0)."""
 
 from __future__ import annotations
 
@@ -43,10 +50,21 @@ def timed(args: list[str]) -> dict[str, float]:
 def main(argv: list[str]) -> None:
     only = [a for glob in QUICK for a in ("--only", glob)] if "--quick" in argv else []
     engine = ["--engine", f"{sys.executable} {PARTIAL}", "--jobs", "2", *only]
+    declared = ["--engine", f"{sys.executable} {PARTIAL} --declare", *engine[2:]]
     with tempfile.TemporaryDirectory(prefix="optchat-diagnose-") as where:
         corpus = timed(["corpus", *engine])
-        diagnose = timed(["diagnose", *engine, "--regressions", where])
-    print(json.dumps({"corpus": corpus, "diagnose": diagnose}))
+        corpus_declared = timed(["corpus", *declared])
+        report = Path(where) / "diagnose.json"
+        diagnose = timed(["diagnose", *engine, "--regressions", where, "--json", str(report)])
+        said = json.loads(report.read_text(encoding="utf-8"))
+    ratios = {
+        f"{name}_{kind}": round(diagnose[kind] / run[kind], 2)
+        for name, run in (("ratio", corpus), ("ratio_declared", corpus_declared))
+        for kind in ("wall", "cpu")
+    }
+    found = {"corpus": corpus, "corpus_declared": corpus_declared, "diagnose": diagnose}
+    outcome = {"proposed": said["proposed"], "likely_bugs": len(said["likely_bugs"])}
+    print(json.dumps({**found, **ratios, **outcome}))
 
 
 if __name__ == "__main__":

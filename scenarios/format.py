@@ -6,8 +6,12 @@ engine: the model's bit lists and the engine's integers are both made from
 these values by the bridge.
 
 Version 2 (`optchat-scenario/2`) adds ends given by their replies, zoom
-events and expected refusals; a file is written as version 1 when it uses
-none of them, so engines that read only version 1 still read it.
+events and expected refusals. Version 3 (`optchat-scenario/3`) adds events
+relative to the state: a `start` of the k-th candidate, an `end` or `fail`
+of the k-th running call, which the bridge resolves against the model under
+the engine's profile and sends as the absolute events they stand for. A
+file is written in the lowest version that holds its events, so engines that
+read only version 1 or 2 still read those files.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from typing import Any
 
 FORMAT_1 = "optchat-scenario/1"
 FORMAT_2 = "optchat-scenario/2"
-FORMATS = (FORMAT_1, FORMAT_2)
+FORMAT_3 = "optchat-scenario/3"
+FORMATS = (FORMAT_1, FORMAT_2, FORMAT_3)
 
 CONSTANTS = {
     "node": int,
@@ -47,18 +52,28 @@ MAX_SIZE = 1 << 24
 tool cap lets through, small enough to be made in memory."""
 
 # Each event's fields beside "event", with their types; "message" takes
-# either "text" or "size", and "end" exactly one of "line", "size", "replies".
+# either "text" or "size", and "end" exactly one of "line", "size", "replies";
+# "start", "end" and "fail" name their node, or (version 3) the call relative
+# to the state (RELATIVE).
 EVENTS: dict[str, dict[str, Any]] = {
     "message": {"kind": str, "text": str, "size": int},
-    "start": {"node": list},
-    "end": {"node": list, "line": str, "size": int, "replies": list},
-    "fail": {"node": list},
+    "start": {"node": list, "candidate": int},
+    "end": {"node": list, "running": int, "line": str, "size": int, "replies": list},
+    "fail": {"node": list, "running": int},
     "wait": {},
-    "settle": {},
+    "settle": {"unsettled": str},
     "timeout": {},
     "retry": {},
     "zoom": {"id": int, "n": int},
 }
+
+RELATIVE = {"start": "candidate", "end": "running", "fail": "running", "settle": "unsettled"}
+"""Version 3: the field that makes an event relative to the state: instead
+of its `node`, `candidate` k starts the candidate at k modulo the number of
+candidates, in queue order (SPEC 4); `running` k ends or fails the running
+call at k modulo the number running, oldest first (with none, the event
+waits for an event that makes one). A settle with `"unsettled": "timeout"`
+is a timeout when the view is not settled (scenarios/README.md)."""
 
 FILLER = "chat é€ 😀 line\r\nnext\rmore\nend. "
 """The text a sized message repeats (SPEC 1 sizes are bytes): newlines of all
@@ -177,24 +192,32 @@ def _check_replies(replies: list[Any], path: str, line: int) -> None:
             _check_size(reply["size"], path, line)
 
 
-def check_event(event: Any, path: str, line: int, version: str = FORMAT_2) -> None:
+def _only_in(key: str, name: str, version: str) -> bool:
+    """Whether a field of an event is one a file of `version` cannot have."""
+    if key == "replies":
+        return version == FORMAT_1
+    return key == RELATIVE.get(name) and version != FORMAT_3
+
+
+def check_event(event: Any, path: str, line: int, version: str = FORMAT_3) -> None:
     """Refuse an event with an unknown name or field, or a bad type; in a
-    version 1 file, also what only version 2 has."""
+    version 1 file, also what only version 2 has, and in a version 1 or 2
+    file what only version 3 has."""
     if not isinstance(event, dict) or not isinstance(event.get("event"), str):
         raise _fail(path, line, 'an event is an object with a string "event" field')
     name = event["event"]
     if name not in EVENTS or (version == FORMAT_1 and name == "zoom"):
-        known = [e for e in EVENTS if version == FORMAT_2 or e != "zoom"]
+        known = [e for e in EVENTS if version != FORMAT_1 or e != "zoom"]
         raise _fail(path, line, f"unknown event {name!r}; events are {', '.join(known)}")
     fields = EVENTS[name]
     for key, value in event.items():
         if key == "event":
             continue
-        if key == "refused" and version == FORMAT_2:
+        if key == "refused" and version != FORMAT_1:
             if not isinstance(value, str) or not value:
                 raise _fail(path, line, "refused names the rule the event breaks")
             continue
-        if key not in fields or (key == "replies" and version == FORMAT_1):
+        if key not in fields or _only_in(key, name, version):
             raise _fail(path, line, f"unknown field {key!r} in {article(name)} {name} event")
         if not _is_type(value, fields[key]):
             raise _fail(path, line, f"field {key!r} of {article(name)} {name} event has a bad type")
@@ -202,15 +225,25 @@ def check_event(event: Any, path: str, line: int, version: str = FORMAT_2) -> No
         raise _fail(path, line, f"unknown kind {event.get('kind')!r}")
     texts = {"message": ("text", "size"), "end": ("line", "size", "replies")}.get(name)
     if texts is not None and sum(key in event for key in texts) != 1:
-        said = " or ".join(f'"{key}"' for key in texts if version == FORMAT_2 or key != "replies")
+        said = " or ".join(f'"{key}"' for key in texts if version != FORMAT_1 or key != "replies")
         raise _fail(path, line, f"{article(name)} {name} event has exactly one of {said}")
     if "size" in event:
         _check_size(event["size"], path, line)
     if "replies" in event:
         _check_replies(event["replies"], path, line)
+    relative = RELATIVE.get(name)
     for key in fields:
-        if key not in event and (texts is None or key not in texts):
-            raise _fail(path, line, f"{article(name)} {name} event needs {key!r}")
+        if key in event or (texts is not None and key in texts) or key == relative:
+            continue
+        if key == "node" and relative in event:
+            continue
+        raise _fail(path, line, f"{article(name)} {name} event needs {key!r}")
+    if relative in event and "node" in event:
+        raise _fail(path, line, f"{article(name)} {name} event has one of 'node' or {relative!r}")
+    if name == "settle" and event.get(relative, "timeout") != "timeout":
+        raise _fail(path, line, f'a settle\'s unsettled is "timeout", not {event[relative]!r}')
+    if name != "settle" and relative in event and not _is_natural(event[relative]):
+        raise _fail(path, line, f"{article(name)} {name} event's {relative} is a natural number")
     if "node" in event:
         _check_node(event["node"], path, line)
     for key in ("id", "n"):
@@ -347,10 +380,23 @@ def uses_version_2(events: Iterable[dict[str, Any]]) -> bool:
     )
 
 
+def is_relative(event: dict[str, Any]) -> bool:
+    """Whether an event names its call relative to the state (version 3)."""
+    field = RELATIVE.get(event["event"])
+    return field is not None and field in event
+
+
+def version(events: list[dict[str, Any]]) -> str:
+    """The lowest format version that holds the events."""
+    if any(map(is_relative, events)):
+        return FORMAT_3
+    return FORMAT_2 if uses_version_2(events) else FORMAT_1
+
+
 def header(scenario: Scenario) -> dict[str, Any]:
     """The scenario's header line as an object, in the lowest version that holds its events."""
     out: dict[str, Any] = {
-        "format": FORMAT_2 if uses_version_2(scenario.events) else FORMAT_1,
+        "format": version(scenario.events),
         "generator": scenario.generator,
         "seed": scenario.seed,
         "constants": scenario.constants,

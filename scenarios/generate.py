@@ -185,7 +185,16 @@ class Run:
             self.after_message(self)
 
     def start(self, node: Node) -> None:
-        self._step(Start(node), {"event": "start", "node": node_list(node)})
+        """Start a candidate, named by its place among the candidates (the
+        compactor does the next thing, whatever node that is under the
+        engine's profile: scenarios/README.md, "Relative events")."""
+        candidate = machine.candidates(self.state).index(node)
+        self._step(Start(node), {"event": "start", "candidate": candidate})
+
+    def _call(self, node: Node) -> dict[str, Any]:
+        """A running call as an outcome names it: by its place among the
+        running calls, oldest first."""
+        return {"running": self.state.queue.running.index(node)}
 
     def end(self, node: Node) -> None:
         """End a call with its line (SPEC 5: every built line is 1 to NODE
@@ -196,15 +205,13 @@ class Run:
             texts = tuple(sized_text(size, at + k) for k, size in enumerate(sizes))
             record = {
                 "event": "end",
-                "node": node_list(node),
+                **self._call(node),
                 "replies": [{"size": n} for n in sizes],
             }
             self._step(End(node, replies=texts), record)
             return
         size = self._line_size()
-        self._step(
-            End(node, self._text(size)), {"event": "end", "node": node_list(node), "size": size}
-        )
+        self._step(End(node, self._text(size)), {"event": "end", **self._call(node), "size": size})
 
     def _reply_sizes(self) -> list[int]:
         """The replies one call got (SPEC 5): up to TRIES + 2 of them, mostly
@@ -256,14 +263,16 @@ class Run:
 
     def fail(self, node: Node) -> None:
         """A failed call; the FAILURES-th builds the node from its cut source (SPEC 4)."""
-        self._step(Fail(node), {"event": "fail", "node": node_list(node)})
+        self._step(Fail(node), {"event": "fail", **self._call(node)})
         self.tally.failure_caps += machine.text(self.state, node) is not None
 
     def wait(self) -> None:
         self._step(Wait(), {"event": "wait"})
 
     def settle(self) -> None:
-        self._step(Settle(), {"event": "settle"})
+        """The waiting turn goes on once the view is settled; where the
+        engine's profile leaves it unsettled, the turn times out instead."""
+        self._step(Settle(), {"event": "settle", "unsettled": "timeout"})
 
     def timeout(self) -> None:
         self._step(Timeout(), {"event": "timeout"})

@@ -30,7 +30,10 @@ from scenarios import format as scenario_format
 
 T = TypeVar("T")
 
-SMALL_TEXT = st.text(alphabet=st.sampled_from(list("ab é€😀\r\n\u2028 ")), max_size=12)
+LETTERS = "ab é€😀\r\n\u2028 "
+"""The characters of tiny texts: ASCII, multibyte, every newline kind and U+2028."""
+
+SMALL_TEXT = st.text(alphabet=st.sampled_from(list(LETTERS)), max_size=12)
 
 
 @st.composite

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from bridge.checking.compare import Divergence, add_states, run
 from bridge.checking.coverage import Coverage
+from bridge.checking.delivery import add_delivery
 from bridge.checking.verdict import Skipped, lacks_for
 from bridge.formats.profile import SPEC, agreement
 from bridge.wire import factory
@@ -57,6 +58,7 @@ def against(
         return profile, Comparison(names, f"{subject.name} does not support {result.unsupported}")
     found = result.divergence
     if found is None:
+        add_delivery(scenario, profile, result)
         verdict = (
             f"{subject.name} agrees at all {result.answers} answers; {agreement(profile)}; "
             + coverage.summary()

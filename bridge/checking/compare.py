@@ -162,6 +162,8 @@ class Result:
     answers: int = 0
     sent: set[int] = field(default_factory=set)
     withheld: set[int] = field(default_factory=set)
+    refused: set[int] = field(default_factory=set)
+    """The positions of the events sent that the model refuses."""
     unsupported: str | None = None
     coverage: Coverage = field(default_factory=Coverage)
     lacks: tuple[Capability, ...] = ()
@@ -247,6 +249,8 @@ def run(
             sent.append(exchange.line)
             if exchange.position is not None:
                 result.sent.add(exchange.position)
+                if exchange.refused:
+                    result.refused.add(exchange.position)
             pending.append(exchange)
             if len(pending) >= engine.window and not check(pending.popleft()):
                 return finish(True)

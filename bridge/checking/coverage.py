@@ -1,8 +1,10 @@
 """What a replay compared, and what it did not and why: the events whose
 answer was compared over the scenario's events, and for each capability the
 engine lacks (bridge/formats/capabilities.py) the events not sent, the
-events sent in another form and the answer fields not compared. Every
-report gives it; a corpus run sums it."""
+events sent in another form and the answer fields not compared; and, for a
+replay that went to the end, the events delivered under the engine's
+profile (bridge/checking/delivery.py). Every report gives it; a corpus run
+sums it, and so does `merge-reports` over a campaign's shards."""
 
 from __future__ import annotations
 
@@ -11,6 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bridge.formats.capabilities import BY_NAME
+
+
+def percent(part: int, whole: int) -> str:
+    """A fraction as a report writes it: one decimal, never 100.0 unless whole."""
+    if whole == 0 or part == whole:
+        return "100 %"
+    return f"{min(99.9, 100 * part / whole):.1f} %"
 
 
 def plural(count: int, word: str) -> str:
@@ -40,9 +49,20 @@ class Coverage:
     """Whether the replay stopped before its end (at a divergence)."""
     skipped: int = 0
     """Events of scenarios SKIPPED (summed in a run)."""
+    owed: int = 0
+    """Events the profile asks to deliver, in the replays that went to the
+    end: the scenario's, but starts under `calls: self` and events not sent
+    for a lacking capability."""
+    delivered: int = 0
+    """Of those, the events sent and answered as the scenario means."""
+    ended: int = 0
+    """Replays that went to the end (whose delivery is counted)."""
 
     def fraction(self) -> float:
         return self.compared / self.events if self.events else 1.0
+
+    def delivered_fraction(self) -> float:
+        return self.delivered / self.owed if self.owed else 1.0
 
     def rest(self) -> int:
         """Events not compared for another reason than a lacking capability."""
@@ -58,6 +78,9 @@ class Coverage:
         self.fields += other.fields
         self.stopped = self.stopped or other.stopped
         self.skipped += other.skipped
+        self.owed += other.owed
+        self.delivered += other.delivered
+        self.ended += other.ended
         return self
 
     def said(self, name: str) -> str:
@@ -78,6 +101,18 @@ class Coverage:
             return ""
         return "not implemented: " + "; ".join(self.said(name) for name in self.lacking)
 
+    def delivery(self) -> str:
+        """What was delivered under the profile, or why it was not counted."""
+        if not self.ended:
+            return "delivered under the profile: not counted (no replay went to the end)"
+        out = (
+            f"delivered {self.delivered:,} of {self.owed:,} events under the profile "
+            f"({percent(self.delivered, self.owed)})"
+        )
+        if self.ended > 1 or self.stopped:
+            out += f" in the {plural(self.ended, 'scenario')} replayed to the end"
+        return out
+
     def summary(self) -> str:
         """One line: the fraction compared, and what was not compared and why."""
         share = f"{100 * self.fraction():.1f} %"
@@ -90,6 +125,8 @@ class Coverage:
             out.append(f"{rest:,} not reached ({why})")
         if self.lacking:
             out.append(self.not_implemented())
+        if self.events > self.skipped:
+            out.append(self.delivery())
         return "; ".join(out)
 
     def to_json(self) -> dict[str, Any]:
@@ -100,6 +137,12 @@ class Coverage:
             "not_reached": self.rest(),
             "stopped": self.stopped,
             "skipped": self.skipped,
+            "delivery": {
+                "events": self.owed,
+                "delivered": self.delivered,
+                "fraction": round(self.delivered_fraction(), 6),
+                "scenarios": self.ended,
+            },
             "not_implemented": [
                 {
                     "capability": name,
@@ -113,3 +156,27 @@ class Coverage:
                 for name in self.lacking
             ],
         }
+
+    @classmethod
+    def from_json(cls, given: dict[str, Any]) -> Coverage:
+        """A coverage as `to_json` wrote it (a report read again to be summed)."""
+        by = given["not_implemented"]
+        lacking = tuple(item["capability"] for item in by)
+        unknown = [name for name in lacking if name not in BY_NAME]
+        if unknown:
+            raise KeyError(f"no capability {unknown[0]!r}")
+        delivery = given["delivery"]
+        return cls(
+            events=given["events"],
+            compared=given["compared"],
+            lacking=lacking,
+            not_sent=Counter({i["capability"]: i["events_not_sent"] for i in by}),
+            given=Counter({i["capability"]: i["events_given"] for i in by}),
+            answers=Counter({i["capability"]: i["answers"] for i in by}),
+            fields=Counter({i["capability"]: i["fields_not_compared"] for i in by}),
+            stopped=given["stopped"],
+            skipped=given["skipped"],
+            owed=delivery["events"],
+            delivered=delivery["delivered"],
+            ended=delivery["scenarios"],
+        )

@@ -6,17 +6,18 @@ drift to the cheapest one an engine has, away from the one it was given."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bridge.checking.compare import Divergence, run
 from bridge.formats.capabilities import Capability
 from bridge.wire.engine import Engine, EngineFault
-from bridge.wire.stream import from_model
+from bridge.wire.stream import DETAIL_REQUEST, from_model
 from model.profile import Profile
-from scenarios.format import Scenario, ScenarioError
+from scenarios.format import Scenario, ScenarioError, is_relative
 
 Way = tuple[str, str]
 """How a scenario diverges: the kind of the event where (`detail` for the
@@ -115,18 +116,42 @@ def stopped_line(fault: EngineFault) -> str:
     return f"the shrink stopped at an ENGINE FAULT ({said}); kept: the last diverging scenario"
 
 
-def shrink(
-    scenario: Scenario, still: Callable[[Scenario], bool], seconds: float = 120.0
-) -> Scenario:
-    """The fewest events found within `seconds` for which `still` holds: chunks
+TRIES = 4000
+"""How many replays shrinking makes at most, unless told otherwise."""
+
+
+@dataclass
+class Budget:
+    """What shrinking may still spend: replays, counted so that a busy machine
+    shrinks as far as a quiet one, and a wall-clock deadline (none unless given)."""
+
+    tries: int = TRIES
+    deadline: float = math.inf
+
+    def over(self) -> bool:
+        return self.tries <= 0 or time.monotonic() >= self.deadline
+
+    def counting(self, still: Callable[[Scenario], bool]) -> Callable[[Scenario], bool]:
+        """`still`, each call spending a try; false once the budget is spent."""
+
+        def counted(scenario: Scenario) -> bool:
+            if self.over():
+                return False
+            self.tries -= 1
+            return still(scenario)
+
+        return counted
+
+
+def shrink(scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget) -> Scenario:
+    """The fewest events found within `budget` for which `still` holds: chunks
     of events removed (halves, quarters, ... single events) while it does."""
-    deadline = time.monotonic() + seconds
     events = scenario.events
     chunk = max(1, len(events) // 2)
-    while chunk >= 1 and time.monotonic() < deadline:
+    while chunk >= 1 and not budget.over():
         start = 0
         removed = False
-        while start < len(events) and time.monotonic() < deadline:
+        while start < len(events) and not budget.over():
             candidate = replace(
                 scenario, events=events[:start] + events[start + chunk :], lines=None
             )
@@ -140,8 +165,38 @@ def shrink(
     return replace(scenario, events=events, lines=None)
 
 
+PAIRS_UP_TO = 40
+"""Removing every two events together is tried on scenarios this short."""
+
+
+def drop_pairs(scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget) -> Scenario:
+    """The scenario without two events at a time, any two, while `still`
+    holds: an event that removing alone leaves refused, or that another
+    event needs, goes with the one it belongs to."""
+    if len(scenario.events) > PAIRS_UP_TO:
+        return scenario
+    first = len(scenario.events) - 2
+    while first >= 0 and not budget.over():
+        events = scenario.events
+        for second in reversed(range(first + 1, len(events))):
+            kept = [e for k, e in enumerate(events) if k not in (first, second)]
+            trial = replace(scenario, events=kept, lines=None)
+            if kept and still(trial):
+                scenario = trial
+                break
+        first = min(first, len(scenario.events) - 1) - 1
+    return scenario
+
+
 def cut(scenario: Scenario, found: Divergence) -> Scenario:
-    """The scenario up to the last event sent before the divergence."""
+    """The scenario up to the last event sent before the divergence. One
+    with events relative to the state (scenario format 3) is cut as it was
+    sent: its lines in their order, each relative event the absolute one it
+    stood for, so that shrinking works on nodes, and removing an event does
+    not move a later one to another call."""
+    if any(map(is_relative, scenario.events)):
+        events = [{k: v for k, v in line.items() if k != "at"} for line in found.lines]
+        return replace(scenario, events=[e for e in events if e != DETAIL_REQUEST], lines=None)
     sent = [line["at"] for line in found.lines if "at" in line]
     last = max(sent) + 1 if sent else len(scenario.events)
     return replace(scenario, events=scenario.events[:last], lines=None)
@@ -174,83 +229,174 @@ SHRUNK_CONSTANTS = (
 
 
 def smaller_constants(
-    scenario: Scenario, still: Callable[[Scenario], bool], deadline: float
+    scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget
 ) -> Scenario:
-    """The scenario with each constant as small as found while `still` holds
-    (smaller budgets need fewer events to reach the same batch)."""
+    """The scenario with each constant as small as found while `still` holds,
+    lowered until no step down holds (smaller budgets need fewer events to
+    reach the same batch)."""
     from model.constants import Constants
 
     constants = dict(scenario.constants)
     for name in SHRUNK_CONSTANTS:
-        value = int(constants[name])
-        lowest = {"ceiling": constants["floor"], "cceiling": constants["cfloor"]}.get(
-            name, LOWEST.get(name, 1)
-        )
-        steps = {value - ((value - int(lowest)) >> k) for k in range(value.bit_length() + 1)}
-        for candidate in sorted(steps):
-            if not lowest <= candidate < value or time.monotonic() >= deadline:
-                continue
-            trial = {**constants, name: candidate}
-            try:
-                Constants(**trial)  # type: ignore[arg-type]
-            except ValueError:
-                continue
-            if still(replace(scenario, constants=trial, lines=None)):
-                constants = trial
-                break
+        lowered = True
+        while lowered and not budget.over():
+            lowered = False
+            value = int(constants[name])
+            lowest = {"ceiling": constants["floor"], "cceiling": constants["cfloor"]}.get(
+                name, LOWEST.get(name, 1)
+            )
+            steps = {value - ((value - int(lowest)) >> k) for k in range(value.bit_length() + 1)}
+            for candidate in sorted(steps):
+                if not lowest <= candidate < value or budget.over():
+                    continue
+                trial = {**constants, name: candidate}
+                try:
+                    Constants(**trial)  # type: ignore[arg-type]
+                except ValueError:
+                    continue
+                if still(replace(scenario, constants=trial, lines=None)):
+                    constants, lowered = trial, True
+                    break
     return replace(scenario, constants=constants, lines=None)
 
 
-def without_oldest(scenario: Scenario, level: int) -> Scenario | None:
-    """The scenario without its first 2^level messages, the nodes of later
-    events renumbered to match (those at `level` or below; one inside the
-    removed messages goes with them). None when it has fewer messages."""
-    block = 1 << level
-    gone = {k for k, e in enumerate(scenario.events) if e["event"] == "message"}
-    gone = set(sorted(gone)[:block])
-    if len(gone) < block:
+def messages_of(scenario: Scenario) -> list[int]:
+    """The positions of the scenario's messages: the k-th is leaf k."""
+    return [k for k, e in enumerate(scenario.events) if e["event"] == "message"]
+
+
+def without_block(scenario: Scenario, level: int, block: int) -> Scenario | None:
+    """The scenario without its messages `block * 2^level` to `(block + 1) *
+    2^level - 1` and every event of a node over them; later nodes of
+    `level` or below renumbered to match, later ones above it (which no
+    longer start where a node of their level can) dropped, zooms likewise.
+    None when it has fewer messages."""
+    size = 1 << level
+    first = block * size
+    leaves = messages_of(scenario)
+    if len(leaves) < first + size:
         return None
+    gone = set(leaves[first : first + size])
     events = []
     for k, event in enumerate(scenario.events):
         if k in gone:
             continue
-        if "node" in event and event["node"][0] <= level:
+        if "node" in event:
             node_level, index = event["node"]
-            index -= 1 << (level - node_level)
-            if index < 0:
+            start = index << node_level
+            if start + (1 << node_level) > first:
+                if start < first + size or node_level > level:
+                    continue
+                event = {**event, "node": [node_level, index - (size >> node_level)]}
+        elif event["event"] == "zoom" and event["id"] + event["n"] > first:
+            if event["id"] < first + size or event["n"] > size:
                 continue
-            event = {**event, "node": [node_level, index]}
+            event = {**event, "id": event["id"] - size}
         events.append(event)
     return replace(scenario, events=events, lines=None)
 
 
-def drop_oldest(scenario: Scenario, still: Callable[[Scenario], bool], deadline: float) -> Scenario:
-    """The scenario without as many of its oldest messages as found while
-    `still` holds: what diverges is often about the newest ones only, which
-    removing single events cannot renumber."""
-    messages = sum(e["event"] == "message" for e in scenario.events)
-    level = max(messages.bit_length() - 1, 0)
-    while level >= 0 and time.monotonic() < deadline:
-        trial = without_oldest(scenario, level)
-        if trial is not None and trial.events and still(trial):
-            scenario = trial
-        else:
-            level -= 1
+def drop_blocks(scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget) -> Scenario:
+    """The scenario without as many blocks of messages as found while `still`
+    holds, the largest blocks first, the newest of each size first: what
+    diverges is often about a few messages only, which removing single
+    events cannot renumber."""
+    level = max(len(messages_of(scenario)).bit_length() - 1, 0)
+    while level >= 0 and not budget.over():
+        block = (len(messages_of(scenario)) >> level) - 1
+        while block >= 0 and not budget.over():
+            trial = without_block(scenario, level, block)
+            if trial is not None and trial.events and still(trial):
+                scenario = trial
+            block -= 1
+        level -= 1
     return scenario
 
 
-def drop_calls(scenario: Scenario, still: Callable[[Scenario], bool], deadline: float) -> Scenario:
+def without_calls(scenario: Scenario, node: tuple[int, int]) -> list[dict[str, Any]]:
+    """The scenario's events but the calls of `node`."""
+    return [e for e in scenario.events if tuple(e.get("node", ())) != node]
+
+
+def drop_calls(scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget) -> Scenario:
     """The scenario without the calls of as many nodes as found while `still`
     holds: a node's start, end and fail go together (removing one of them
     alone leaves the others refused), and no other event is renumbered."""
     named = list(dict.fromkeys(tuple(e["node"]) for e in scenario.events if "node" in e))
     for node in reversed(named):
-        if time.monotonic() >= deadline:
+        if budget.over():
             break
-        events = [e for e in scenario.events if tuple(e.get("node", ())) != node]
+        events = without_calls(scenario, node)  # type: ignore[arg-type]
         trial = replace(scenario, events=events, lines=None)
         if events and still(trial):
             scenario = trial
+    return scenario
+
+
+def free_parents(scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget) -> Scenario:
+    """The scenario with as many parents built by a call made free as found
+    while `still` holds: the call removed and the texts of the messages
+    under the parent emptied, so that its source fits NODE and it is built
+    with its halves (SPEC 2)."""
+    named = dict.fromkeys(tuple(e["node"]) for e in scenario.events if "node" in e)
+    for level, index in reversed([n for n in named if n[0] > 0]):
+        if budget.over():
+            break
+        under = messages_of(scenario)[index << level : (index + 1) << level]
+        events = scenario.events
+        emptied = [
+            {"event": "message", "kind": e["kind"], "text": ""} if k in under else e
+            for k, e in enumerate(events)
+        ]
+        trial = replace(scenario, events=emptied, lines=None)
+        trial = replace(trial, events=without_calls(trial, (level, index)))
+        if still(trial):
+            scenario = trial
+    return scenario
+
+
+SWEEP = 256
+"""How many values of CEILING `only_messages` tries at most."""
+
+
+def only_messages(
+    scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget
+) -> Scenario:
+    """The scenario as its messages alone, their texts emptied, with the
+    lowest CEILING from FLOOR up (to where no batch would start) found
+    while `still` holds, under its NODE and then under a NODE that every
+    parent of those messages fits: how a view merges seldom needs a call
+    once its parents are built free (SPEC 2), but with smaller texts a batch
+    starts at another CEILING (SPEC 3.3), which no single smaller constant
+    reaches."""
+    from model.constants import Constants
+
+    events = [
+        {"event": "message", "kind": e["kind"], "text": ""}
+        for e in scenario.events
+        if e["event"] == "message"
+    ]
+    if not events or events == scenario.events:
+        return scenario
+    given = int(scenario.constants["node"])
+    # A parent's source holds each message's kind and a few bytes more.
+    whole = sum(len(e["kind"].encode("utf-8")) + 4 for e in events)
+    for node in dict.fromkeys((given, max(given, whole))):
+        floor = int(scenario.constants["floor"])
+        # Lines that fit NODE make a view of at most NODE bytes a line: a
+        # higher CEILING would never start a batch.
+        ceiling = max(int(scenario.constants["ceiling"]), node * len(events))
+        for value in range(floor, ceiling + 1, max(1, (ceiling - floor) // SWEEP)):
+            if budget.over():
+                return scenario
+            constants = {**scenario.constants, "node": node, "ceiling": value}
+            try:
+                Constants(**constants)  # type: ignore[arg-type]
+            except ValueError:
+                continue
+            trial = replace(scenario, constants=constants, events=events, lines=None)
+            if still(trial):
+                return trial
     return scenario
 
 
@@ -261,15 +407,15 @@ def line_bytes(event: dict[str, Any]) -> int | None:
     return event.get("size")
 
 
-def free_leaves(scenario: Scenario, still: Callable[[Scenario], bool], deadline: float) -> Scenario:
+def free_leaves(scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget) -> Scenario:
     """The scenario with as many leaves built by a call made free as found
     while `still` holds: the message's text made a sized text whose line is
     as long as the call's line was, the leaf's calls removed (SPEC 2: a line
     that fits NODE is built at once). Two events fewer, the view's sizes
     the same."""
-    messages = [k for k, e in enumerate(scenario.events) if e["event"] == "message"]
+    messages = messages_of(scenario)
     for leaf in reversed(range(len(messages))):
-        if time.monotonic() >= deadline:
+        if budget.over():
             break
         events = scenario.events
         ends = [e for e in events if e["event"] == "end" and e.get("node") == [0, leaf]]
@@ -289,19 +435,16 @@ def free_leaves(scenario: Scenario, still: Callable[[Scenario], bool], deadline:
     return scenario
 
 
-def fewer_events(
-    scenario: Scenario, still: Callable[[Scenario], bool], deadline: float
-) -> Scenario:
+def fewer_events(scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget) -> Scenario:
     """Events removed (`shrink`), the calls of a node removed together, leaves
-    made free and the oldest messages dropped, in turn while `still` holds,
-    until none of them removes an event."""
+    and parents made free and blocks of messages dropped, in turn while
+    `still` holds, until none of them removes an event."""
+    passes = (shrink, drop_calls, free_leaves, free_parents, drop_blocks)
     while True:
         before = len(scenario.events)
-        scenario = shrink(scenario, still, deadline - time.monotonic())
-        scenario = drop_calls(scenario, still, deadline)
-        scenario = free_leaves(scenario, still, deadline)
-        scenario = drop_oldest(scenario, still, deadline)
-        if len(scenario.events) == before or time.monotonic() >= deadline:
+        for step in passes:
+            scenario = step(scenario, still, budget)
+        if len(scenario.events) == before or budget.over():
             return scenario
 
 
@@ -318,14 +461,14 @@ def halved(event: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def smaller_sizes(
-    scenario: Scenario, still: Callable[[Scenario], bool], deadline: float
+    scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget
 ) -> Scenario:
     """The scenario with each text (a message's, a line's) as short as
     found while `still` holds, halving: what a batch does depends on sizes
     against the constants, and smaller constants need smaller texts."""
     events = list(scenario.events)
     for k in reversed(range(len(events))):
-        while time.monotonic() < deadline:
+        while not budget.over():
             smaller = halved(events[k])
             if smaller is None:
                 break
@@ -336,16 +479,30 @@ def smaller_sizes(
     return replace(scenario, events=events, lines=None)
 
 
-def simplify(scenario: Scenario, still: Callable[[Scenario], bool], seconds: float) -> Scenario:
-    """Fewer events while `still` holds; then, in turn, smaller constants and
-    texts and fewer events again, until none of them changes the scenario or
-    `seconds` are spent."""
-    deadline = time.monotonic() + seconds
-    scenario = fewer_events(scenario, still, deadline)
-    while time.monotonic() < deadline:
-        trial = smaller_constants(scenario, still, deadline)
-        trial = smaller_sizes(trial, still, deadline)
+def simplify(
+    scenario: Scenario,
+    still: Callable[[Scenario], bool],
+    seconds: float = math.inf,
+    tries: int = TRIES,
+) -> Scenario:
+    """Fewer events while `still` holds, then the messages alone (CEILING
+    found again) and fewer events; then, in turn, smaller constants and
+    texts and fewer events again, until none of them changes the scenario,
+    `tries` replays are spent or (when given) `seconds`. Where they stop, the
+    dearer passes: the messages alone again, then any two events removed
+    together."""
+    budget = Budget(tries, time.monotonic() + seconds)
+    still = budget.counting(still)
+    scenario = fewer_events(scenario, still, budget)
+    scenario = fewer_events(only_messages(scenario, still, budget), still, budget)
+    while not budget.over():
+        trial = smaller_constants(scenario, still, budget)
+        trial = smaller_sizes(trial, still, budget)
+        for dearer in (only_messages, drop_pairs):
+            if trial != scenario:
+                break
+            trial = dearer(trial, still, budget)
         if trial == scenario:
             break
-        scenario = fewer_events(trial, still, deadline)
+        scenario = fewer_events(trial, still, budget)
     return scenario

@@ -36,7 +36,8 @@ class Verdict:
     """The profile it was checked under, as a summary says it (`profile: SPEC`)."""
     notes: list[str] = field(default_factory=list)
     coverage: Coverage | None = None
-    """What was compared; None when the scenario could not be read."""
+    """What was compared (and delivered under the profile); None when the
+    scenario could not be read."""
     engine: str = ""
     """The name the engine gave itself in its answer to the header ("engine")."""
     profile: dict[str, Any] | None = None
@@ -83,17 +84,6 @@ def outcome(verdict: Verdict, known: Mapping[str, str]) -> str:
     if expected is not None and verdict.status == "ok":
         return "UNEXPECTED PASS"
     return verdict.status
-
-
-def undelivered(scenario: Scenario, sent: set[int]) -> list[str]:
-    """Outcome events never sent: their calls never started (`calls: self`)."""
-    held = [
-        p for p, e in enumerate(scenario.events) if e["event"] in ("end", "fail") and p not in sent
-    ]
-    if not held:
-        return []
-    shown = ", ".join(str(p) for p in held[:10]) + (" ..." if len(held) > 10 else "")
-    return [f"{len(held)} outcome events never sent, their calls never started: events {shown}"]
 
 
 def divergence_json(found: Divergence) -> dict[str, Any]:

@@ -9,7 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from bridge.checking.compare import add_states
+from bridge.checking.delivery import add_delivery
 from bridge.checking.shrink import (
+    cut,
     diverges_as,
     marked,
     said,
@@ -74,26 +76,28 @@ def run(args: argparse.Namespace) -> int:
         return 0
     finally:
         subject.close()
+    notes = add_delivery(scenario, profile, result)
     found = result.divergence
     if found is None:
         print(
             f"{path}: {subject.name} agrees at all {result.answers} answers; {agreement(profile)}"
         )
         print(f"  {result.coverage.summary()}")
+        for note in notes:
+            print(f"note: {note}")
         return 0
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
     print(found.report(str(path), ("expected", subject.name)), flush=True)
     print(f"  {result.coverage.summary()}", flush=True)
-    last = len(scenario.events) if found.position is None else found.position + 1
-    cut = replace(scenario, events=scenario.events[:last], lines=None)
+    start = cut(scenario, found)
     way = way_of(found)
     print(f"shrinking ({args.shrink_seconds:g} s at most), keeping {said(way)} ...", flush=True)
     kept = make_engine(options)
     try:
         small, stopped = until_fault(
-            lambda still: simplify(cut, still, args.shrink_seconds),
+            lambda still: simplify(start, still, args.shrink_seconds),
             diverges_as(kept, profile, way, strict=False, lacks=result.lacks),
-            cut,
+            start,
         )
     finally:
         kept.close()

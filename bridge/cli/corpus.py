@@ -125,7 +125,11 @@ def run(args: argparse.Namespace) -> int:
         for note in verdict.notes:
             print(f"    note: {note}", flush=True)
         counted = verdict.coverage
-        if counted is not None and seen != "SKIPPED" and counted.compared < counted.events:
+        if (
+            counted is not None
+            and seen != "SKIPPED"
+            and (counted.compared < counted.events or counted.delivered < counted.owed)
+        ):
             print(f"    {counted.summary()}", flush=True)
     seconds = time.monotonic() - began
     ran = {name for v in verdicts for name in (v.path.name, v.path.stem)}

@@ -4,6 +4,7 @@ divergence shrunk, written with its page, and said as `compare` says it."""
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import shlex
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bridge.checking.compare import add_states
-from bridge.checking.shrink import marked, said, stopped_line, until_fault, way_of
+from bridge.checking.shrink import TRIES, marked, said, stopped_line, until_fault, way_of
 from bridge.cli.options import (
     Commands,
     capabilities_option,
@@ -71,7 +72,14 @@ def add_parser(commands: Commands) -> None:
         help="where a divergence found is written (default: %(default)s)",
     )
     command.add_argument(
-        "--shrink-seconds", type=positive, default=60.0, help="shrinking's budget (default 60)"
+        "--shrink-tries",
+        type=positive_int,
+        default=TRIES,
+        help=f"shrinking's budget in replays (default {TRIES}; counted, so a busy machine "
+        "shrinks as far)",
+    )
+    command.add_argument(
+        "--shrink-seconds", type=positive, help="shrinking's time at most (default: no limit)"
     )
     command.add_argument(
         "--database",
@@ -147,7 +155,8 @@ def fuzz(
     shard: Shard,
     examples: ExampleDatabase | None,
 ) -> int:
-    fuzzer = started(subject, options, seconds, args.shrink_seconds)
+    shrink_seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
+    fuzzer = started(subject, options, seconds, args.shrink_tries, shrink_seconds)
     profile = fuzzer.profile
     engine = shlex.quote(args.engine)
     again = f"{command()} fuzz --engine {engine} --seed {seed}"
@@ -162,7 +171,9 @@ def fuzz(
         again += f" --profile {shlex.quote(str(args.profile))}"
     if args.capabilities is not None:
         again += f" --capabilities {shlex.quote(args.capabilities)}"
-    if args.shrink_seconds != 60.0:
+    if args.shrink_tries != TRIES:
+        again += f" --shrink-tries {args.shrink_tries}"
+    if args.shrink_seconds is not None:
         again += f" --shrink-seconds {args.shrink_seconds:g}"
     if args.regressions != REGRESSIONS:
         again += f" --regressions {shlex.quote(str(args.regressions))}"
@@ -209,8 +220,11 @@ def fuzz(
         f"({first.generated} events): {first.divergence.summary()}",
         flush=True,
     )
+    budget = f"{args.shrink_tries} tries"
+    if args.shrink_seconds is not None:
+        budget += f" or {args.shrink_seconds:g} s"
     print(
-        f"shrinking ({args.shrink_seconds:g} s at most), keeping {said(fuzzer.way())} ...",
+        f"shrinking ({budget} at most), keeping {said(fuzzer.way())} ...",
         flush=True,
     )
     starts = shrink_starts(fuzzer)

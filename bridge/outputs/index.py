@@ -1,6 +1,7 @@
 """The front page of `corpus --report DIR`: one row per scenario checked,
 with its outcome, its first divergence (field, SPEC section, where), how
-many of its events were compared, and a link to its page, when it has one."""
+many of its events were compared and delivered under the profile, and a
+link to its page, when it has one."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from bridge import __version__
+from bridge.checking.coverage import percent
 from bridge.checking.verdict import Verdict, outcome
 from bridge.outputs.markup import escape
 from bridge.outputs.writing import write_whole
@@ -48,6 +50,15 @@ def compared(verdict: Verdict) -> str:
     return f'<span title="{escape(counted.summary())}">{share}</span>'
 
 
+def delivered(verdict: Verdict) -> str:
+    """What a scenario's replay delivered under the profile, as a table cell
+    (bridge/checking/delivery.py); empty when it stopped before its end."""
+    counted = verdict.coverage
+    if counted is None or not counted.ended:
+        return ""
+    return f"{counted.delivered:,} of {counted.owed:,} ({percent(counted.delivered, counted.owed)})"
+
+
 def row(verdict: Verdict, seen: str) -> str:
     link = (
         f'<a href="{escape(quote(verdict.page))}">the page</a>' if verdict.page is not None else ""
@@ -55,7 +66,8 @@ def row(verdict: Verdict, seen: str) -> str:
     return (
         f"<tr><td><code>{escape(verdict.path)}</code></td>"
         f'<td class="{escape(seen.replace(" ", "-"))}">{escape(seen)}</td>'
-        f"<td>{first_divergence(verdict)}</td><td>{compared(verdict)}</td><td>{link}</td></tr>"
+        f"<td>{first_divergence(verdict)}</td><td>{compared(verdict)}</td>"
+        f"<td>{delivered(verdict)}</td><td>{link}</td></tr>"
     )
 
 
@@ -78,7 +90,7 @@ def index(run: Run) -> str:
         f"{run.seconds:.1f} s.</p>"
         f"<p>{escape(run.coverage().summary())}</p>"
         "<table><tr><th>scenario</th><th>outcome</th><th>first divergence</th>"
-        "<th>events compared</th><th></th></tr>"
+        "<th>events compared</th><th>events delivered</th><th></th></tr>"
         f"{rows}</table></body></html>\n"
     )
 

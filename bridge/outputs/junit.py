@@ -21,6 +21,10 @@ def compared(coverage: Coverage) -> list[tuple[str, str]]:
         ("events", str(coverage.events)),
         ("events_compared", str(coverage.compared)),
         ("fraction_compared", f"{coverage.fraction():.6f}"),
+        ("events_to_deliver", str(coverage.owed)),
+        ("events_delivered", str(coverage.delivered)),
+        ("fraction_delivered", f"{coverage.delivered_fraction():.6f}"),
+        ("scenarios_replayed_to_the_end", str(coverage.ended)),
         ("not_implemented", coverage.not_implemented()),
         ("coverage", coverage.summary()),
     ]
@@ -28,7 +32,11 @@ def compared(coverage: Coverage) -> list[tuple[str, str]]:
 
 def partly(coverage: Coverage | None) -> list[str]:
     """A scenario's line saying what was not compared, when something was not."""
-    if coverage is None or (coverage.compared == coverage.events and not coverage.lacking):
+    if coverage is None or (
+        coverage.compared == coverage.events
+        and not coverage.lacking
+        and coverage.delivered == coverage.owed
+    ):
         return []
     return [coverage.summary()]
 

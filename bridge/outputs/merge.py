@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from bridge.checking.coverage import Coverage
 from bridge.formats.usage import UsageError
 from bridge.outputs.json_report import FORMAT
 from bridge.outputs.writing import write_whole
@@ -111,8 +112,27 @@ def merge_json(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
         counts[case.get("status")] = counts.get(case.get("status"), 0) + 1
     merged["scenarios"] = cases
     merged["counts"] = counts
+    merged["coverage"] = summed_coverage(reports)
     merged["seconds"] = max(number(path, r.get("seconds"), "seconds") for path, r in reports)
     return merged
+
+
+def summed_coverage(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+    """The run's coverage, as one run sums it: its scenarios' coverages
+    (bridge/checking/coverage.py), in the shards' order."""
+    total = Coverage()
+    for path, report in reports:
+        for case in report["scenarios"]:
+            if case.get("coverage") is None:
+                continue
+            try:
+                total += Coverage.from_json(case["coverage"])
+            except (KeyError, TypeError, ValueError) as error:
+                raise UsageError(
+                    f"{path}: the coverage of {case['path']} is not one a run writes "
+                    f"(bridge/report.schema.json): {error!r}"
+                ) from None
+    return total.to_json()
 
 
 def number(path: Path, value: Any, name: str) -> float:
@@ -140,10 +160,22 @@ def properties(suite: ET.Element) -> dict[str, str]:
     return {p.get("name", ""): p.get("value", "") for p in suite.iterfind("properties/property")}
 
 
-COUNTED = ("events", "events_compared")
+COUNTED = (
+    "events",
+    "events_compared",
+    "events_to_deliver",
+    "events_delivered",
+    "scenarios_replayed_to_the_end",
+)
 """The properties a run counts (bridge/outputs/junit.py `compared`), summed
-over the shards; `fraction_compared` follows from them. The run's sentences
+over the shards; the fractions follow from them. The run's sentences
 (`coverage`, `not_implemented`) cannot be summed and are left out."""
+
+FRACTIONS = {
+    "fraction_compared": ("events_compared", "events"),
+    "fraction_delivered": ("events_delivered", "events_to_deliver"),
+}
+"""Each fraction property, as the counted properties it is the ratio of."""
 
 
 def summed(holder: ET.Element, said: list[dict[str, str]]) -> None:
@@ -155,9 +187,9 @@ def summed(holder: ET.Element, said: list[dict[str, str]]) -> None:
             holder.remove(item)
         elif name in totals:
             item.set("value", str(totals[name]))
-        elif name == "fraction_compared":
-            events = totals["events"]
-            item.set("value", f"{totals['events_compared'] / events if events else 1.0:.6f}")
+        elif name in FRACTIONS:
+            part, whole = (totals[key] for key in FRACTIONS[name])
+            item.set("value", f"{part / whole if whole else 1.0:.6f}")
 
 
 def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:

@@ -16,7 +16,7 @@ from model import bits, machine
 from model.machine import State
 from model.profile import Profile
 from model.view import View
-from scenarios.format import Scenario
+from scenarios.format import Scenario, is_relative
 
 SAMPLES = 200
 """How many evenly spaced events have their views in the page, beside every batch."""
@@ -69,9 +69,10 @@ class Replay:
 
 def sent(scenario: Scenario, profile: Profile) -> list[dict[str, Any]]:
     """The event lines the bridge sends, in its order: the scenario's, but
-    under `calls: self` without starts and with held outcomes later
-    (bridge/wire/stream.py, SPEC 10)."""
-    if not profile.self_calls:
+    under `calls: self` without starts and with held outcomes later, and
+    relative events as the absolute ones they stand for (bridge/wire/stream.py,
+    SPEC 10)."""
+    if not profile.self_calls and not any(map(is_relative, scenario.events)):
         return [wire(event, at) for at, event in enumerate(scenario.events)]
     exchanges = from_model(scenario, profile, strict=False)
     return [exchange.line for exchange in exchanges if exchange.position is not None]

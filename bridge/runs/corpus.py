@@ -17,7 +17,8 @@ from typing import Any
 
 from bridge.checking.compare import Result, add_states, run
 from bridge.checking.coverage import Coverage
-from bridge.checking.verdict import Skipped, Verdict, divergence_json, lacks_for, undelivered
+from bridge.checking.delivery import add_delivery
+from bridge.checking.verdict import Skipped, Verdict, divergence_json, lacks_for
 from bridge.formats import transcript
 from bridge.formats.layout import read_checked, unique_name
 from bridge.formats.profile import SPEC, agreement, declared, to_json
@@ -201,7 +202,7 @@ def check(path: Path, options: Options) -> Verdict:
             subject.close()
     said = agreement(profile)
     named = declared(profile)
-    notes = undelivered(scenario, result.sent | result.withheld) if profile.self_calls else []
+    notes = add_delivery(scenario, profile, result)
     about = {
         "engine": ready.engine,
         "profile": to_json(profile),
@@ -219,7 +220,12 @@ def check(path: Path, options: Options) -> Verdict:
         )
     found = result.divergence
     tail = stderr_tail(subject)
-    add_states(found, scenario, ModelEngine(profile), make_engine(options))
+    if options.report is not None or found.field == "started":
+        # Both whole states cost a second start of the engine and a model
+        # replay to the divergence: only for the report's page (and the
+        # rule a wrong start breaks); `compare`, which the FAIL line names,
+        # shows them.
+        add_states(found, scenario, ModelEngine(profile), make_engine(options))
     page = None
     if options.report is not None and options.page is not None:
         page = f"{unique_name(path, options.engine)}.html"

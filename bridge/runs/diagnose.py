@@ -6,6 +6,7 @@ pairs of profile changes; a change that moves the first divergence later
 explains it, and the scenario is followed to its next divergence under
 that change. What no change explains is a likely bug.
 
+The changes and the order they are tried in are bridge/checking/changes.py's.
 The engine replays each scenario once (bridge/wire/recorded.py keeps its
 answers); each change tried costs a replay of the expected answers up to
 its first divergence: from the committed transcript when the profile has
@@ -22,142 +23,27 @@ event of its kind.
 
 from __future__ import annotations
 
-import json
 import time
 import traceback
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from bridge.checking.compare import MISSING, Divergence, run
+from bridge.checking.changes import Change, Trial, applied, inert, tiers
+from bridge.checking.compare import Divergence, run
 from bridge.checking.shrink import Way, cut, diverges_as, marked, simplify, until_fault, way_of
 from bridge.checking.verdict import Skipped, lacks_for
 from bridge.formats import transcript
-from bridge.formats.capabilities import (
-    ALL,
-    BY_NAME,
-    CAPABILITIES,
-    Capability,
-    described,
-    lacking,
-    only_tests,
-)
+from bridge.formats.capabilities import described, only_tests
 from bridge.formats.layout import read_checked
 from bridge.formats.profile import agreement
 from bridge.runs.corpus import Options, largest_first, make_engine
 from bridge.wire.engine import EngineFault, capabilities_of, profile_of
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import Exchange, exchanges, from_model
-from bridge.wire.stream import changes as changes_sent
-from model.profile import TYPES, Profile, from_options, options
 from scenarios.format import CONSTANTS, Scenario, ScenarioError
-
-LACKS = "lacks"
-"""The option of a change that takes a capability away (its value names it)."""
-
-
-@dataclass(frozen=True, order=True)
-class Change:
-    """One declared difference tried: a profile option at a value (SPEC 10),
-    or a capability the engine lacks (option `lacks`)."""
-
-    option: str
-    value: Any
-
-    def said(self) -> str:
-        return f"{self.option}: {json.dumps(self.value)}"
-
-    @property
-    def key(self) -> tuple[str, Any]:
-        """What a proposal takes one value of: a profile option, or one capability."""
-        return (self.option, self.value if self.option == LACKS else None)
-
-
-@dataclass(frozen=True)
-class Trial:
-    """What the engine is checked under: a profile and the capabilities it holds."""
-
-    profile: Profile
-    held: frozenset[str] = ALL
-
-    @property
-    def lacks(self) -> tuple[Capability, ...]:
-        return lacking(self.held)
-
-
-def changes(base: Trial) -> list[Change]:
-    """Every change of one option of `base`'s profile the option's type
-    enumerates (a boolean flipped, each other string of an option that
-    lists them), then each capability it holds taken away (those that
-    take others with them last)."""
-    now = options(base.profile)
-    out: list[Change] = []
-    for name, kind in TYPES.items():
-        if kind is bool:
-            out.append(Change(name, not now[name]))
-        elif isinstance(kind, tuple):
-            out += [Change(name, value) for value in kind if value != now[name]]
-    held = sorted((c for c in CAPABILITIES if c.name in base.held), key=lambda c: len(c.implies))
-    return out + [Change(LACKS, c.name) for c in held]
-
-
-def applied(base: Trial, made: tuple[Change, ...]) -> Trial | None:
-    """`base` with the changes made; None when they make no profile."""
-    told = {c.option: c.value for c in made if c.option != LACKS}
-    try:
-        profile = from_options({**options(base.profile), **told})
-    except ValueError:
-        return None
-    return Trial(profile, base.held - {c.value for c in made if c.option == LACKS})
-
-
-def owning(change: Change, found: Divergence) -> bool:
-    """Whether a change takes away the capability owning a field the engine left out."""
-    return (
-        change.option == LACKS
-        and found.found is MISSING
-        and found.field in BY_NAME[change.value].fields
-    )
-
-
-def at_its_events(change: Change, found: Divergence) -> bool:
-    """Whether a change takes away a capability that changes what is sent, at one of its events."""
-    if change.option != LACKS or BY_NAME[change.value].fields:
-        return False
-    return (found.event or {}).get("event") in BY_NAME[change.value].events
-
-
-CONCERNS = {
-    "end": ("empty_reply", "not_shorter"),
-    "fail": ("retry", "failure_cap", "held_takes_job"),
-    "message": ("retry", "failure_cap", "held_takes_job", "trim_lines", "kinds"),
-    "wait": ("resume", "ahead_in_wait"),
-    "settle": ("resume",),
-}
-"""The profile options tried first at a divergence at each kind of event
-(SPEC 10 says where each applies); the others follow, in the same turn."""
-
-
-def tiers(
-    trial: Trial, taken: set[tuple[str, Any]], found: Divergence
-) -> list[list[tuple[Change, ...]]]:
-    """The changes to try at a divergence, in turn (see the module's
-    docstring): none of an option or capability already changed."""
-    left = [c for c in changes(trial) if c.key not in taken]
-    first = CONCERNS.get((found.event or {}).get("event", ""), ())
-    profile = sorted(
-        ((c,) for c in left if c.option != LACKS), key=lambda made: made[0].option not in first
-    )
-    pairs = [a + b for a, b in combinations(profile, 2) if a[0].option != b[0].option]
-    return [
-        [(c,) for c in left if owning(c, found)],
-        profile,
-        [(c,) for c in left if at_its_events(c, found)],
-        pairs,
-    ]
 
 
 @dataclass(frozen=True)
@@ -185,7 +71,7 @@ class Diagnosis:
     needed: tuple[Change, ...] = ()
     reason: str = ""
     replays: int = 0
-    """Model replays made."""
+    """Replays of the expected answers made (from a transcript or the model)."""
 
 
 def later(found: Divergence | None, than: Divergence) -> bool:
@@ -328,16 +214,6 @@ def _follow(path: Path, scenario: Scenario, recorded: Recorded, opts: Options) -
     return Diagnosis(path, status, steps=steps, needed=needed, replays=follower.replays)
 
 
-def inert(scenario: Scenario, extra: tuple[Change, ...] | None) -> bool:
-    """Whether taking away the capabilities `extra` names cannot change a
-    replay of the scenario: only fields go uncompared, and no event it has
-    is withheld or sent otherwise (None: a change that is not of that kind)."""
-    if extra is None or any(c.option != LACKS for c in extra):
-        return False
-    lacks = lacking(ALL - {c.value for c in extra})
-    return not changes_sent(scenario, lacks) and only_tests(lacks, scenario.notes) is None
-
-
 def _verify(
     path: Path,
     scenario: Scenario,
@@ -346,7 +222,7 @@ def _verify(
     proposed: Trial,
     extra: tuple[Change, ...] | None,
 ) -> Diagnosis:
-    if inert(scenario, extra):
+    if inert(scenario, extra, proposed.profile):
         return Diagnosis(path, "agrees")
     follower = Follower(path, scenario, recorded, opts, fill=False)
     found = follower.once(proposed)

@@ -20,7 +20,7 @@ from bridge.formats.layout import expected_path
 from bridge.formats.profile import SPEC, parse, to_json
 from bridge.wire.stream import from_model
 from model.profile import Profile
-from scenarios.format import read
+from scenarios.format import is_relative, read
 
 LOCK = EXPECTED / "CORPUS.json"
 
@@ -34,13 +34,19 @@ def profiles() -> list[Profile]:
 
 
 def records(path: Path, profile: Profile) -> bytes:
-    """The model's transcript records of a scenario under `profile`, as bytes."""
+    """The model's transcript records of a scenario under `profile`, as bytes:
+    a relative event's record says what was sent (its node, or the event a
+    settle stood for)."""
     scenario = read(path)
     out: list[transcript.Record] = []
     for exchange in from_model(scenario, profile, strict=profile == SPEC):
         record = dict(exchange.expected)
         if exchange.position is None:
             record = {"detail": True, **record}
+        elif is_relative(scenario.events[exchange.position]):
+            line = exchange.line
+            sent = {"node": line["node"]} if "node" in line else {"event": line["event"]}
+            record = {"at": exchange.position, **sent, **record}
         else:
             record = {"at": exchange.position, **record}
         out.append(record)

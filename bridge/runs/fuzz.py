@@ -1,12 +1,14 @@
 """Generated scenarios for any engine, until one diverges (`python -m bridge fuzz`).
 
-Hypothesis draws histories with the shared strategies (scenarios/strategies.py: small
-constants most of the time, every event kind, events the state does not
+Hypothesis draws a history's constants and one seed per event; each event is
+drawn from its seed by the shared strategies' event draws
+(scenarios/strategies.py: every event kind, events the state does not
 allow, replies, zooms, multibyte texts, `\\r`, `\\r\\n`, U+2028, big and
-empty texts), under the profile the engine declares (or `--profile`). Each
-history is a scenario replayed through the model and the engine in lockstep
-(bridge/checking/compare.py `run`), in one engine process for all of them when the
-engine takes sessions (bridge/PROTOCOL.md). The first divergence is shrunk
+empty texts; bridge/runs/fuzz_draws.py) under the profile the engine
+declares (or `--profile`), and answered by the model as it is drawn. Each
+history is then replayed through the engine and compared with the model's
+answers (bridge/checking/compare.py `run`), in one engine process for all
+of them when the engine takes sessions (bridge/PROTOCOL.md). The first divergence is shrunk
 (by Hypothesis over the history, then by removing events, dropping the
 oldest messages and making the constants smaller, bridge/checking/shrink.py),
 each try counting only when it diverges the same way as the history found;
@@ -19,19 +21,21 @@ throughput and the seed that repeats it.
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from bridge.checking.compare import Divergence, run
 from bridge.checking.shrink import Way, cut, simplify, way_of
-from bridge.formats.capabilities import Capability, lacking, withheld
+from bridge.formats.capabilities import Capability, lacking
 from bridge.formats.profile import agreement
 from bridge.runs.corpus import Options
 from bridge.wire.engine import Engine, EngineFault, capabilities_of, profile_of
-from bridge.wire.stream import from_model
+from bridge.wire.stream import Exchange, from_model
+from model.constants import Constants
 from model.profile import Profile
 from scenarios.format import Scenario
 
@@ -43,6 +47,11 @@ DEFAULT_SECONDS = 60.0
 
 STARTS = 4
 """How many diverging histories shrinking starts from (see `fuzz`)."""
+
+HYPOTHESIS_SHARE = 8
+"""Hypothesis's own shrinking has one part in this many of the budget: its
+shrinker takes a history's length and seeds only so far, the bridge's own
+passes the rest."""
 
 BEAT_SECONDS = 10.0
 """At most this long between two progress lines."""
@@ -81,9 +90,11 @@ class Fuzzer:
     options: Options
     seconds_given: float | None
     """The search's time; None for no limit."""
-    shrink_seconds: float
-    """Shrinking's time, from the first divergence: Hypothesis's quarter,
-    then `simplify`'s."""
+    shrink_tries: int
+    """Shrinking's replays, from the first divergence: Hypothesis's share,
+    then `simplify`'s (counted, so that a busy machine shrinks as far)."""
+    shrink_seconds: float = math.inf
+    """Shrinking's time at most, divided likewise."""
     lacks: tuple[Capability, ...] = ()
     """The capabilities the engine lacks (declared, or `--capabilities`):
     their events are not generated nor sent, their fields not compared."""
@@ -117,14 +128,19 @@ class Fuzzer:
     def out_of_time(self) -> bool:
         return self.seconds_given is not None and self.seconds() >= self.seconds_given
 
-    def shrinking_left(self) -> float:
-        """The seconds of the shrinking budget left."""
+    def shrinking_left(self) -> tuple[int, float]:
+        """The tries and seconds of the shrinking budget left."""
         assert self.first is not None
-        return self.first.seconds + self.shrink_seconds - self.seconds()
+        seconds = self.first.seconds + self.shrink_seconds - self.seconds()
+        return self.shrink_tries - self.tries, seconds
 
     def shrink_over(self) -> bool:
-        """Whether Hypothesis's part of the shrinking budget (a quarter) is spent."""
-        return self.first is not None and self.shrinking_left() < self.shrink_seconds * 3 / 4
+        """Whether Hypothesis's part of the shrinking budget (HYPOTHESIS_SHARE) is spent."""
+        if self.first is None:
+            return False
+        tries, seconds = self.shrinking_left()
+        kept = 1 - 1 / HYPOTHESIS_SHARE
+        return tries < self.shrink_tries * kept or seconds < self.shrink_seconds * kept
 
     def beat(self, _answers: int = 0) -> None:
         """A progress line on stderr, at most every BEAT_SECONDS."""
@@ -142,10 +158,16 @@ class Fuzzer:
         spent = (self.first.seconds if self.first else self.seconds()) or 1e-9
         return self.events / spent
 
-    def replay(self, scenario: Scenario, keep_going: bool = True) -> Divergence | None:
+    def replay(
+        self,
+        scenario: Scenario,
+        keep_going: bool = True,
+        exchanges: list[Exchange] | None = None,
+    ) -> Divergence | None:
         """The engine's first divergence from the model on `scenario`, or None
-        (also when the engine cannot take it). With `keep_going` every answer
-        is read, so that a session engine can take the next scenario."""
+        (also when the engine cannot take it), the model's answers given as
+        `exchanges` or made now. With `keep_going` every answer is read, so
+        that a session engine can take the next scenario."""
         ready = self.engine.start(scenario)
         declared = profile_of(ready.profile, self.options.profile, self.engine.name)
         if ready.unsupported is None and declared != self.profile:
@@ -157,7 +179,9 @@ class Fuzzer:
             self.skipped += self.searching()
             return None
         result = run(
-            from_model(scenario, self.profile, strict=False, lacks=self.lacks),
+            from_model(scenario, self.profile, strict=False, lacks=self.lacks)
+            if exchanges is None
+            else exchanges,
             self.engine,
             ready,
             None,
@@ -176,11 +200,12 @@ class Fuzzer:
         self.beat()
         return result.divergence
 
-    def check(self, scenario: Scenario) -> None:
-        """Replay one generated history: Diverged when it diverges, Halt when
-        the run is over (on time, or after an engine fault)."""
+    def check(self, scenario: Scenario, exchanges: list[Exchange] | None = None) -> None:
+        """Replay one generated history (the model's `exchanges` of it, if
+        made): Diverged when it diverges, Halt when the run is over (on time,
+        or after an engine fault)."""
         try:
-            found = self.replay(scenario)
+            found = self.replay(scenario, exchanges=exchanges)
         except EngineFault as fault:
             self.fault, self.faulted = fault, scenario
             raise Halt from None
@@ -221,19 +246,15 @@ def search(
     from hypothesis import seed as with_seed
     from hypothesis.errors import Flaky
 
-    from model import machine
-    from model.errors import Refused
-    from model.events import Start
-    from scenarios.strategies import (
-        CONSTANTS,
-        below,
-        constants_dict,
-        draw_event,
-        event_dict,
-        two_rules,
-    )
+    from bridge.runs.fuzz_draws import drawn, split_seeds
+    from scenarios.strategies import CONSTANTS, below
 
-    profile = fuzzer.profile
+    # The length first (up to max_events, evenly), then the events' seeds as
+    # one string of bytes: one choice for Hypothesis, which shortens it from
+    # the end and lowers its bytes.
+    seeds = below(max_events + 1).flatmap(
+        lambda n: strategies.binary(min_size=4 * n, max_size=4 * n).map(split_seeds)
+    )
 
     @settings(
         max_examples=histories or 10**9,
@@ -247,30 +268,14 @@ def search(
     )
     # Inside the settings: `seed` alone sets no database (Hypothesis's rule).
     @with_seed(seed)
-    @given(strategies.data())
-    def history(data: strategies.DataObject) -> None:
+    @given(CONSTANTS, seeds)
+    def history(constants: Constants, events: list[int]) -> None:
         if fuzzer.fault is not None or (fuzzer.searching() and fuzzer.out_of_time()):
             raise Halt
         if fuzzer.shrink_over():
             return  # Hypothesis's shrinking ends: every try now passes
-        constants = data.draw(CONSTANTS)
-        state = machine.initial(constants, profile)
-        events = []
-        for _ in range(data.draw(below(max_events + 1))):
-            # One event in eight aimed at two rules at once: SPEC 4.1 names the
-            # first in its order, which an engine checking them otherwise misses.
-            aimed = data.draw(below(8)) == 0
-            event = two_rules(data, state) if aimed else draw_event(data, state)
-            if profile.self_calls and isinstance(event, Start):
-                continue  # never sent under `calls: self` (bridge/wire/stream.py)
-            if withheld(fuzzer.lacks, event_dict(event)) is not None:
-                continue  # never sent to an engine without it (bridge/wire/stream.py)
-            try:
-                state = machine.step(state, event)
-            except Refused:
-                state = machine.refuse(state)
-            events.append(event_dict(event))
-        fuzzer.check(Scenario(constants_dict(constants), events, "bridge fuzz", seed))
+        scenario, exchanges = drawn(constants, events, fuzzer.profile, fuzzer.lacks)
+        fuzzer.check(replace(scenario, seed=seed), exchanges)
 
     try:
         history()
@@ -291,17 +296,24 @@ def shrink_starts(fuzzer: Fuzzer) -> list[Scenario]:
 
 
 def smallest(fuzzer: Fuzzer, starts: list[Scenario], still: Callable[[Scenario], bool]) -> Scenario:
-    """Each start simplified while `still` holds with an equal share of the
-    shrinking time left; the smallest scenario kept."""
-    shrunk = [
-        simplify(s, still, fuzzer.shrinking_left() / (len(starts) - k))
-        for k, s in enumerate(starts)
-    ]
+    """Each start simplified while `still` holds, the first with half the
+    shrinking budget left (it is the one found, and simplify stops early
+    where no pass changes it), each other with an equal share of the rest;
+    the smallest scenario kept."""
+    shrunk = []
+    for k, start in enumerate(starts):
+        tries, seconds = fuzzer.shrinking_left()
+        share = 2 if k == 0 and len(starts) > 1 else len(starts) - k
+        shrunk.append(simplify(start, still, seconds / share, max(tries, 0) // share))
     return min(shrunk, key=size_of)
 
 
 def started(
-    subject: Engine, options: Options, seconds: float | None, shrink_seconds: float
+    subject: Engine,
+    options: Options,
+    seconds: float | None,
+    shrink_tries: int,
+    shrink_seconds: float = math.inf,
 ) -> Fuzzer:
     """A fuzzer of the engine, started once to learn its profile and capabilities."""
     from model.constants import Constants
@@ -310,4 +322,4 @@ def started(
     ready = subject.start(Scenario(constants_dict(Constants()), [], "bridge fuzz"))
     profile = profile_of(ready.profile, options.profile, subject.name)
     held = capabilities_of(ready.capabilities, options.capabilities, subject.name)
-    return Fuzzer(subject, profile, options, seconds, shrink_seconds, lacking(held))
+    return Fuzzer(subject, profile, options, seconds, shrink_tries, shrink_seconds, lacking(held))

@@ -6,21 +6,31 @@ engine gives. The exchanges of a scenario come from its committed
 transcript, or from the model replaying it under the engine's profile
 (`exchanges` chooses).
 
+An event relative to the state (version 3: the k-th candidate, the k-th
+running call) is resolved against the model under the engine's profile and
+sent as the absolute event it stands for. With no candidate (no call
+running) it waits, and is sent as soon as an event sent makes one (in the
+scenario's order); one still waiting at the end is never sent
+(scenarios/README.md, "Relative events").
+
 Under `calls: self` (SPEC 10) the scenario's `start` events are not sent:
-the engine starts its own calls. An outcome (`end`, `fail`) of a call that
-is not running is held, and sent right after the engine starts that call;
-held outcomes go in the scenario's order.
+the engine starts its own calls. An outcome (`end`, `fail`) naming a call
+that is not running is held, and sent right after the engine starts that
+call; held outcomes go in the scenario's order.
 
 For an engine that lacks a capability (bridge/formats/capabilities.py) the
 events it cannot take are not sent, to the engine nor to the model, and an
 `end` with replies is sent with the line the model chose; the exchange still
-says so, for the count of what was not compared.
+says so, for the count of what was not compared. A relative event is
+resolved first: a settle that stands for a timeout is not sent to an engine
+without `settle_timeout`.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +47,7 @@ from model.events import End
 from model.line import choose_line
 from model.node import Node
 from model.profile import Profile
-from scenarios.format import Scenario, ScenarioError
+from scenarios.format import RELATIVE, Scenario, ScenarioError, is_relative
 
 DETAIL_REQUEST: dict[str, Any] = {"detail": True}
 
@@ -69,6 +79,14 @@ class Exchange:
             self.parsed = json.loads(self.answer or b"{}")
         return self.parsed
 
+    @property
+    def refused(self) -> bool:
+        """Whether the expected answer is a refusal (SPEC 4.1), read without
+        parsing a transcript's bytes: `"refused":` is only ever a key there."""
+        if self.parsed is not None or self.answer is None:
+            return "refused" in self.expected
+        return b'"refused":' in self.answer
+
 
 def wire(event: dict[str, Any], position: int) -> dict[str, Any]:
     """An event as the protocol sends it: without the scenario's expected
@@ -85,10 +103,30 @@ def wire_bytes(scenario: Scenario, position: int) -> bytes | None:
     texts = scenario.lines
     if texts is None or len(texts) != len(scenario.events):
         return None
-    if "refused" in scenario.events[position]:
+    event = scenario.events[position]
+    if "refused" in event or is_relative(event):
         return None
     text = texts[position].rstrip()
     return f'{text[:-1]},"at":{position}}}'.encode()
+
+
+def resolved(event: dict[str, Any], state: machine.State) -> dict[str, Any] | None:
+    """The absolute event a relative one stands for in `state` (the k-th
+    candidate in queue order, the k-th running call oldest first, k modulo
+    their number; a timeout for a settle while the view is unsettled), or
+    None when there is no such call; any other event as it is."""
+    if not is_relative(event):
+        return event
+    if event["event"] == "settle":
+        unsettled = state.queue.waiting and not machine.settled(state)
+        return {"event": "timeout" if unsettled else "settle"}
+    field = RELATIVE[event["event"]]
+    calls = machine.candidates(state) if event["event"] == "start" else state.queue.running
+    if not calls:
+        return None
+    node = calls[event[field] % len(calls)]
+    named = [node.level, bits.to_int(node.index)]
+    return {("node" if k == field else k): (named if k == field else v) for k, v in event.items()}
 
 
 def _running(model: ModelEngine, event: dict[str, Any]) -> bool:
@@ -121,10 +159,10 @@ def from_model(
     model = ModelEngine(profile)
     model.start(scenario)
     held: list[int] = []
+    waiting: dict[str, deque[int]] = {"start": deque(), "outcome": deque()}
     lines_given = gives_lines(lacks)
 
-    def send(position: int) -> Exchange:
-        event = scenario.events[position]
+    def send(position: int, event: dict[str, Any]) -> Exchange:
         line = wire(event, position)
         lacking = withheld(lacks, event)
         if lacking is not None:
@@ -140,20 +178,38 @@ def from_model(
             _check_refusal(scenario, position, answer, model.refusal)
         return Exchange(line, position, answer, wire=bytes_, lacking=lacking)
 
-    for position, event in enumerate(scenario.events):
+    def due() -> tuple[int, dict[str, Any]] | None:
+        """The first held or waiting event that can be sent now."""
         if profile.self_calls:
-            if event["event"] == "start":
-                continue
+            for p in held:
+                if _running(model, scenario.events[p]):
+                    held.remove(p)
+                    return p, scenario.events[p]
+        ready = []
+        if waiting["start"] and machine.candidates(model.state):
+            ready.append(waiting["start"])
+        if waiting["outcome"] and model.state.queue.running:
+            ready.append(waiting["outcome"])
+        if not ready:
+            return None
+        first = min(ready, key=lambda queue: queue[0])
+        p = first.popleft()
+        return p, resolved(scenario.events[p], model.state) or {}
+
+    for position, given in enumerate(scenario.events):
+        if profile.self_calls and given["event"] == "start":
+            continue
+        event = resolved(given, model.state)
+        if event is None:
+            waiting["start" if given["event"] == "start" else "outcome"].append(position)
+            continue
+        if profile.self_calls and event is given:
             if event["event"] in ("end", "fail") and not _running(model, event):
                 held.append(position)
                 continue
-        yield send(position)
-        while profile.self_calls:
-            due = next((p for p in held if _running(model, scenario.events[p])), None)
-            if due is None:
-                break
-            held.remove(due)
-            yield send(due)
+        yield send(position, event)
+        while (later := due()) is not None:
+            yield send(*later)
     yield Exchange(DETAIL_REQUEST, None, model.answer(DETAIL_REQUEST))
 
 
@@ -172,10 +228,19 @@ def _check_refusal(scenario: Scenario, position: int, answer: dict[str, Any], wh
 def from_transcript(scenario: Scenario, path: Path) -> Iterator[Exchange]:
     """The exchanges of a scenario as its committed transcript records them.
     A record is `{"at":k,` or `{"detail":true,` then the answer's fields, so
-    the answer's bytes are the record's with that first field cut out."""
+    the answer's bytes are the record's with that first field cut out; a
+    relative event's record says what was sent after `at` (`"node":[l,i],`,
+    or `"event":"timeout",` for a settle), and that is cut out too."""
     count = len(scenario.events)
     for number, raw in enumerate(transcript.raw_records(path), start=2):
         head, _, rest = raw.rstrip(b"\n").partition(b",")
+        sent: dict[str, Any] | None = None
+        if rest.startswith(b'"node":['):
+            named, _, rest = rest.removeprefix(b'"node":').partition(b"],")
+            sent = {"node": json.loads(named + b"]")}
+        elif rest.startswith(b'"event":"'):
+            named, _, rest = rest.removeprefix(b'"event":"').partition(b'",')
+            sent = {"event": named.decode()}
         answer = b"{" + rest
         if head == b'{"detail":true':
             yield Exchange(DETAIL_REQUEST, None, answer=answer)
@@ -188,7 +253,15 @@ def from_transcript(scenario: Scenario, path: Path) -> Iterator[Exchange]:
             raise transcript.TranscriptError(
                 f"{path}:{number}: a record for event {at}, not in the scenario"
             )
-        line = wire(scenario.events[at], at)
+        event = scenario.events[at]
+        if is_relative(event):
+            if sent is None:
+                raise transcript.TranscriptError(
+                    f"{path}:{number}: event {at} is relative; its record must say what was sent"
+                )
+            event = {k: v for k, v in event.items() if k != RELATIVE[event["event"]]}
+            event.update(sent)
+        line = wire(event, at)
         yield Exchange(line, at, answer=answer, wire=wire_bytes(scenario, at))
 
 
@@ -196,8 +269,11 @@ def changes(scenario: Scenario, lacks: tuple[Capability, ...]) -> bool:
     """Whether an engine lacking `lacks` is sent the scenario's events
     otherwise than the model was (some not sent, or sent as given lines)."""
     lines_given = gives_lines(lacks)
+    timeouts = withheld(lacks, {"event": "timeout"}) is not None
     return any(
-        withheld(lacks, event) is not None or (lines_given and "replies" in event)
+        withheld(lacks, event) is not None
+        or (lines_given and "replies" in event)
+        or (timeouts and event["event"] == "settle" and is_relative(event))
         for event in scenario.events
     )
 

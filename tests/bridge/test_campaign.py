@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LATE_CAP = f"{sys.executable} {ROOT / 'tests' / 'bridge' / 'engines' / 'failure_cap_late.py'}"
 """impl.protocol whose failure cap builds a node one failure late (planted)."""
 
-SEED = "8"
+SEED = "1"
 """The run's seed: with 6 histories, 3 a shard, shard 1 reaches the planted
 break at its 3rd history and shard 2 not at all (both from the seed alone,
 whatever the machine's speed: the budget is histories, not seconds). When

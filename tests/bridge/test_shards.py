@@ -89,6 +89,9 @@ def test_shards_reports_merge_into_the_report_of_one_run(
     assert found["counts"] == whole["counts"] == {"ok": len(NAMES) - 1, "FAIL": 1}
     for field in ("engine", "engine_name", "profile", "agreement", "corpus_version"):
         assert found[field] == whole[field]
+    # What was compared and delivered, summed over the shards as one run sums it.
+    assert found["coverage"] == whole["coverage"]
+    assert whole["coverage"]["delivery"]["scenarios"] == len(NAMES) - 1
     failed = next(c for c in found["scenarios"] if c["status"] == "FAIL")
     assert failed["divergence"]["field"] == "size"
     longest = max(json.loads(p.read_text())["seconds"] for p in parts_json)

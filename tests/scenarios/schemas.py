@@ -25,7 +25,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
-from scenarios.format import FORMAT_1, file_lines
+from scenarios.format import FORMAT_1, FORMAT_2, file_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "schema.json"
@@ -85,8 +85,8 @@ def invalid(check: Draft202012Validator, lines: Iterable[Numbered], where: Path)
 def invalid_scenario_lines(path: Path, lines: list[Numbered]) -> list[str]:
     """A scenario's invalid lines: the header against the schema, the events
     against the schema's events of the header's version."""
-    version_1 = lines[0][1].get("format") == FORMAT_1
-    events = validator(SCENARIO, "event_1") if version_1 else validator(SCENARIO, "event")
+    version = lines[0][1].get("format")
+    events = validator(SCENARIO, {FORMAT_1: "event_1", FORMAT_2: "event_2"}.get(version, "event"))
     return invalid(validator(SCENARIO), lines[:1], path) + invalid(events, lines[1:], path)
 
 

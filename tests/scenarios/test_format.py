@@ -16,6 +16,7 @@ from impl import protocol
 from scenarios.format import (
     FORMAT_1,
     FORMAT_2,
+    FORMAT_3,
     Scenario,
     ScenarioError,
     header,
@@ -44,6 +45,7 @@ CONSTANTS = {
 
 HEADER_1 = {"format": FORMAT_1, "generator": "test", "seed": 1, "constants": CONSTANTS}
 HEADER_2 = {**HEADER_1, "format": FORMAT_2}
+HEADER_3 = {**HEADER_1, "format": FORMAT_3}
 
 CAP = 16_777_216
 """The largest size, as scenarios/README.md writes it."""
@@ -191,6 +193,50 @@ VERSION_2_ONLY: list[tuple[dict[str, Any], str]] = [
 ]
 
 
+VERSION_3_ONLY: list[tuple[dict[str, Any], str]] = [
+    ({"event": "start", "candidate": 0}, "f.jsonl:2: unknown field 'candidate' in a start event"),
+    ({"event": "end", "running": 2, **SIZE}, "f.jsonl:2: unknown field 'running' in an end event"),
+    ({"event": "fail", "running": 1}, "f.jsonl:2: unknown field 'running' in a fail event"),
+    (
+        {"event": "settle", "unsettled": "timeout"},
+        "f.jsonl:2: unknown field 'unsettled' in a settle event",
+    ),
+    (
+        {"event": "end", "running": 0, **REPLIES, "refused": "end_needs_running"},
+        "f.jsonl:2: unknown field 'running' in an end event",
+    ),
+]
+"""Relative events: what only version 3 has."""
+
+BAD_RELATIVE: list[tuple[dict[str, Any], str]] = [
+    ({"event": "start"}, "f.jsonl:2: a start event needs 'node'"),
+    ({"event": "fail", "node": [0, 0], "running": 0}, "f.jsonl:2: a fail event has one of"),
+    ({"event": "start", "node": [0, 0], "candidate": 0}, "f.jsonl:2: a start event has one of"),
+    ({"event": "start", "candidate": -1}, "f.jsonl:2: a start event's candidate is a natural"),
+    ({"event": "end", "running": True, **LINE}, "f.jsonl:2: field 'running' of an end event"),
+    ({"event": "fail", "running": "0"}, "f.jsonl:2: field 'running' of a fail event"),
+    ({"event": "start", "running": 0}, "f.jsonl:2: unknown field 'running' in a start event"),
+    ({"event": "fail", "candidate": 0}, "f.jsonl:2: unknown field 'candidate' in a fail event"),
+    ({"event": "end", "running": 0}, END_ONE),
+    ({"event": "settle", "unsettled": "wait"}, 'f.jsonl:2: a settle\'s unsettled is "timeout"'),
+    ({"event": "settle", "unsettled": 1}, "f.jsonl:2: field 'unsettled' of a settle event"),
+    ({"event": "timeout", "unsettled": "timeout"}, "f.jsonl:2: unknown field 'unsettled'"),
+]
+"""Relative events a version 3 file refuses."""
+
+
+@pytest.mark.parametrize(("event", "problem"), VERSION_3_ONLY)
+def test_only_a_version_3_file_has_relative_events(event: dict[str, Any], problem: str) -> None:
+    assert refused_by(lines(event, header=HEADER_1)).startswith(problem)
+    assert refused_by(lines(event, header=HEADER_2)).startswith(problem)
+    assert parse(lines(event, header=HEADER_3)).events == [event]
+
+
+@pytest.mark.parametrize(("event", "problem"), BAD_RELATIVE)
+def test_a_bad_relative_event_is_refused(event: dict[str, Any], problem: str) -> None:
+    assert refused_by(lines(event, header=HEADER_3)).startswith(problem)
+
+
 @pytest.mark.parametrize(("event", "problem"), VERSION_2_ONLY)
 def test_a_version_1_file_refuses_what_only_version_2_has(
     event: dict[str, Any], problem: str
@@ -234,7 +280,7 @@ def test_a_bad_header_is_refused() -> None:
     with pytest.raises(ScenarioError, match="f.jsonl:1: unknown header field 'x'"):
         parse(lines(header={**HEADER_2, "x": 1}), "f.jsonl")
     with pytest.raises(ScenarioError, match="f.jsonl:1: format must be"):
-        parse(lines(header={**HEADER_2, "format": "optchat-scenario/3"}), "f.jsonl")
+        parse(lines(header={**HEADER_2, "format": "optchat-scenario/4"}), "f.jsonl")
     with pytest.raises(ScenarioError, match="f.jsonl:1: constant 'node' must be a natural"):
         parse(lines(header={**HEADER_2, "constants": {**CONSTANTS, "node": 1.0}}), "f.jsonl")
     with pytest.raises(ScenarioError, match="f.jsonl:3: not JSON"):
@@ -355,6 +401,10 @@ def scenario(*events: dict[str, Any]) -> Scenario:
         ([{"event": "end", "node": [0, 0], "replies": [{"size": 0}]}], FORMAT_2),
         ([{"event": "wait"}, {"event": "settle", "refused": "settle_needs_wait"}], FORMAT_2),
         ([{"event": "message", "kind": "user", "text": "a\ud800", "refused": "utf8"}], FORMAT_2),
+        ([{"event": "start", "candidate": 3}], FORMAT_3),
+        ([{"event": "wait"}, {"event": "settle", "unsettled": "timeout"}], FORMAT_3),
+        ([{"event": "zoom", "id": 0, "n": 1}, {"event": "fail", "running": 0}], FORMAT_3),
+        ([{"event": "end", "running": 0, "replies": [{"size": 0}]}], FORMAT_3),
     ],
 )
 def test_the_writer_writes_the_lowest_version_that_holds_the_events(

@@ -16,7 +16,7 @@ import pytest
 
 from bridge.formats.profile import SPEC
 from bridge.wire.inprocess import model_event
-from bridge.wire.stream import Exchange, from_model
+from bridge.wire.stream import Exchange, from_model, resolved
 from model import bits, machine
 from model.constants import KINDS, Constants
 from model.errors import Refused
@@ -82,11 +82,14 @@ class Replayed:
 def replay(scenario: Scenario) -> Iterator[Replayed]:
     """Replay the scenario through the model, from its written lines. An
     event marked refused must be refused with its rule and changes nothing;
-    any other refusal raises `Refused` and fails the test."""
+    any other refusal raises `Refused` and fails the test. A relative event
+    is replayed as the node it stands for under SPEC, and always names one."""
     parsed = scenario_format.parse(scenario_format.dump(scenario))
     state = machine.initial(Constants(**parsed.constants))
-    for position, event in enumerate(parsed.events):
+    for position, given in enumerate(parsed.events):
         before = state
+        event = resolved(given, state)
+        assert event is not None, f"event {position} has no call to act on"
         if "refused" in event:
             with pytest.raises(Refused) as refused:
                 machine.step(state, model_event(event, position))
@@ -153,7 +156,7 @@ def test_the_written_events_rebuild_the_generator_s_state() -> None:
     scenario = run.scenario({})
     state = machine.initial(Constants(**scenario.constants))
     for position, event in enumerate(scenario.events):
-        state = machine.step(state, model_event(event, position))
+        state = machine.step(state, model_event(resolved(event, state) or {}, position))
     assert state == run.state
     assert {"start", "end", "fail", "retry"} <= {event["event"] for event in scenario.events}
 
@@ -295,7 +298,7 @@ def test_the_chooser_family_reaches_every_way_the_tries_end(name: str) -> None:
     scenario = committed(name)
     node, tries = scenario.constants["node"], scenario.constants["tries"]
     ends = [(at, e) for at, e in enumerate(scenario.events) if e["event"] == "end"]
-    assert ends and all(set(e) == {"event", "node", "replies"} for _, e in ends)
+    assert ends and all(set(e) == {"event", "running", "replies"} for _, e in ends)
     counts = [len(e["replies"]) for _, e in ends]
     assert max(counts) == tries + 2, "replies past the tries, never read"
     stops: set[str] = set()

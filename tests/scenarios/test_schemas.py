@@ -33,7 +33,7 @@ from bridge.wire.stream import DETAIL_REQUEST, from_transcript
 from model.constants import KINDS
 from model.profile import CALLS, FAILURE_CAPS, TYPES, Profile
 from scenarios import format as scenario_format
-from scenarios.format import FORMAT_1, ScenarioError
+from scenarios.format import FORMAT_1, FORMAT_2, ScenarioError
 from scenarios.format import parse as parse_scenario
 from tests.scenarios.schemas import (
     ANSWER,
@@ -51,7 +51,16 @@ from tests.scenarios.schemas import (
     validator,
 )
 from tests.scenarios.spec import refusal_rules
-from tests.scenarios.test_format import BAD_EVENTS, CONSTANTS, HEADER_1, HEADER_2, VERSION_2_ONLY
+from tests.scenarios.test_format import (
+    BAD_EVENTS,
+    BAD_RELATIVE,
+    CONSTANTS,
+    HEADER_1,
+    HEADER_2,
+    HEADER_3,
+    VERSION_2_ONLY,
+    VERSION_3_ONLY,
+)
 
 CORPUS_HEAD = 50
 WHOLE_SCENARIOS = ("chooser_2", "zoom_2", *(p.stem for p in CORPUS.glob("refused_*_0.jsonl")))
@@ -217,7 +226,8 @@ def schema_accepts(header: dict[str, Any], line: Any | None) -> bool:
         return False
     if line is None:
         return True
-    check = validator(SCENARIO, "event_1" if header["format"] == FORMAT_1 else None)
+    definition = {FORMAT_1: "event_1", FORMAT_2: "event_2"}.get(header["format"])
+    check = validator(SCENARIO, definition)
     return check.is_valid(line)  # type: ignore[no-any-return]
 
 
@@ -237,10 +247,15 @@ GOOD_EVENTS: list[dict[str, Any]] = [
     {"event": "start", "node": [0, 0], "refused": "any rule name"},
     {"event": "message", "kind": "bot", "size": 3, "refused": "kind"},
 ]
-EVENT_CASES = [*GOOD_EVENTS, *(e for e, _ in BAD_EVENTS), *(e for e, _ in VERSION_2_ONLY)]
+EVENT_CASES = [
+    *GOOD_EVENTS,
+    *(e for e, _ in [*BAD_EVENTS, *VERSION_2_ONLY, *VERSION_3_ONLY, *BAD_RELATIVE]),
+]
 
 
-@pytest.mark.parametrize("header", [HEADER_1, HEADER_2], ids=["version 1", "version 2"])
+@pytest.mark.parametrize(
+    "header", [HEADER_1, HEADER_2, HEADER_3], ids=["version 1", "version 2", "version 3"]
+)
 @pytest.mark.parametrize("event", EVENT_CASES)
 def test_the_scenario_schema_takes_an_event_exactly_when_format_py_does(
     header: dict[str, Any], event: dict[str, Any]
@@ -255,6 +270,7 @@ HEADER_CASES: list[dict[str, Any]] = [
     {**HEADER_1, "generator": 5, "seed": "any", "notes": {}},
     {**HEADER_1, "constants": {**CONSTANTS, "retry": 2.5, "settle_timeout": 0}},
     {**HEADER_1, "format": "optchat-scenario/3"},
+    {**HEADER_1, "format": "optchat-scenario/4"},
     {**HEADER_1, "extra": 1},
     {**HEADER_1, "constants": {**CONSTANTS, "extra": 1}},
     {**HEADER_1, "constants": {k: v for k, v in CONSTANTS.items() if k != "tries"}},
@@ -436,6 +452,10 @@ CHECKED: list[tuple[str, Path, str | None, bool, Any]] = [
     ("a record with x-", TRANSCRIPT, None, False, {"at": 0, **BRIEF, "x-took": 3}),
     ("a record refusing true", TRANSCRIPT, None, False, {"at": 0, **BRIEF, "refused": True}),
     ("a record without at", TRANSCRIPT, None, False, BRIEF),
+    ("a relative event's record", TRANSCRIPT, None, True, {"at": 0, "node": [1, 0], **BRIEF}),
+    ("a record's node of one", TRANSCRIPT, None, False, {"at": 0, "node": [1], **BRIEF}),
+    ("a settle's record", TRANSCRIPT, None, True, {"at": 0, "event": "timeout", **BRIEF}),
+    ("a record's event wait", TRANSCRIPT, None, False, {"at": 0, "event": "wait", **BRIEF}),
     ("a record with a detail", TRANSCRIPT, None, False, {"at": 0, **BRIEF, "render": "x"}),
     ("detail false", TRANSCRIPT, None, False, {"detail": False, **DETAIL}),
     ("a detail with a size", TRANSCRIPT, None, False, {"detail": True, **DETAIL, "size": 0}),

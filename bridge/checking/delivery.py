@@ -1,0 +1,93 @@
+"""How much of a scenario reaches an engine under its profile: the events
+sent and answered as the scenario means them (SPEC 10; scenarios/README.md,
+"Events under a profile").
+
+An event is delivered when the bridge sends it and the model answers it as
+the scenario marks it: accepted, or refused when it carries a `refused`
+mark. Under `calls: self` the scenario's starts are the engine's to make,
+and an event not sent for a capability the engine lacks is counted there
+(bridge/checking/coverage.py), so neither is owed. An event is not
+delivered when it is never sent (an outcome whose call never started, a
+relative event with no call to act on) or when the model refuses it
+unmarked (it named a node the profile does not offer). Only a replay that
+went to the end is counted: past a divergence nothing is known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from bridge.checking.compare import Result
+from model.profile import Profile
+from scenarios.format import Scenario
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """The events of one scenario the profile asks to deliver, and those it did not."""
+
+    events: int
+    unsent: tuple[int, ...]
+    """Positions never sent."""
+    refused: tuple[int, ...]
+    """Positions sent and refused by the model, though the scenario does not mark them."""
+
+    @property
+    def delivered(self) -> int:
+        return self.events - len(self.unsent) - len(self.refused)
+
+
+def delivery(
+    scenario: Scenario,
+    profile: Profile,
+    sent: Collection[int],
+    refused: Collection[int],
+    withheld: Collection[int] = (),
+) -> Delivery:
+    """The delivery of a scenario replayed to the end: `sent` the positions
+    sent, `refused` those the model refused, `withheld` those not sent for
+    a capability the engine lacks."""
+    owed = [
+        p
+        for p, e in enumerate(scenario.events)
+        if not (profile.self_calls and e["event"] == "start") and p not in withheld
+    ]
+    return Delivery(
+        len(owed),
+        tuple(p for p in owed if p not in sent),
+        tuple(sorted(p for p in refused if "refused" not in scenario.events[p])),
+    )
+
+
+def _listed(positions: tuple[int, ...]) -> str:
+    return ", ".join(str(p) for p in positions[:10]) + (" ..." if len(positions) > 10 else "")
+
+
+def notes(found: Delivery) -> list[str]:
+    """Which events of a scenario were not delivered, when any (the fraction
+    is the coverage's to say)."""
+    out = []
+    if found.unsent:
+        out.append(
+            f"{len(found.unsent)} events never sent (an outcome whose call never started, "
+            f"or a relative event with no call to act on): events {_listed(found.unsent)}"
+        )
+    if found.refused:
+        out.append(
+            f"{len(found.refused)} events the model refuses under the profile though the "
+            f"scenario does not mark them: events {_listed(found.refused)}"
+        )
+    return out
+
+
+def add_delivery(scenario: Scenario, profile: Profile, result: Result) -> list[str]:
+    """Add a replay's delivery to its coverage, when it went to the end; the
+    notes on what was not delivered."""
+    if result.coverage.stopped:
+        return []
+    found = delivery(scenario, profile, result.sent, result.refused, result.withheld)
+    result.coverage.owed += found.events
+    result.coverage.delivered += found.delivered
+    result.coverage.ended += 1
+    return notes(found)
