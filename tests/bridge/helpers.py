@@ -11,9 +11,9 @@ from scenarios.format import Scenario
 from scenarios.strategies import constants_dict, event_dict
 
 NEVER = "600"
-"""A shrinking budget (`--shrink-seconds`) no shrink here reaches on any
-machine: shrinking stops when no pass changes the scenario, so what it
-keeps does not depend on the machine's speed or load."""
+"""A cap on shrinking's time (`--shrink-seconds`) no shrink here reaches on
+any machine: shrinking stops when no pass changes the scenario or its
+replays are spent, so what it keeps does not depend on speed or load."""
 
 SMALL = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=3, ahead=4)
 
