@@ -25,6 +25,7 @@ from typing import Any
 import impl
 from bridge.formats.layout import files
 from bridge.wire.inprocess import model_event
+from bridge.wire.stream import resolved
 from impl.constants import Constants as ImplConstants
 from impl.errors import Refused as ImplRefused
 from impl.planner import Planner
@@ -38,11 +39,22 @@ Materialized = tuple[Scenario, list[dict[str, Any]]]
 
 
 def materialized(path: Path) -> Materialized:
-    """A corpus scenario with every sized text made, once, up front."""
+    """A corpus scenario with every sized text made, and every relative event
+    made the absolute one it stands for (found by stepping the model), once,
+    up front; a relative event that stands for no call is left out, as the
+    bridge sends it to neither side."""
     scenario = read(path)
+    state = machine.initial(ModelConstants(**scenario.constants))
     events = []
-    for position, event in enumerate(scenario.events):
-        event = dict(event)
+    for position, relative in enumerate(scenario.events):
+        absolute = resolved(relative, state)
+        if absolute is None:
+            continue
+        try:
+            state = machine.step(state, model_event(absolute, position))
+        except ModelRefused:
+            state = machine.refuse(state)
+        event = dict(absolute)
         if event["event"] == "message":
             event["text"] = text_of(event, "text", position)
         elif event["event"] == "end" and "replies" in event:
