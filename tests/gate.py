@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from laws.mutants import group_cpu
+
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "build" / "gate"
 PY = sys.executable
@@ -115,6 +117,10 @@ class Running:
     code: int | None = None
     seconds: float = 0.0
     cpu: float = 0.0
+    used: float = 0.0
+    """CPU seconds its process group had used when last looked at."""
+    progressed: float = 0.0
+    """When it was last seen using CPU."""
 
 
 def start(stage: Stage) -> Running:
@@ -130,8 +136,26 @@ def start(stage: Stage) -> Running:
             env={**os.environ, **dict(stage.env)},
             start_new_session=True,
         )
-    return Running(stage, process, log, time.monotonic())
+    now = time.monotonic()
+    return Running(stage, process, log, now, progressed=now)
 
+
+def hung(stage: Running, now: float) -> bool:
+    """Whether the stage has used no CPU for STALL seconds (never without /proc)."""
+    used = group_cpu(stage.process.pid)
+    if used is None or used > stage.used:
+        stage.used, stage.progressed = used or 0.0, now
+        return False
+    return now - stage.progressed >= STALL
+
+
+TICK = 10.0
+"""Seconds between the lines saying what each running stage last printed."""
+
+STALL = 600.0
+"""Seconds a stage may use no CPU at all (its process group, Linux's /proc)
+before it counts as hung: it is killed and the gate fails, instead of
+waiting for ever (a deadlocked pool worker once held the unit stage)."""
 
 GRACE = 10.0
 """Seconds an interrupted stage has to end its own processes before they
@@ -241,13 +265,21 @@ def run(
                 f"({done.seconds:.0f} s): {last_line(done.log)}",
                 flush=True,
             )
-        if time.monotonic() - said >= 10 and running:
+        if time.monotonic() - said >= TICK and running:
             said = time.monotonic()
             for stage in running:
                 print(
                     f"[{said - began:5.0f} s]   {stage.stage.name}: {last_line(stage.log)}",
                     flush=True,
                 )
+                if hung(stage, said):
+                    print(
+                        f"[{said - began:5.0f} s] {stage.stage.name} used no CPU for "
+                        f"{STALL:.0f} s: hung, killed",
+                        flush=True,
+                    )
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(stage.process.pid, signal.SIGKILL)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -151,3 +151,20 @@ def test_sigterm_ends_every_stage_and_what_it_started(tmp_path: Path) -> None:
     assert not alive, "a stage or a process it started outlived the gate"
     assert runner.returncode == 2, out
     assert "gate: interrupted; ending the stages still running (a, b)" in out
+
+
+def test_a_stage_that_uses_no_cpu_for_long_is_hung_and_fails_the_gate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stuck = "import time; print('waiting on a lock', flush=True); time.sleep(600)"
+    stages = [gate.Stage("stuck", (sys.executable, "-c", stuck), "never ends")]
+    monkeypatch.setattr(gate, "STAGES", stages)
+    monkeypatch.setattr(gate, "LOGS", tmp_path)
+    monkeypatch.setattr(gate, "TICK", 0.2)
+    monkeypatch.setattr(gate, "STALL", 2.0)
+    began = time.monotonic()
+    assert gate.main(["--jobs", "1"]) == 2
+    assert time.monotonic() - began < 300
+    out = capsys.readouterr().out
+    assert "stuck used no CPU for 2 s: hung, killed" in out
+    assert "==== stuck: CRASHED (exit -9)" in out and "waiting on a lock" in out
