@@ -7,18 +7,25 @@ the last thing each printed; at the end a table gives each stage's result,
 wall time and CPU time, and the log of each failed stage is shown. The exit
 code keeps the project's contract: 0 when every stage passes, 2 when a
 stage reports bad input, an engine fault or a harness error (its own exit
-code 2, or a crash), else 1.
+code 2, or a crash), else 1. Each stage is a process group of its own: on
+SIGTERM or Ctrl-C the gate ends every running stage with whatever it
+started, and exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
+
+from laws.mutants import group_cpu
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "build" / "gate"
@@ -53,8 +60,9 @@ STAGES = [
     ),
     Stage(
         "unit",
-        (PY, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider"),
-        "unit tests (pytest, two workers)",
+        (PY, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider")
+        + ("--durations", "15"),
+        "unit tests (pytest, two workers; the 15 slowest named in its log)",
         needs=ENGINE,
     ),
     Stage("laws", (PY, "-m", "laws"), "every law of SPEC 8, CI profile"),
@@ -109,6 +117,10 @@ class Running:
     code: int | None = None
     seconds: float = 0.0
     cpu: float = 0.0
+    used: float = 0.0
+    """CPU seconds its process group had used when last looked at."""
+    progressed: float = 0.0
+    """When it was last seen using CPU."""
 
 
 def start(stage: Stage) -> Running:
@@ -122,18 +134,67 @@ def start(stage: Stage) -> Running:
             stdout=out,
             stderr=subprocess.STDOUT,
             env={**os.environ, **dict(stage.env)},
+            start_new_session=True,
         )
-    return Running(stage, process, log, time.monotonic())
+    now = time.monotonic()
+    return Running(stage, process, log, now, progressed=now)
+
+
+def hung(stage: Running, now: float) -> bool:
+    """Whether the stage has used no CPU for STALL seconds (never without /proc)."""
+    used = group_cpu(stage.process.pid)
+    if used is None or used > stage.used:
+        stage.used, stage.progressed = used or 0.0, now
+        return False
+    return now - stage.progressed >= STALL
+
+
+TICK = 10.0
+"""Seconds between the lines saying what each running stage last printed."""
+
+STALL = 600.0
+"""Seconds a stage may use no CPU at all (its process group, Linux's /proc)
+before it counts as hung: it is killed and the gate fails, instead of
+waiting for ever (a deadlocked pool worker once held the unit stage)."""
+
+GRACE = 10.0
+"""Seconds an interrupted stage has to end its own processes before they
+are killed."""
+
+
+def end(running: list[Running]) -> None:
+    """End every running stage and whatever it started (each stage is a
+    process group of its own): SIGTERM, then SIGKILL after GRACE seconds."""
+    for stage in running:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(stage.process.pid, signal.SIGTERM)
+    until = time.monotonic() + GRACE
+    for stage in running:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            stage.process.wait(max(0.0, until - time.monotonic()))
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(stage.process.pid, signal.SIGKILL)
+        stage.process.wait()
+
+
+def terminated(signum: int, _: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def last_line(log: Path, width: int = 70) -> str:
-    """The last non-empty line a stage printed so far, cut to `width`."""
+    """The last non-empty line a stage printed so far, cut in the middle to
+    `width`: its last whole line when it has one (pytest's dots end a line with how far
+    it is, the line being written says only how many tests ran)."""
     with log.open("rb") as file:
         file.seek(max(0, log.stat().st_size - 4096))
         tail = file.read().decode("utf-8", "replace").replace("\r", "\n")
-    lines = [line.strip() for line in tail.split("\n") if line.strip()]
-    said = lines[-1] if lines else "(nothing yet)"
-    return said if len(said) <= width else said[: width - 3] + "..."
+    *whole, being_written = tail.split("\n")
+    lines = [line.strip() for line in whole if line.strip()]
+    said = lines[-1] if lines else being_written.strip() or "(nothing yet)"
+    if len(said) <= width:
+        return said
+    end = width // 3  # how far it is, at the end of pytest's line and the corpus's
+    return said[: width - end - 3] + "..." + said[-end:]
 
 
 def reap(running: list[Running]) -> Running | None:
@@ -162,6 +223,65 @@ def verdict(code: int | None) -> str:
     )
 
 
+def run(
+    waiting: list[Stage],
+    chosen: set[str],
+    jobs: int,
+    began: float,
+    running: list[Running],
+    ended: list[Running],
+    not_run: list[Stage],
+) -> None:
+    """Start the waiting stages, each once what it needs has passed, at most
+    `jobs` at once, until every one has ended (moved to `ended`) or cannot
+    run (`not_run`); every 10 s, what each running stage last said."""
+    said = began
+    while waiting or running:
+        passed = {r.stage.name for r in ended if r.code == 0}
+        gone_wrong = {r.stage.name for r in ended if r.code != 0}
+        for stage in list(waiting):
+            failed_needs = [n for n in stage.needs if n in gone_wrong]
+            if failed_needs:
+                waiting.remove(stage)
+                not_run.append(stage)
+                print(
+                    f"[{time.monotonic() - began:5.0f} s] {stage.name} not run: "
+                    f"{', '.join(failed_needs)} failed",
+                    flush=True,
+                )
+        for stage in list(waiting):
+            if len(running) >= max(1, jobs):
+                break
+            if all(n in passed or n not in chosen for n in stage.needs):
+                waiting.remove(stage)
+                running.append(start(stage))
+                print(f"[{time.monotonic() - began:5.0f} s] started {stage.name}", flush=True)
+        done = reap(running)
+        if done is not None:
+            running.remove(done)
+            ended.append(done)
+            print(
+                f"[{time.monotonic() - began:5.0f} s] {done.stage.name} {verdict(done.code)} "
+                f"({done.seconds:.0f} s): {last_line(done.log)}",
+                flush=True,
+            )
+        if time.monotonic() - said >= TICK and running:
+            said = time.monotonic()
+            for stage in running:
+                print(
+                    f"[{said - began:5.0f} s]   {stage.stage.name}: {last_line(stage.log)}",
+                    flush=True,
+                )
+                if hung(stage, said):
+                    print(
+                        f"[{said - began:5.0f} s] {stage.stage.name} used no CPU for "
+                        f"{STALL:.0f} s: hung, killed",
+                        flush=True,
+                    )
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(stage.process.pid, signal.SIGKILL)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.gate", description=__doc__)
     parser.add_argument(
@@ -179,45 +299,18 @@ def main(argv: list[str] | None = None) -> int:
     running: list[Running] = []
     ended: list[Running] = []
     not_run: list[Stage] = []
-    said = began
     for stage in waiting:
         print(f"gate: {stage.name:<16} {stage.what}", flush=True)
-    while waiting or running:
-        passed = {r.stage.name for r in ended if r.code == 0}
-        gone_wrong = {r.stage.name for r in ended if r.code != 0}
-        for stage in list(waiting):
-            failed_needs = [n for n in stage.needs if n in gone_wrong]
-            if failed_needs:
-                waiting.remove(stage)
-                not_run.append(stage)
-                print(
-                    f"[{time.monotonic() - began:5.0f} s] {stage.name} not run: "
-                    f"{', '.join(failed_needs)} failed",
-                    flush=True,
-                )
-        for stage in list(waiting):
-            if len(running) >= max(1, args.jobs):
-                break
-            if all(n in passed or n not in chosen for n in stage.needs):
-                waiting.remove(stage)
-                running.append(start(stage))
-                print(f"[{time.monotonic() - began:5.0f} s] started {stage.name}", flush=True)
-        done = reap(running)
-        if done is not None:
-            running.remove(done)
-            ended.append(done)
-            print(
-                f"[{time.monotonic() - began:5.0f} s] {done.stage.name} {verdict(done.code)} "
-                f"({done.seconds:.0f} s): {last_line(done.log)}",
-                flush=True,
-            )
-        if time.monotonic() - said >= 10 and running:
-            said = time.monotonic()
-            for stage in running:
-                print(
-                    f"[{said - began:5.0f} s]   {stage.stage.name}: {last_line(stage.log)}",
-                    flush=True,
-                )
+    before = signal.signal(signal.SIGTERM, terminated)
+    try:
+        run(waiting, chosen, args.jobs, began, running, ended, not_run)
+    except KeyboardInterrupt:
+        names = ", ".join(r.stage.name for r in running) or "none"
+        print(f"\ngate: interrupted; ending the stages still running ({names})", flush=True)
+        end(running)
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, before)
     wall = time.monotonic() - began
     failed = [r for r in ended if r.code != 0]
     for stage in failed:

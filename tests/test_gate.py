@@ -3,7 +3,11 @@ its log, and the exit code follows the project's contract."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -87,3 +91,80 @@ def test_a_stage_whose_need_failed_is_not_run_and_the_gate_fails(
     assert "use not run: build failed" in out
     assert any(line.startswith("use ") and "NOT RUN" in line for line in out.splitlines())
     assert any(line.startswith("other ") and "passed" in line for line in out.splitlines())
+
+
+def test_a_stage_is_said_by_its_last_whole_line(tmp_path: Path) -> None:
+    log = tmp_path / "unit.log"
+    log.write_text("....... [ 45%]\n....... [ 50%]\n\n...")
+    assert gate.last_line(log) == "....... [ 50%]"
+    log.write_text("step 1\rstep 2\r")
+    assert gate.last_line(log) == "step 2"
+    log.write_text("...")
+    assert gate.last_line(log) == "..."
+    log.write_text("")
+    assert gate.last_line(log) == "(nothing yet)"
+    log.write_text("." * 72 + " [  4%]\n" + "." * 5)
+    assert gate.last_line(log) == "." * 44 + "..." + "." * 16 + " [  4%]"
+
+
+def running(pid: int) -> bool:
+    """Whether a process runs (a zombie waiting for its parent does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_sigterm_ends_every_stage_and_what_it_started(tmp_path: Path) -> None:
+    """The gate (as `make test` runs it, killed by CI or `tests.load`) leaves
+    no stage running, nor a process a stage started."""
+    pids = tmp_path / "pids"
+    stage_code = (
+        "import os, subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        f"with open({str(pids)!r}, 'a') as f: f.write(f'{{os.getpid()}} {{child.pid}}\\n')\n"
+        "time.sleep(600)\n"
+    )
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from tests import gate\n"
+        f"gate.LOGS = Path({str(tmp_path)!r})\n"
+        f"gate.STAGES = [gate.Stage(n, (sys.executable, '-c', {stage_code!r}), n)"
+        " for n in ('a', 'b')]\n"
+        "sys.exit(gate.main(['--jobs', '2']))\n"
+    )
+    runner = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=gate.ROOT
+    )
+    until = time.monotonic() + 120
+    while (not pids.exists() or len(pids.read_text().split()) < 4) and time.monotonic() < until:
+        time.sleep(0.05)
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert len(started) == 4, "both stages and their children started"
+    runner.send_signal(signal.SIGTERM)
+    out, _ = runner.communicate(timeout=120)
+    alive = [pid for pid in started if running(pid)]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, "a stage or a process it started outlived the gate"
+    assert runner.returncode == 2, out
+    assert "gate: interrupted; ending the stages still running (a, b)" in out
+
+
+def test_a_stage_that_uses_no_cpu_for_long_is_hung_and_fails_the_gate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stuck = "import time; print('waiting on a lock', flush=True); time.sleep(600)"
+    stages = [gate.Stage("stuck", (sys.executable, "-c", stuck), "never ends")]
+    monkeypatch.setattr(gate, "STAGES", stages)
+    monkeypatch.setattr(gate, "LOGS", tmp_path)
+    monkeypatch.setattr(gate, "TICK", 0.2)
+    monkeypatch.setattr(gate, "STALL", 2.0)
+    began = time.monotonic()
+    assert gate.main(["--jobs", "1"]) == 2
+    assert time.monotonic() - began < 300
+    out = capsys.readouterr().out
+    assert "stuck used no CPU for 2 s: hung, killed" in out
+    assert "==== stuck: CRASHED (exit -9)" in out and "waiting on a lock" in out

@@ -10,6 +10,11 @@ from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeou
 from scenarios.format import Scenario
 from scenarios.strategies import constants_dict, event_dict
 
+NEVER = "600"
+"""A cap on shrinking's time (`--shrink-seconds`) no shrink here reaches on
+any machine: shrinking stops when no pass changes the scenario or its
+replays are spent, so what it keeps does not depend on speed or load."""
+
 SMALL = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=3, ahead=4)
 
 

@@ -30,7 +30,7 @@ from model.profile import TYPES, Profile, options
 from scenarios import format as scenario_format
 from scenarios.format import Scenario
 from scenarios.strategies import constants_dict
-from tests.bridge.helpers import SMALL
+from tests.bridge.helpers import NEVER, SMALL
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
@@ -47,10 +47,6 @@ SCHEMAS = Registry().with_resources(
     )
 )
 DIAGNOSIS_SCHEMA = json.loads((ROOT / "bridge" / "diagnosis.schema.json").read_text("utf-8"))
-
-NEVER = "600"
-"""A shrinking budget no shrink here reaches on any machine: shrinking stops
-when no pass changes the scenario, so its result does not depend on speed."""
 
 
 @pytest.fixture

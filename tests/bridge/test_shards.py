@@ -214,10 +214,10 @@ def test_fuzz_shards_draw_their_own_histories_the_same_every_time(
 def test_the_check_laws_run_on_the_first_shard_only(capsys: pytest.CaptureFixture[str]) -> None:
     tables = {}
     for shard in ("1/2", "2/2"):
-        argv = ["--only", "queue_order", "bits_agree", "--seed", "5", "--jobs", "1"]
+        argv = ["--only", "queue_order", "line_fits", "--seed", "5", "--jobs", "1"]
         assert laws_main([*argv, "--shard", shard]) == 0
         tables[shard] = capsys.readouterr().out
-    assert "bits_agree" in tables["1/2"] and "bits_agree" not in tables["2/2"]
+    assert "line_fits" in tables["1/2"] and "line_fits" not in tables["2/2"]
     assert "queue_order  holds" in tables["1/2"] and "queue_order  holds" in tables["2/2"]
     assert "the check laws on shard 1" in tables["2/2"]
     drawn = [t.split("step laws share ")[1].split(" of which")[0] for t in tables.values()]
