@@ -11,7 +11,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from multiprocessing import Pool, util
+from multiprocessing import get_context, util
 from pathlib import Path
 from typing import Any
 
@@ -270,6 +270,12 @@ def _check_job(job: tuple[Path, Options]) -> Verdict:
         )
 
 
+Pool = get_context("spawn").Pool
+"""The pools of `largest_first` start their workers afresh (spawn, not fork):
+a fork copies every lock another thread of the caller holds (a test runner's,
+a progress thread's) locked, and a worker could wait on one for ever."""
+
+
 def largest_first(
     function: Callable[[Any], Any], work: list[Any], path: Callable[[Any], Path], jobs: int
 ) -> Iterator[Any]:
@@ -309,8 +315,8 @@ def _worker() -> None:
 
 
 def _exit(signum: int, _frame: object) -> None:
-    # Unwinding ends the worker's engines; it can also wait for ever on a lock
-    # another thread held at the fork, so SIGALRM's default ends it 5 s later.
+    # Unwinding ends the worker's engines; should it wait on something for
+    # ever, SIGALRM's default ends it 5 s later.
     signal.alarm(5)
     raise SystemExit(128 + signum)
 

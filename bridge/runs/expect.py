@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from multiprocessing import Pool
 from pathlib import Path
 
 from bridge.formats import transcript
 from bridge.formats.kit import CORPUS, EXPECTED, PROFILES
 from bridge.formats.layout import expected_path
 from bridge.formats.profile import SPEC, parse, to_json
+from bridge.runs.corpus import Pool
 from bridge.wire.stream import from_model
 from model.profile import Profile
 from scenarios.format import is_relative, read
