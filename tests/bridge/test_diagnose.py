@@ -34,7 +34,7 @@ from tests.bridge.helpers import NEVER, SMALL
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
-PARTIAL = json.loads((ENGINES / "partial.json").read_text(encoding="utf-8"))
+PARTIAL = json.loads((ROOT / "scenarios" / "profiles" / "partial.json").read_text(encoding="utf-8"))
 PARTIAL_HELD = ALL - {"timed_out_render", "zoom"}
 PARTIAL_ENGINE = f"{sys.executable} {ENGINES / 'partial.py'}"
 BUGGY = f"{sys.executable} {ENGINES / 'free_leaf_bug.py'}"
@@ -258,9 +258,9 @@ def test_diagnose_proposes_exactly_the_partial_engines_profile(
 def test_the_partial_engine_declaring_its_profile_agrees_on_the_whole_corpus(
     engine_path: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Every scenario, compared with the model under the engine's profile
-    (no transcript is kept for it): the longest test here, about two CPU
-    minutes, since the issue asks for the whole corpus."""
+    """Every scenario, compared with the transcripts of the engine's profile
+    (scenarios/profiles/partial.json is kept: the model under it would cost a
+    minute of CPU), since the issue asks for the whole corpus."""
     report = tmp_path / "run.json"
     engine = PARTIAL_ENGINE + " --declare"
     code = cli.main(["corpus", "--engine", engine, "--jobs", "2", "--json", str(report)])

@@ -1,5 +1,6 @@
 """An engine with deliberate differences from SPEC, for `diagnose` to find
-(issue 21): `python -m impl.protocol` with the policies of partial.json
+(issue 21): `python -m impl.protocol` with the policies of
+scenarios/profiles/partial.json, a kept profile with its own transcripts
 (another line chooser: an empty reply fails the call; a failed node retried
 only after RETRY), and without a timed-out render or zoom (it answers as
 tests/bridge/engines/lacking.py does: no `render_timed_out_crc`, no
@@ -20,7 +21,8 @@ if "--bug" in sys.argv:
 from impl import protocol  # noqa: E402
 from impl.profile import Profile  # noqa: E402
 
-PARTIAL = json.loads((Path(__file__).parent / "partial.json").read_text(encoding="utf-8"))
+PROFILE = Path(__file__).parents[3] / "scenarios" / "profiles" / "partial.json"
+PARTIAL = json.loads(PROFILE.read_text(encoding="utf-8"))
 """The engine's real profile (SPEC 10)."""
 CAPABILITIES = ["settle_timeout", "compaction_view", "queue_waiting", "replies"]
 """What it implements (bridge/PROTOCOL.md, Capabilities): not `timed_out_render`, not `zoom`."""
