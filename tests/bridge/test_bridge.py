@@ -209,8 +209,10 @@ def test_a_broken_engine_yields_a_shrunk_regression(
     regressions = tmp_path / "found"
     code = cli.main(
         ["compare", str(path), "--engine", "impl", "--regressions", str(regressions)]
-        + ["--shrink-seconds", "60"]
+        + ["--shrink-seconds", "3"]
     )
+    # Cut at its divergence before shrinking, so however little of the 3 s a
+    # busy machine gives, what is asserted below holds.
     assert code == 1
     out = capsys.readouterr().out
     assert "DIVERGENCE in" in out and "field" in out
