@@ -4,7 +4,9 @@ sent and answered as the scenario means them (SPEC 10; scenarios/README.md,
 
 An event is delivered when the bridge sends it and the model answers it as
 the scenario marks it: accepted, or refused when it carries a `refused`
-mark. Under `calls: self` the scenario's starts are the engine's to make,
+mark, or refused by the profile's own rule: a message of a kind the profile
+does not take (SPEC 10 `kinds`) is sent, and its refusal is what that option
+asks to check. Under `calls: self` the scenario's starts are the engine's to make,
 and an event not sent for a capability the engine lacks is counted there
 (bridge/checking/coverage.py), so neither is owed. An event is not
 delivered when it is never sent (an outcome whose call never started, a
@@ -56,8 +58,17 @@ def delivery(
     return Delivery(
         len(owed),
         tuple(p for p in owed if p not in sent),
-        tuple(sorted(p for p in refused if "refused" not in scenario.events[p])),
+        tuple(sorted(p for p in refused if not marked(scenario.events[p], profile))),
     )
+
+
+def marked(event: dict, profile: Profile) -> bool:
+    """Whether the scenario means `event` to be refused under `profile`: it
+    carries a `refused` mark, or it is a message of a kind the profile does
+    not take."""
+    if "refused" in event:
+        return True
+    return event["event"] == "message" and event.get("kind", "user") not in profile.kinds
 
 
 def _listed(positions: tuple[int, ...]) -> str:
