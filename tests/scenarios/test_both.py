@@ -8,12 +8,11 @@ pass."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from bridge.runs.corpus import Options, check, close_kept
+from bridge.runs.corpus import Options, check
 from bridge.wire.inprocess import model_event
 from bridge.wire.stream import resolved
 from model import machine
@@ -25,14 +24,6 @@ from tests.scenarios.spec import refusal_orders
 
 CORPUS = Path(generate.__file__).parent / "corpus"
 SWAPPED = Path(__file__).parent / "engines" / "swapped.py"
-
-
-@pytest.fixture(autouse=True)
-def engines_ended() -> Iterator[None]:
-    """`check` keeps a session engine for the next scenario; each test here
-    ends its own, as `corpus` does at the end of a run."""
-    yield
-    close_kept()
 
 
 def name(first: str, second: str) -> str:
