@@ -20,7 +20,6 @@ from bridge.cli.options import (
     shard_of,
     shard_option,
 )
-from bridge.formats.invocation import command
 from bridge.formats.usage import UsageError, load_known, write_known
 from bridge.outputs.index import write_index
 from bridge.outputs.json_report import write_json
@@ -98,7 +97,6 @@ def run(args: argparse.Namespace) -> int:
         quiet=args.jobs > 1,
         report=args.report,
         page=write_divergence_report,
-        program=command(),
     )
     began = time.monotonic()
     verdicts = []

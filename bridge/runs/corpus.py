@@ -10,7 +10,7 @@ import signal
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing import get_context, util
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
 from bridge.checking.verdict import Skipped, Verdict, divergence_json, lacks_for
 from bridge.formats import transcript
+from bridge.formats.invocation import command
 from bridge.formats.layout import read_checked, unique_name
 from bridge.formats.profile import SPEC, agreement, declared, to_json
 from bridge.runs.progress import Heartbeat
@@ -57,7 +58,7 @@ class Options:
     """What writes those reports."""
     capabilities: frozenset[str] | None = None
     """The capabilities of `--capabilities`; None to take the ones the engine declares."""
-    program: str = "python -m bridge"
+    program: str = field(default_factory=command)
     """The runner as the user started it, for the command a report repeats."""
 
 

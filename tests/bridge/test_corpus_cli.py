@@ -235,3 +235,20 @@ def test_the_heartbeat_speaks_during_one_long_event(capsys: pytest.CaptureFixtur
     with Heartbeat("big.jsonl", 500, quiet=True, every=0.05) as beat:
         time.sleep(0.2)
     assert capsys.readouterr().err == ""
+
+
+def test_every_run_s_repeated_command_names_the_runner_as_the_user_started_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`diagnose` and `fuzz` build their Options without naming the runner:
+    the command their reports repeat is still the installed `optchat-spec`
+    the user ran (here by its full path, since it is not the one on PATH)."""
+    installed = tmp_path / "bin" / "optchat-spec"
+    installed.parent.mkdir()
+    installed.write_text("#!/bin/sh\n")
+    monkeypatch.setattr(sys, "argv", [str(installed), "diagnose"])
+    options = corpora.Options("impl")
+    assert options.program == str(installed)
+    assert corpora.reproduction(Path("a b.jsonl"), options) == (
+        f"{installed} compare 'a b.jsonl' --engine impl"
+    )
