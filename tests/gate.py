@@ -71,19 +71,15 @@ STAGES = [
         (PY, "-m", "laws.mutants", "--first-catch", "--jobs", "2"),
         "every deliberate break of SPEC 9, each up to its first catch",
     ),
-    Stage(
-        "bridge-deviant",
-        (PY, "-m", "bridge", "corpus", "--engine", "impl")
-        + ("--profile", "scenarios/profiles/deviant.json"),
-        "the engine under the deviant profile against that profile's transcripts",
-        needs=ENGINE,
-    ),
-    Stage(
-        "bridge-policies",
-        (PY, "-m", "bridge", "corpus", "--engine", "impl")
-        + ("--profile", "scenarios/profiles/policies.json"),
-        "the engine under the policies profile against that profile's transcripts",
-        needs=ENGINE,
+    *(
+        Stage(
+            f"bridge-{name}",
+            (PY, "-m", "bridge", "corpus", "--engine", "impl")
+            + ("--profile", f"scenarios/profiles/{name}.json"),
+            f"the engine under the {name} profile against that profile's transcripts",
+            needs=ENGINE,
+        )
+        for name in ("deviant", "policies")
     ),
     Stage(
         "fuzz",
