@@ -23,6 +23,7 @@ from impl.errors import Locked, StoreError
 from impl.profile import Profile
 from tests.impl.helpers import SMALL, SMALL_MODEL, Clock, drive, files, reopen
 from tests.impl.replay import as_pairs, model_state
+from tests.scenarios.spec import profile_defaults
 
 
 def snapshot(chat: Chat) -> tuple:
@@ -350,22 +351,7 @@ def test_a_lock_that_is_a_directory_is_an_error_naming_it(tmp_path: Path) -> Non
         reopen(tmp_path)
 
 
-SPEC_PROFILE = {
-    "trim_lines": False,
-    "kind_words": {},
-    "need_first": True,
-    "failure_cap": "failures",
-    "calls": "driven",
-    "ahead_in_wait": True,
-    "empty_chat": "tags",
-    "kinds": ["user", "unii", "tool", "echo", "work", "note"],
-    "retry": "message",
-    "held_takes_job": False,
-    "merge_order": "level",
-    "resume": "settle",
-    "empty_reply": "ends",
-    "not_shorter": "stops",
-}
+SPEC_PROFILE = profile_defaults()
 """SPEC 10's defaults, the profile of a chat opened without one."""
 
 

@@ -50,7 +50,7 @@ from tests.scenarios.schemas import (
     schema,
     validator,
 )
-from tests.scenarios.spec import refusal_rules
+from tests.scenarios.spec import profile_defaults, refusal_rules
 from tests.scenarios.test_format import (
     BAD_EVENTS,
     BAD_RELATIVE,
@@ -332,22 +332,7 @@ HEADER: dict[str, Any] = {
     "corpus": 2,
     "scenario": "zoom_0.jsonl",
     "scenario_sha256": SHA,
-    "profile": {
-        "trim_lines": False,
-        "kind_words": {},
-        "need_first": True,
-        "failure_cap": "failures",
-        "calls": "driven",
-        "ahead_in_wait": True,
-        "empty_chat": "tags",
-        "kinds": ["user", "unii", "tool", "echo", "work", "note"],
-        "retry": "message",
-        "held_takes_job": False,
-        "merge_order": "level",
-        "resume": "settle",
-        "empty_reply": "ends",
-        "not_shorter": "stops",
-    },
+    "profile": profile_defaults(),
 }
 
 
