@@ -18,9 +18,10 @@ A FILE is a scenario file or the name of a bundled one (`late_1500`).
 
 An engine (--engine) is `reference` (impl.protocol, started by this
 runner's own Python), `model` or `impl` (in process), or a command speaking
-bridge/PROTOCOL.md; `corpus` needs one named. Exit codes, the same for every command: 0 agree (or
-hold), 1 a divergence (or a broken law), 2 bad input, a usage error or an
-engine fault.
+bridge/PROTOCOL.md; every command that runs one needs it named (`show`
+draws the scenario alone without one). Exit codes, the same for every
+command: 0 agree (or hold), 1 a divergence (or a broken law), 2 bad input,
+a usage error or an engine fault.
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from bridge.checking.verdict import outcome
 from bridge.cli.options import (
-    ENGINES,
     Commands,
     capabilities_option,
     checking,
@@ -20,7 +19,7 @@ from bridge.cli.options import (
     shard_of,
     shard_option,
 )
-from bridge.formats.usage import UsageError, load_known, write_known
+from bridge.formats.usage import load_known, write_known
 from bridge.outputs.index import write_index
 from bridge.outputs.json_report import write_json
 from bridge.outputs.junit import write_junit
@@ -35,7 +34,7 @@ from bridge.runs.tally import Tally, still_known
 def add_parser(commands: Commands) -> None:
     command = commands.add_parser("corpus", help="an engine on many scenarios")
     scenario_options(command, "check")
-    engine_options(command, required=True)
+    engine_options(command)
     capabilities_option(command)
     command.add_argument(
         "--known-failures",
@@ -73,8 +72,6 @@ def add_parser(commands: Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     shard = shard_of(args)
-    if args.engine is None:
-        raise UsageError(f"--engine is required: {ENGINES}")
     chosen = scenarios(args, "check")
     paths = share(chosen, shard)
     if shard.count > 1:

@@ -11,6 +11,7 @@ from bridge.cli.options import (
     Commands,
     capabilities_option,
     engine_options,
+    named_engine,
     positive,
     report_options,
     scenario_options,
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         if path is not None:
             check_file(path, option)
     options = Options(
-        args.engine,
+        named_engine(args),
         args.timeout,
         read_profile(args.profile),
         args.live_model,

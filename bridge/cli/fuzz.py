@@ -18,6 +18,7 @@ from bridge.cli.options import (
     Commands,
     capabilities_option,
     engine_options,
+    named_engine,
     positive,
     positive_int,
     shard_of,
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     if seconds is None and args.histories is None:
         seconds = DEFAULT_SECONDS
     options = Options(
-        args.engine,
+        named_engine(args),
         args.timeout,
         read_profile(args.profile),
         capabilities=read_capabilities(args.capabilities),

@@ -24,14 +24,10 @@ ENGINES = (
 )
 
 
-def engine_options(command: argparse.ArgumentParser, required: bool = False) -> None:
-    """`--engine`, `--profile` and `--timeout`: which engine, and how it runs;
-    a `required` engine has no default (a run never checks one nobody named)."""
-    command.add_argument(
-        "--engine",
-        default=None if required else "impl",
-        help=ENGINES + (" (required)" if required else " (default: %(default)s)"),
-    )
+def engine_options(command: argparse.ArgumentParser) -> None:
+    """`--engine`, `--profile` and `--timeout`: which engine, and how it runs.
+    The engine has no default (`named_engine`)."""
+    command.add_argument("--engine", help=ENGINES + " (required)")
     command.add_argument(
         "--profile",
         type=Path,
@@ -100,10 +96,18 @@ def report_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--json", type=Path, metavar="PATH", help="a JSON report (default: none)")
 
 
+def named_engine(args: argparse.Namespace) -> str:
+    """The engine `--engine` names; a UsageError in one line when it names
+    none: a run never checks an engine nobody named (issue 22)."""
+    if args.engine is None:
+        raise UsageError(f"--engine is required: {ENGINES}")
+    return str(args.engine)
+
+
 def checking(args: argparse.Namespace, **more: Any) -> Options:
     """How `compare` and `corpus` check a scenario, from their arguments."""
     return Options(
-        args.engine,
+        named_engine(args),
         args.timeout,
         read_profile(args.profile),
         args.live_model,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from bridge.cli.options import Commands, engine_options
+from bridge.cli.options import Commands, engine_options, named_engine
 from bridge.formats.layout import named, read_checked
 from bridge.formats.usage import read_profile
 from bridge.runs.corpus import Options, make_engine
@@ -23,7 +23,7 @@ def add_parser(commands: Commands) -> None:
 def run(args: argparse.Namespace) -> int:
     path = named(args.file)
     scenario = read_checked(path)
-    options = Options(args.engine, args.timeout, read_profile(args.profile))
+    options = Options(named_engine(args), args.timeout, read_profile(args.profile))
     subject = make_engine(options)
     try:
         ready = subject.start(scenario)

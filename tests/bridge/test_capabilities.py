@@ -293,7 +293,8 @@ def test_without_a_settle_timeout_no_timeout_is_sent_and_both_sides_stay_in_step
 def test_a_wrong_capability_list_is_one_line(
     given: str, said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = cli.main(["compare", str(CORPUS / "random_00.jsonl"), "--capabilities", given])
+    args = ["compare", str(CORPUS / "random_00.jsonl"), "--engine", "impl"]
+    code = cli.main([*args, "--capabilities", given])
     out, err = capsys.readouterr()
     assert code == 2 and said in out + err and "Traceback" not in out + err
 
@@ -316,7 +317,8 @@ def test_a_capability_file_and_a_declaration_that_disagrees(
     out, err = capsys.readouterr()
     assert code == 2 and "declares other capabilities than --capabilities'" in out + err
     listed.write_text('{"zoom": true}', "utf-8")
-    code = cli.main(["compare", str(CORPUS / "random_00.jsonl"), "--capabilities", str(listed)])
+    args = ["compare", str(CORPUS / "random_00.jsonl"), "--engine", "impl"]
+    code = cli.main([*args, "--capabilities", str(listed)])
     out, err = capsys.readouterr()
     assert code == 2 and "a list of names" in out + err
 

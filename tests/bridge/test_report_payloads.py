@@ -232,7 +232,8 @@ def test_compare_refuses_an_unwritable_regressions_folder(
     (tmp_path / "a-file").write_text("x")
     scenario = tmp_path / "s.jsonl"
     write(hostile_scenario(), scenario)
-    code = cli.main(["compare", str(scenario), "--regressions", str(tmp_path / "a-file")])
+    args = ["compare", str(scenario), "--engine", "impl"]
+    code = cli.main([*args, "--regressions", str(tmp_path / "a-file")])
     err = capsys.readouterr().err
     assert code == 2 and "--regressions" in err and err.count("\n") == 1
 

@@ -16,6 +16,7 @@ import pytest
 
 from bridge import cli
 from bridge.checking.verdict import Verdict
+from bridge.cli.options import ENGINES
 from bridge.runs.tally import Tally
 from tests.bridge.test_corpus_cli import copy_corpus
 from tests.scenarios.test_format import CONSTANTS
@@ -43,16 +44,28 @@ def scenario(folder: Path, name: str, *events: dict[str, object]) -> Path:
     return path
 
 
-def test_corpus_without_an_engine_is_a_usage_error_in_one_line() -> None:
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["corpus", "--only", "empty_chat"],
+        ["compare", "empty_chat"],
+        ["replay", "empty_chat"],
+        ["fuzz", "--histories", "1"],
+        ["diagnose", "--only", "empty_chat"],
+    ],
+    ids=lambda args: args[0],
+)
+def test_a_run_without_an_engine_is_a_usage_error_in_one_line(args: list[str]) -> None:
+    """No command checks an engine nobody named, not even the reference one."""
     done = subprocess.run(
-        [sys.executable, "-m", "bridge", "corpus", "--only", "empty_chat"],
+        [sys.executable, "-m", "bridge", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 2 and done.stdout == ""
-    assert len(done.stderr.splitlines()) == 1 and "--engine is required" in done.stderr
+    assert done.stderr == f"optchat-spec {args[0]}: --engine is required: {ENGINES}\n"
 
 
 def test_the_reference_engine_is_known_by_name(capsys: pytest.CaptureFixture[str]) -> None:
