@@ -12,7 +12,6 @@ every law).
 from __future__ import annotations
 
 import argparse
-import os
 import queue
 import random
 import sys
@@ -40,6 +39,7 @@ from laws.registry import (
 )
 from model.profile import Profile as EngineProfile
 from model.profile import deviations, from_options
+from scenarios.arguments import jobs_option
 from scenarios.database import chosen as chosen_database
 from scenarios.database import database as named
 from scenarios.format import loads
@@ -129,12 +129,7 @@ def parser() -> argparse.ArgumentParser:
         default=Path("optchat-regressions") / "laws",
         help="where counterexamples are written as scenarios",
     )
-    top.add_argument(
-        "--jobs",
-        type=int,
-        default=os.cpu_count() or 1,
-        help="processes for the step laws' histories in an exploring run (default: cores)",
-    )
+    jobs_option(top, "processes exploring the step laws' histories")
     top.add_argument(
         "--no-shrink",
         action="store_true",

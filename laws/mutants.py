@@ -32,6 +32,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
+from scenarios.arguments import jobs_option, positive
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -695,16 +697,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", choices=("ci", "deep"), default="ci")
     parser.add_argument("--only", nargs="+", metavar="TEXT", help="breaks whose name holds TEXT")
     parser.add_argument("--first-catch", action="store_true", help="stop each gate at a catch")
-    parser.add_argument("--jobs", type=int, default=2, help="breaks run at once (default 2)")
+    jobs_option(parser, "breaks run", default=2)
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=positive,
         default=1800,
         help="CPU seconds per gate run, summed over its processes (default 1800)",
     )
     args = parser.parse_args(argv)
-    if args.jobs < 1:
-        parser.error("--jobs is at least 1")
     chosen = [b for b in BREAKS if args.only is None or any(o in b.name for o in args.only)]
     if not chosen:
         parser.error(f"no break's name holds {' or '.join(map(repr, args.only))}")

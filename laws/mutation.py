@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from laws.mutants import CAUGHT, HARNESS, MISSED, classify, run_process, scratch_copy
+from scenarios.arguments import jobs_option, positive
 
 CONFIG = """
 [tool.mutmut]
@@ -142,10 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=150, help="mutants drawn (with --laws)")
     parser.add_argument("--seed", type=int, help="the sample's seed (with --laws)")
     parser.add_argument("--profile", choices=("ci", "deep"), default="ci")
-    parser.add_argument("--jobs", type=int, default=2, help="mutants checked at once")
+    jobs_option(parser, "mutants checked", default=2)
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=positive,
         default=600,
         help="CPU seconds per mutant's laws run, summed over its processes (default 600)",
     )

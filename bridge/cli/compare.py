@@ -30,6 +30,7 @@ from bridge.outputs.regressions import REGRESSIONS, write_regression
 from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import make_engine, replay_checked
 from bridge.wire.inprocess import ModelEngine
+from scenarios.arguments import positive
 
 
 def add_parser(commands: Commands) -> None:
@@ -46,7 +47,7 @@ def add_parser(commands: Commands) -> None:
     )
     command.add_argument(
         "--shrink-seconds",
-        type=float,
+        type=positive,
         default=60.0,
         help="shrinking's budget in seconds (default: %(default)s)",
     )

@@ -12,7 +12,6 @@ from bridge.cli.options import (
     capabilities_option,
     engine_options,
     named_engine,
-    positive,
     report_options,
     scenario_options,
     scenarios,
@@ -23,6 +22,7 @@ from bridge.outputs.regressions import REGRESSIONS
 from bridge.outputs.writing import check_file, check_folder
 from bridge.runs.corpus import Options
 from bridge.runs.diagnose import diagnose
+from scenarios.arguments import positive
 
 
 def add_parser(commands: Commands) -> None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from bridge.cli.options import Commands
 from bridge.formats.layout import files
 from bridge.runs.expect import bundled, make, refresh, write_all
+from scenarios.arguments import jobs_option
 
 
 def add_parser(commands: Commands) -> None:
@@ -22,12 +22,7 @@ def add_parser(commands: Commands) -> None:
         metavar="PATH",
         help="scenario folders or files (default: the bundled corpus, and its version)",
     )
-    command.add_argument(
-        "--jobs",
-        type=int,
-        default=os.cpu_count() or 1,
-        help="scenarios at once (default: the CPU count, %(default)s)",
-    )
+    jobs_option(command, "scenarios")
     command.set_defaults(run=run)
 
 

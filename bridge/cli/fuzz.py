@@ -19,8 +19,6 @@ from bridge.cli.options import (
     capabilities_option,
     engine_options,
     named_engine,
-    positive,
-    positive_int,
     shard_of,
     shard_option,
 )
@@ -43,6 +41,7 @@ from bridge.runs.fuzz import (
 )
 from bridge.wire.engine import Engine, EngineFault
 from bridge.wire.inprocess import ModelEngine
+from scenarios.arguments import positive, positive_int
 from scenarios.shard import Shard
 
 if TYPE_CHECKING:

@@ -1,17 +1,16 @@
-"""What several commands' arguments share: the engine options, and numbers
-that must be positive."""
+"""What several commands' arguments share: the engine, the scenarios, the
+reports and the shard."""
 
 from __future__ import annotations
 
 import argparse
-import math
-import os
 from pathlib import Path
 from typing import Any, TypeAlias
 
 from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, read_capabilities, read_profile
 from bridge.runs.corpus import Options
+from scenarios.arguments import jobs_option, positive
 from scenarios.shard import Shard, parse
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -72,12 +71,7 @@ def scenario_options(command: argparse.ArgumentParser, verb: str) -> None:
         metavar="GLOB",
         help="leave out scenarios whose name matches (repeatable; default: none)",
     )
-    command.add_argument(
-        "--jobs",
-        type=int,
-        default=os.cpu_count() or 1,
-        help="scenarios at once (default: the CPU count, %(default)s)",
-    )
+    jobs_option(command, "scenarios")
 
 
 def scenarios(args: argparse.Namespace, verb: str) -> list[Path]:
@@ -115,24 +109,6 @@ def checking(args: argparse.Namespace, **more: Any) -> Options:
         capabilities=read_capabilities(args.capabilities),
         **more,
     )
-
-
-def positive(text: str) -> float:
-    """A positive finite number (not 0, -1, nan or inf)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"{text}: not a positive number")
-    return value
-
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text}: not a positive whole number")
-    return value
 
 
 def shard_option(command: argparse.ArgumentParser, what: str) -> None:

@@ -8,13 +8,14 @@ import sys
 from pathlib import Path
 
 from bridge.checking.against import against
-from bridge.cli.options import ENGINES, Commands, positive
+from bridge.cli.options import ENGINES, Commands
 from bridge.formats.layout import named, read_checked
 from bridge.formats.profile import SPEC, ProfileError
 from bridge.formats.usage import UsageError, read_profile
 from bridge.outputs.page import NoSuchEvent, write_report
 from bridge.outputs.sawtooth import write_sawtooth
 from bridge.outputs.writing import check_file
+from scenarios.arguments import positive
 from scenarios.format import ScenarioError
 
 
