@@ -11,6 +11,7 @@ from bench.naive import NaivePlanner
 from bench.workload import line_for, messages
 from impl.constants import Constants
 from impl.planner import Planner
+from scenarios.arguments import positive_int
 
 
 def engine_run(count: int, ceiling: int, floor: int) -> Planner:
@@ -36,24 +37,13 @@ def naive_run(count: int, ceiling: int, floor: int) -> NaivePlanner:
     return naive
 
 
-def positive(text: str) -> int:
-    """A command-line count: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"need a whole number of at least 1, not {text!r}")
-    return value
-
-
 def main(argv: list[str] | None = None) -> None:
     """`python -m bench.drive CEILING COUNT`: seconds of the engine and of the
     naive planner on COUNT messages at CEILING (FLOOR half of it), whether
     they end with the same view, and whether the engine is the C build; JSON."""
     parser = argparse.ArgumentParser(prog="python -m bench.drive", description=main.__doc__)
-    parser.add_argument("ceiling", type=positive, metavar="CEILING", help="bytes")
-    parser.add_argument("count", type=positive, metavar="COUNT", help="messages")
+    parser.add_argument("ceiling", type=positive_int, metavar="CEILING", help="bytes")
+    parser.add_argument("count", type=positive_int, metavar="COUNT", help="messages")
     args = parser.parse_args(argv)
     ceiling, count = args.ceiling, args.count
     began = time.perf_counter()

@@ -14,9 +14,9 @@ import json
 import time
 
 from bench.corpus import model_observe
-from bench.drive import positive
 from model import machine
 from model.events import Message
+from scenarios.arguments import positive_int
 from scenarios.format import sized_text
 
 MESSAGE_BYTES = 5_000
@@ -41,7 +41,7 @@ def replay(prefixes: list[int]) -> dict[int, float]:
 def main(argv: list[str] | None = None) -> None:
     """Replay the prefixes and print their seconds."""
     parser = argparse.ArgumentParser(prog="python -m bench.growth", description=__doc__)
-    parser.add_argument("mb", nargs="*", type=positive, metavar="MB", help="prefixes in MB")
+    parser.add_argument("mb", nargs="*", type=positive_int, metavar="MB", help="prefixes in MB")
     prefixes = sorted(set(parser.parse_args(argv).mb or PREFIXES))
     print(json.dumps({"message_bytes": MESSAGE_BYTES, "seconds": replay(prefixes)}))
 

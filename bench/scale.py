@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 import impl
-from bench.drive import engine_run, positive
+from bench.drive import engine_run
+from scenarios.arguments import positive_int
 
 
 def peak_bytes() -> int:
@@ -28,7 +29,7 @@ def peak_bytes() -> int:
 def main(argv: list[str] | None = None) -> None:
     """Run the engine through COUNT messages and print the measures."""
     parser = argparse.ArgumentParser(prog="python -m bench.scale", description=__doc__)
-    parser.add_argument("count", type=positive, metavar="COUNT", help="messages")
+    parser.add_argument("count", type=positive_int, metavar="COUNT", help="messages")
     count = parser.parse_args(argv).count
     began = time.perf_counter()
     planner = engine_run(count, 128_000, 64_000)

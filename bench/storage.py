@@ -15,9 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.drive import positive
 from bench.workload import line_for, messages
 from impl.chat import Chat
+from scenarios.arguments import positive_int
 
 
 def fill(chat: Chat, count: int, seed: int) -> None:
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     """Measure appends per second and the load of COUNT messages; print them."""
     parser = argparse.ArgumentParser(prog="python -m bench.storage", description=__doc__)
     parser.add_argument(
-        "count", type=positive, nargs="?", default=100_000, metavar="COUNT", help="(100000)"
+        "count", type=positive_int, nargs="?", default=100_000, metavar="COUNT", help="(100000)"
     )
     count = parser.parse_args(argv).count
     with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as two:

@@ -9,12 +9,12 @@ import pytest
 from bench import drive, growth, scale, storage
 
 CASES = [
-    (scale.main, "bench.scale", ["ten"], "argument COUNT: need a whole number of at least 1"),
+    (scale.main, "bench.scale", ["ten"], "argument COUNT: ten: not a positive whole number"),
     (scale.main, "bench.scale", [], "the following arguments are required: COUNT"),
-    (storage.main, "bench.storage", ["0"], "argument COUNT: need a whole number of at least 1"),
+    (storage.main, "bench.storage", ["0"], "argument COUNT: 0: not a positive whole number"),
     (drive.main, "bench.drive", ["128000"], "the following arguments are required: COUNT"),
-    (drive.main, "bench.drive", ["-5", "10"], "argument CEILING: need a whole number"),
-    (growth.main, "bench.growth", ["0"], "argument MB: need a whole number of at least 1"),
+    (drive.main, "bench.drive", ["-5", "10"], "argument CEILING: -5: not a positive whole number"),
+    (growth.main, "bench.growth", ["0"], "argument MB: 0: not a positive whole number"),
 ]
 
 

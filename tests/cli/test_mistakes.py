@@ -79,8 +79,8 @@ MISTAKES: list[tuple[str, list[str], bytes, str]] = [
     ("laws --only and no name", ["laws", "--only"], b"", "expected at least one argument"),
     ("impl.protocol a bad argument", ["impl.protocol", "--protocol", "1"], b"", "unrecognized"),
     ("bench.scale no count", ["bench.scale"], b"", "arguments are required: COUNT"),
-    ("bench.storage a count of 0", ["bench.storage", "0"], b"", "need a whole number"),
-    ("bench.drive a word", ["bench.drive", "many", "10"], b"", "need a whole number"),
+    ("bench.storage a count of 0", ["bench.storage", "0"], b"", "0: not a positive whole number"),
+    ("bench.drive a word", ["bench.drive", "many", "10"], b"", "many: not a positive whole number"),
     ("impl.example an argument", ["impl.example", "--messages", "5"], b"", "unrecognized"),
 ]
 """(case, `python -m` arguments, the bad scenario's lines after its header,
