@@ -91,21 +91,22 @@ class Profile:
         words = options.get("kind_words", {})
         if not isinstance(words, dict) or not all(isinstance(w, str) for w in words.values()):
             raise ValueError("kind_words is an object from kinds to words")
+        given = {**cls().to_json(), **options}
         return cls(
-            trim_lines=options.get("trim_lines", False),
+            trim_lines=given["trim_lines"],
             kind_words=dict(words),
-            need_first=options.get("need_first", True),
-            capped=options.get("failure_cap", "failures") == "failures",
-            self_calls=options.get("calls", "driven") == "self",
-            ahead_in_wait=options.get("ahead_in_wait", True),
-            empty_chat=options.get("empty_chat", "tags"),
+            need_first=given["need_first"],
+            capped=given["failure_cap"] == "failures",
+            self_calls=given["calls"] == "self",
+            ahead_in_wait=given["ahead_in_wait"],
+            empty_chat=given["empty_chat"],
             kinds=tuple(kind for kind in KINDS if kind in kinds),
-            retry_at_message=options.get("retry", "message") == "message",
-            held_takes_job=options.get("held_takes_job", False),
-            merge_order=options.get("merge_order", "level"),
-            resume=options.get("resume", "settle"),
-            empty_reply=options.get("empty_reply", "ends"),
-            not_shorter=options.get("not_shorter", "stops"),
+            retry_at_message=given["retry"] == "message",
+            held_takes_job=given["held_takes_job"],
+            merge_order=given["merge_order"],
+            resume=given["resume"],
+            empty_reply=given["empty_reply"],
+            not_shorter=given["not_shorter"],
         )
 
     def to_json(self) -> dict[str, Any]:

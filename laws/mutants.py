@@ -256,12 +256,7 @@ BREAKS = [
     Break(
         "a declaration without trim_lines read as trimming",
         "model/profile.py",
-        (
-            (
-                'trim_lines=given.get("trim_lines", False)',
-                'trim_lines=given.get("trim_lines", True)',
-            ),
-        ),
+        (("            **given,\n", '            "trim_lines": True,\n            **given,\n'),),
         "laws",
         ("profile_read_back",),
     ),

@@ -198,18 +198,9 @@ def from_options(given: Any) -> Profile:
     if len(set(kinds)) != len(kinds):
         raise ValueError(f"kinds names a kind twice: {kinds!r}")
     return Profile(
-        trim_lines=given.get("trim_lines", False),
-        kind_words=tuple(sorted(words.items())),
-        need_first=given.get("need_first", True),
-        failure_cap=given.get("failure_cap", "failures"),
-        calls=given.get("calls", "driven"),
-        ahead_in_wait=given.get("ahead_in_wait", True),
-        empty_chat=given.get("empty_chat", "tags"),
-        kinds=tuple(kind for kind in KINDS if kind in kinds),
-        retry=given.get("retry", "message"),
-        held_takes_job=given.get("held_takes_job", False),
-        merge_order=given.get("merge_order", "level"),
-        resume=given.get("resume", "settle"),
-        empty_reply=given.get("empty_reply", "ends"),
-        not_shorter=given.get("not_shorter", "stops"),
+        **{
+            **given,
+            "kind_words": tuple(sorted(words.items())),
+            "kinds": tuple(kind for kind in KINDS if kind in kinds),
+        }
     )
