@@ -4,6 +4,7 @@ and a shrunk scenario in --regressions."""
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +22,14 @@ from bridge.checking.shrink import (
     way_of,
 )
 from bridge.checking.verdict import Skipped
-from bridge.cli.options import Commands, capabilities_option, checking, engine_options
+from bridge.cli.options import (
+    Commands,
+    capabilities_option,
+    checking,
+    engine_options,
+    shrink_budget,
+    shrink_options,
+)
 from bridge.formats.invocation import command
 from bridge.formats.layout import named, read_checked, unique_name
 from bridge.formats.profile import agreement
@@ -30,7 +38,6 @@ from bridge.outputs.regressions import REGRESSIONS, write_regression
 from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import make_engine, replay_checked
 from bridge.wire.inprocess import ModelEngine
-from scenarios.arguments import positive
 
 
 def add_parser(commands: Commands) -> None:
@@ -45,12 +52,7 @@ def add_parser(commands: Commands) -> None:
         metavar="DIR",
         help="where the shrunk scenario is written (default: %(default)s)",
     )
-    command.add_argument(
-        "--shrink-seconds",
-        type=positive,
-        default=60.0,
-        help="shrinking's budget in seconds (default: %(default)s)",
-    )
+    shrink_options(command)
     command.add_argument(
         "--live-model",
         action="store_true",
@@ -92,11 +94,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"  {result.coverage.summary()}", flush=True)
     start = cut(scenario, found)
     way = way_of(found)
-    print(f"shrinking ({args.shrink_seconds:g} s at most), keeping {said(way)} ...", flush=True)
+    print(f"shrinking ({shrink_budget(args)} at most), keeping {said(way)} ...", flush=True)
     kept = make_engine(options)
+    seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
     try:
         small, stopped = until_fault(
-            lambda still: simplify(start, still, args.shrink_seconds),
+            lambda still: simplify(start, still, seconds, args.shrink_tries),
             diverges_as(kept, profile, way, strict=False, lacks=result.lacks),
             start,
         )

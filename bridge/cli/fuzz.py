@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bridge.checking.compare import add_states
-from bridge.checking.shrink import TRIES, marked, said, stopped_line, until_fault, way_of
+from bridge.checking.shrink import marked, said, stopped_line, until_fault, way_of
 from bridge.cli.options import (
     Commands,
     capabilities_option,
@@ -21,6 +21,9 @@ from bridge.cli.options import (
     named_engine,
     shard_of,
     shard_option,
+    shrink_budget,
+    shrink_options,
+    shrink_said,
 )
 from bridge.formats.invocation import command
 from bridge.formats.layout import slug
@@ -71,16 +74,7 @@ def add_parser(commands: Commands) -> None:
         metavar="DIR",
         help="where a divergence found is written (default: %(default)s)",
     )
-    command.add_argument(
-        "--shrink-tries",
-        type=positive_int,
-        default=TRIES,
-        help=f"shrinking's budget in replays (default {TRIES}; counted, so a busy machine "
-        "shrinks as far)",
-    )
-    command.add_argument(
-        "--shrink-seconds", type=positive, help="shrinking's time at most (default: no limit)"
-    )
+    shrink_options(command)
     command.add_argument(
         "--database",
         metavar="URL",
@@ -171,10 +165,7 @@ def fuzz(
         again += f" --profile {shlex.quote(str(args.profile))}"
     if args.capabilities is not None:
         again += f" --capabilities {shlex.quote(args.capabilities)}"
-    if args.shrink_tries != TRIES:
-        again += f" --shrink-tries {args.shrink_tries}"
-    if args.shrink_seconds is not None:
-        again += f" --shrink-seconds {args.shrink_seconds:g}"
+    again += shrink_said(args)
     if args.regressions != REGRESSIONS:
         again += f" --regressions {shlex.quote(str(args.regressions))}"
     limits = [f"{seconds:g} s"] if seconds is not None else []
@@ -220,11 +211,8 @@ def fuzz(
         f"({first.generated} events): {first.divergence.summary()}",
         flush=True,
     )
-    budget = f"{args.shrink_tries} tries"
-    if args.shrink_seconds is not None:
-        budget += f" or {args.shrink_seconds:g} s"
     print(
-        f"shrinking ({budget} at most), keeping {said(fuzzer.way())} ...",
+        f"shrinking ({shrink_budget(args)} at most), keeping {said(fuzzer.way())} ...",
         flush=True,
     )
     starts = shrink_starts(fuzzer)

@@ -7,10 +7,11 @@ import argparse
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from bridge.checking.shrink import TRIES
 from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, read_capabilities, read_profile
 from bridge.runs.corpus import Options
-from scenarios.arguments import jobs_option, positive
+from scenarios.arguments import jobs_option, positive, positive_int
 from scenarios.shard import Shard, parse
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -109,6 +110,39 @@ def checking(args: argparse.Namespace, **more: Any) -> Options:
         capabilities=read_capabilities(args.capabilities),
         **more,
     )
+
+
+def shrink_options(command: argparse.ArgumentParser) -> None:
+    """`--shrink-tries` and `--shrink-seconds`: what shrinking a divergence
+    may spend, counted in replays so that a busy machine shrinks as far as a
+    quiet one; seconds only a cap."""
+    command.add_argument(
+        "--shrink-tries",
+        type=positive_int,
+        default=TRIES,
+        help=f"shrinking's budget in replays (default {TRIES}; counted, so a busy machine "
+        "shrinks as far)",
+    )
+    command.add_argument(
+        "--shrink-seconds", type=positive, help="shrinking's time at most (default: no limit)"
+    )
+
+
+def shrink_said(args: argparse.Namespace) -> str:
+    """The shrinking budget given, as the options that repeat it (empty for
+    the defaults)."""
+    said = f" --shrink-tries {args.shrink_tries}" if args.shrink_tries != TRIES else ""
+    if args.shrink_seconds is not None:
+        said += f" --shrink-seconds {args.shrink_seconds:g}"
+    return said
+
+
+def shrink_budget(args: argparse.Namespace) -> str:
+    """The shrinking budget given, in words."""
+    budget = f"{args.shrink_tries} tries"
+    if args.shrink_seconds is not None:
+        budget += f" or {args.shrink_seconds:g} s"
+    return budget
 
 
 def shard_option(command: argparse.ArgumentParser, what: str) -> None:
