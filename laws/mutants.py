@@ -17,7 +17,6 @@ of the project), so an engine break runs as plain Python there."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import fnmatch
 import importlib.util
 import os
@@ -450,15 +449,10 @@ class Orphaned(Exception):
     """A break's text is no longer in the sources (once)."""
 
 
-SHARED = ("scenarios/corpus/", "scenarios/expected/")
-"""Folders of data that no break edits and no gate writes (four fifths of
-the project's bytes): their files are linked into a scratch copy, not
-copied, where the file system allows."""
-
-
 def scratch_copy(into: Path) -> Path:
-    """The project's files (tracked or new, not ignored) copied under `into`
-    (those under SHARED hard-linked)."""
+    """The project's files (tracked or new, not ignored) under `into`, each
+    with its bytecode when it has any (every process in the copy would
+    compile it again)."""
     listed = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -470,24 +464,22 @@ def scratch_copy(into: Path) -> Path:
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():
-            (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            if name.startswith(SHARED):
-                with contextlib.suppress(OSError):
-                    os.link(source, copy / name)
-                    continue
-            shutil.copy2(source, copy / name)
-            if source.suffix == ".py":
-                copy_bytecode(source, copy / name)
+            put(source, copy / name)
+            compiled = Path(importlib.util.cache_from_source(str(source)))
+            if source.suffix == ".py" and compiled.is_file():
+                put(compiled, Path(importlib.util.cache_from_source(str(copy / name))))
     return copy
 
 
-def copy_bytecode(source: Path, to: Path) -> None:
-    """A module's bytecode beside its copy, when there is any: every process
-    in the copy would compile it again (`apply` drops it for a broken module)."""
-    compiled = Path(importlib.util.cache_from_source(str(source)))
-    if compiled.is_file():
-        (to.parent / "__pycache__").mkdir(exist_ok=True)
-        shutil.copy2(compiled, importlib.util.cache_from_source(str(to)))
+def put(source: Path, to: Path) -> None:
+    """`source` at `to`: a hard link (nothing in a scratch copy is written in
+    place: `apply` writes a broken module anew, Python replaces bytecode),
+    else, across file systems, a copy."""
+    to.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, to)
+    except OSError:
+        shutil.copy2(source, to)
 
 
 def applied(text: str, mutation: Break) -> str:
@@ -505,7 +497,9 @@ def applied(text: str, mutation: Break) -> str:
 
 def apply(copy: Path, mutation: Break) -> None:
     path = copy / mutation.path
-    path.write_text(applied(path.read_text(encoding="utf-8"), mutation), encoding="utf-8")
+    broken = applied(path.read_text(encoding="utf-8"), mutation)
+    path.unlink()  # a link to the project's own file, never written through
+    path.write_text(broken, encoding="utf-8")
     Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
 
 
