@@ -447,7 +447,9 @@ class Orphaned(Exception):
 
 
 def scratch_copy(into: Path) -> Path:
-    """The project's files (tracked or new, not ignored) copied under `into`."""
+    """The project's files (tracked or new, not ignored) under `into`, each
+    with its bytecode when it has any (every process in the copy would
+    compile it again)."""
     listed = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -459,20 +461,22 @@ def scratch_copy(into: Path) -> Path:
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():
-            (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, copy / name)
-            if source.suffix == ".py":
-                copy_bytecode(source, copy / name)
+            put(source, copy / name)
+            compiled = Path(importlib.util.cache_from_source(str(source)))
+            if source.suffix == ".py" and compiled.is_file():
+                put(compiled, Path(importlib.util.cache_from_source(str(copy / name))))
     return copy
 
 
-def copy_bytecode(source: Path, to: Path) -> None:
-    """A module's bytecode beside its copy, when there is any: every process
-    in the copy would compile it again (`apply` drops it for a broken module)."""
-    compiled = Path(importlib.util.cache_from_source(str(source)))
-    if compiled.is_file():
-        (to.parent / "__pycache__").mkdir(exist_ok=True)
-        shutil.copy2(compiled, importlib.util.cache_from_source(str(to)))
+def put(source: Path, to: Path) -> None:
+    """`source` at `to`: a hard link (nothing in a scratch copy is written in
+    place: `apply` writes a broken module anew, Python replaces bytecode),
+    else, across file systems, a copy."""
+    to.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, to)
+    except OSError:
+        shutil.copy2(source, to)
 
 
 def applied(text: str, mutation: Break) -> str:
@@ -490,7 +494,9 @@ def applied(text: str, mutation: Break) -> str:
 
 def apply(copy: Path, mutation: Break) -> None:
     path = copy / mutation.path
-    path.write_text(applied(path.read_text(encoding="utf-8"), mutation), encoding="utf-8")
+    broken = applied(path.read_text(encoding="utf-8"), mutation)
+    path.unlink()  # a link to the project's own file, never written through
+    path.write_text(broken, encoding="utf-8")
     Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
 
 

@@ -168,3 +168,32 @@ def test_a_stage_that_uses_no_cpu_for_long_is_hung_and_fails_the_gate(
     out = capsys.readouterr().out
     assert "stuck used no CPU for 2 s: hung, killed" in out
     assert "==== stuck: CRASHED (exit -9)" in out and "waiting on a lock" in out
+
+
+def test_the_unit_stage_keeps_each_xdist_group_on_one_worker(tmp_path: Path) -> None:
+    """The unit stage's `--dist loadgroup` runs the tests of one `xdist_group`
+    on one worker, so a group's costly fixtures (one wheel and its
+    environment, one zipapp) are made once: pytest 9.2.0 with pytest-xdist
+    3.8.0 ignored the groups and scattered them (pytest-xdist issue 1386)."""
+    unit = next(s for s in gate.STAGES if s.name == "unit")
+    at = unit.command.index("--dist")
+    for name in ("a", "b"):
+        (tmp_path / f"test_{name}.py").write_text(
+            "import pytest\n"
+            "pytestmark = pytest.mark.xdist_group('together')\n"
+            "@pytest.mark.parametrize('k', range(4))\n"
+            "def test_k(k):\n"
+            "    pass\n"
+        )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "2", *unit.command[at : at + 2]]
+        + ["-p", "no:cacheprovider", "-o", "addopts=", "-v", "-c", os.devnull]
+        + ["--rootdir", str(tmp_path), str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    ran = [line.split("]")[0] for line in done.stdout.splitlines() if "PASSED" in line]
+    assert len(ran) == 8 and len(set(ran)) == 1, done.stdout

@@ -183,6 +183,8 @@ def test_a_scratch_copy_keeps_bytecode_but_not_the_broken_module_s(tmp_path: Pat
     due, view = mutants.ROOT / "model" / "due.py", mutants.ROOT / "model" / "view.py"
     for source in (due, view):
         py_compile.compile(str(source), cfile=importlib.util.cache_from_source(str(source)))
+    original = due.read_text()
+    compiled = Path(importlib.util.cache_from_source(str(due))).read_bytes()
     copy = mutants.scratch_copy(tmp_path)
     cached = {
         p.name: importlib.util.cache_from_source(str(copy / "model" / p.name)) for p in (due, view)
@@ -193,3 +195,6 @@ def test_a_scratch_copy_keeps_bytecode_but_not_the_broken_module_s(tmp_path: Pat
     # The broken module is compiled again from its edited source, the rest reused.
     assert not Path(cached["due.py"]).exists()
     assert Path(cached["view.py"]).is_file()
+    # Written in the copy only: the project's module and bytecode are as they were.
+    assert (copy / "model" / "due.py").read_text() != due.read_text() == original
+    assert Path(importlib.util.cache_from_source(str(due))).read_bytes() == compiled
