@@ -64,6 +64,12 @@ class Counted:
         self.tally["closed"] += 1
         self.file.close()
 
+    def __enter__(self) -> Counted:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
 
 @pytest.fixture
 def tally(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
