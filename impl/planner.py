@@ -10,7 +10,7 @@ The events are `message`, `start`, `end`, `fail`, `wait`, `settle`,
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import NamedTuple, NoReturn
+from typing import NoReturn
 
 from impl.constants import KINDS, PLACEHOLDER, Constants
 from impl.errors import Refused
@@ -23,13 +23,18 @@ from impl.tree import Node, Tree, end, halves, name
 from impl.view import View
 
 
-class Outcome(NamedTuple):
+class Outcome:
     """What an event did that storage logs (SPEC 6): the nodes built, in
-    order, and which batches ran."""
+    order, and which batches ran. A plain class, not a NamedTuple: the C
+    build makes one at every message and call outcome, and a NamedTuple is
+    made by an interpreted `__new__` (ten times the cost of this)."""
 
-    built: list[Node]
-    chat_batch: bool = False
-    cview_batch: bool = False
+    def __init__(
+        self, built: list[Node], chat_batch: bool = False, cview_batch: bool = False
+    ) -> None:
+        self.built = built
+        self.chat_batch = chat_batch
+        self.cview_batch = cview_batch
 
 
 def check_message(kind: str, text: str, kinds: tuple[str, ...] = KINDS) -> int:

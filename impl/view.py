@@ -88,17 +88,17 @@ class View:
         line's text, or the placeholder while unbuilt (SPEC 3)."""
         made = self.made_rows[:upto]
         texts, at = self.tree.texts, -1
-        try:
-            while True:
-                at = made.index(None, at + 1)
-                level, index = line = self.order[at]
-                text = texts[level][index]
-                if text is None:
-                    made[at] = row(line, PLACEHOLDER)
-                else:
-                    made[at] = self.made_rows[at] = row(line, text)
-        except ValueError:  # no row is missing after `at`
-            return made  # type: ignore[return-value]
+        # Counted first, so that finding the last missing row raises no
+        # ValueError: a render and every context ask for rows.
+        for _ in range(made.count(None)):
+            at = made.index(None, at + 1)
+            level, index = line = self.order[at]
+            text = texts[level][index]
+            if text is None:
+                made[at] = row(line, PLACEHOLDER)
+            else:
+                made[at] = self.made_rows[at] = row(line, text)
+        return made  # type: ignore[return-value]
 
     def has_line(self, node: Node) -> bool:
         """Whether `node` is a line of the view (SPEC 3)."""

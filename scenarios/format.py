@@ -20,10 +20,10 @@ import json
 import math
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, overload
 
 FORMAT_1 = "optchat-scenario/1"
 FORMAT_2 = "optchat-scenario/2"
@@ -89,7 +89,9 @@ class Scenario:
     """A header (`constants`, `generator`, `seed`, `notes`) and its events, as plain dicts."""
 
     constants: dict[str, int | float]
-    events: list[dict[str, Any]]
+    events: Sequence[dict[str, Any]]
+    """A list, or for a scenario streamed from its file (`stream`) its
+    `Events`, read as they are asked for."""
     generator: str = "hand"
     seed: int | None = None
     notes: dict[str, Any] = field(default_factory=dict)
@@ -97,7 +99,29 @@ class Scenario:
     """Where the scenario was read from, for `file:line: problem` messages."""
     lines: list[str] | None = None
     """Each event's JSON text as read from the file (None for a scenario made
-    in memory): the bridge sends events without writing them again."""
+    in memory or streamed): the bridge sends events without writing them again."""
+
+    def text(self, position: int) -> str | None:
+        """The JSON text of the event at `position` as its file holds it;
+        None when the scenario was not read from a file (or its events were
+        replaced since)."""
+        if isinstance(self.events, Events):
+            return self.events.text(position)
+        if self.lines is None or len(self.lines) != len(self.events):
+            return None
+        return self.lines[position]
+
+    def count(self) -> int:
+        """How many events the scenario has; for a streamed one, those not
+        read yet are counted without being parsed (`Events.count`)."""
+        if isinstance(self.events, Events):
+            return self.events.count()
+        return len(self.events)
+
+    def declared(self) -> str | None:
+        """The format version a streamed scenario's file declares (its
+        events are not all read to find the lowest one); None otherwise."""
+        return self.events.version if isinstance(self.events, Events) else None
 
 
 def sized_text(size: int, position: int) -> str:
@@ -315,20 +339,10 @@ def parse(
     events: list[dict[str, Any]] = []
     texts: list[str] = []
     tick = reading_beat(path) if beat is None else beat
-    for number, raw in enumerate(lines, start=1):
+    for number, given in enumerate(lines, start=1):
         if not number % 1024:
             tick(number)
-        if isinstance(raw, bytes):
-            try:
-                raw = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise _fail(path, number, f"not UTF-8 (byte {error.start + 1})") from None
-        if not raw.strip():
-            raise _fail(path, number, "empty line")
-        try:
-            value = loads(raw)
-        except ValueError as error:
-            raise _fail(path, number, str(error)) from None
+        raw, value = _value(given, path, number)
         if header is None:
             check_header(value, path)
             header = value
@@ -339,6 +353,25 @@ def parse(
             texts.append(raw)
     if header is None:
         raise _fail(path, 1, "empty file: no header")
+    return replace(_scenario(header, events, path), lines=texts)
+
+
+def _value(raw: str | bytes, path: str, number: int) -> tuple[str, Any]:
+    """Line `number` of a scenario as text and as the JSON value it holds."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise _fail(path, number, f"not UTF-8 (byte {error.start + 1})") from None
+    if not raw.strip():
+        raise _fail(path, number, "empty line")
+    try:
+        return raw, loads(raw)
+    except ValueError as error:
+        raise _fail(path, number, str(error)) from None
+
+
+def _scenario(header: dict[str, Any], events: Sequence[dict[str, Any]], path: str) -> Scenario:
     return Scenario(
         constants=dict(header["constants"]),
         events=events,
@@ -346,8 +379,138 @@ def parse(
         seed=header.get("seed"),
         notes=dict(header.get("notes", {})),
         source=path,
-        lines=texts,
     )
+
+
+BLOCK = 1 << 20
+"""How much of a file `Events.count` reads at a time to count its lines."""
+
+
+class Events(Sequence[dict[str, Any]]):
+    """A scenario's events read from its open file as they are asked for:
+    the event at position k is read (and checked as `parse` checks it) the
+    first time an event at k or later is asked for, so a replay that stops
+    early reads only the lines before where it stopped, and a bad line is
+    found, with its `file:line: problem`, when the replay comes to it.
+    Whatever needs them all (`len`, a slice to the end) reads them all.
+    The file is closed once read to its end (or by `close`)."""
+
+    def __init__(self, file: IO[bytes], path: str, version: str, checked: bool) -> None:
+        self.file: IO[bytes] | None = file
+        self.path, self.version, self.checked = path, version, checked
+        self.read: list[dict[str, Any]] = []
+        self.texts: list[str] = []
+
+    def _next(self) -> bool:
+        """Read one more event; False at the end of the file."""
+        if self.file is None:
+            return False
+        raw = self.file.readline()
+        if not raw:
+            self.close()
+            return False
+        number = len(self.read) + 2
+        text, value = _value(raw.removesuffix(b"\n"), self.path, number)
+        if self.checked:
+            check_event(value, self.path, number, self.version)
+        self.read.append(value)
+        self.texts.append(text)
+        return True
+
+    def _upto(self, position: int) -> None:
+        while len(self.read) <= position and self._next():
+            pass
+
+    def _all(self) -> list[dict[str, Any]]:
+        while self._next():
+            pass
+        return self.read
+
+    @overload
+    def __getitem__(self, position: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, position: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(position, slice):
+            stop = position.stop
+            if stop is None or stop < 0 or (position.start or 0) < 0:
+                return self._all()[position]
+            self._upto(stop - 1)
+            return self.read[position]
+        if position < 0:
+            return self._all()[position]
+        self._upto(position)
+        return self.read[position]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        at = 0
+        while True:
+            self._upto(at)
+            if at >= len(self.read):
+                return
+            yield self.read[at]
+            at += 1
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __bool__(self) -> bool:
+        self._upto(0)
+        return bool(self.read)
+
+    def text(self, position: int) -> str:
+        """The JSON text of the event at `position`, as the file holds it."""
+        self._upto(position)
+        return self.texts[position]
+
+    def count(self) -> int:
+        """How many events the file holds: those read, and one per line of
+        the rest, counted in blocks without being decoded or parsed (a bad
+        line there is not looked at); the file is then closed."""
+        counted = len(self.read)
+        if self.file is not None:
+            last = b"\n"
+            while block := self.file.read(BLOCK):
+                counted += block.count(b"\n")
+                last = block[-1:]
+            counted += last != b"\n"
+            self.close()
+        return counted
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+
+def open_file(path: Path) -> IO[bytes]:
+    """A scenario file opened to be read; ScenarioError when it cannot be."""
+    try:
+        return path.open("rb")
+    except IsADirectoryError:
+        raise ScenarioError(f"{path}: is a directory, not a scenario file") from None
+    except OSError as error:
+        raise ScenarioError(f"{path}: cannot be read: {error.strerror or error}") from None
+
+
+def stream(path: Path, checked: bool = True) -> Scenario:
+    """The scenario in a file with its header read and checked, and its
+    events read only as they are asked for (`Events`): a replay that stops
+    at event 10 of a 50 MB file reads a few lines of it."""
+    where = str(path)
+    file = open_file(path)
+    try:
+        first = file.readline()
+        if not first:
+            raise _fail(where, 1, "empty file: no header")
+        header = _value(first.removesuffix(b"\n"), where, 1)[1]
+        check_header(header, where)
+    except BaseException:
+        file.close()
+        raise
+    return _scenario(header, Events(file, where, header["format"], checked), where)
 
 
 def file_lines(data: bytes) -> list[bytes]:
@@ -360,12 +523,11 @@ def file_lines(data: bytes) -> list[bytes]:
 
 def read_bytes(path: Path) -> bytes:
     """A scenario file's bytes; ScenarioError when it cannot be read."""
-    try:
-        return path.read_bytes()
-    except IsADirectoryError:
-        raise ScenarioError(f"{path}: is a directory, not a scenario file") from None
-    except OSError as error:
-        raise ScenarioError(f"{path}: cannot be read: {error.strerror or error}") from None
+    with open_file(path) as file:
+        try:
+            return file.read()
+        except OSError as error:
+            raise ScenarioError(f"{path}: cannot be read: {error.strerror or error}") from None
 
 
 def read(path: Path) -> Scenario:
@@ -396,7 +558,7 @@ def version(events: list[dict[str, Any]]) -> str:
 def header(scenario: Scenario) -> dict[str, Any]:
     """The scenario's header line as an object, in the lowest version that holds its events."""
     out: dict[str, Any] = {
-        "format": version(scenario.events),
+        "format": scenario.declared() or version(scenario.events),
         "generator": scenario.generator,
         "seed": scenario.seed,
         "constants": scenario.constants,

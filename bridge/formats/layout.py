@@ -13,6 +13,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from bridge.formats import transcript
@@ -20,7 +21,7 @@ from bridge.formats.kit import CORPUS
 from bridge.formats.profile import SPEC, key
 from model.constants import Constants
 from model.profile import Profile
-from scenarios.format import Scenario, ScenarioError, file_lines, parse, read_bytes
+from scenarios.format import Scenario, ScenarioError, file_lines, parse, read_bytes, stream
 
 
 def files(targets: list[Path] | None = None) -> list[Path]:
@@ -74,21 +75,33 @@ def expected_path(scenario: Path, profile: Profile = SPEC) -> Path:
     return base / f"{scenario.stem}.jsonl.gz"
 
 
-def read_checked(path: Path) -> Scenario:
-    """A scenario, checked strictly unless SPEC's transcript of it says it
-    was made from these very bytes (it was checked when that was made); its
-    constants checked by the model (SPEC 7) in any case."""
-    data = read_bytes(path)
+def checked_before(path: Path, sha256: Callable[[], str]) -> bool:
+    """Whether SPEC's transcript of a scenario says it was made from the
+    bytes whose hash `sha256` gives (the scenario was checked when it was)."""
     stored = expected_path(path)
-    checked = True
-    if stored.exists():
-        try:
-            header = transcript.read_header(stored)
-        except transcript.TranscriptError:
-            header = None
-        if header is not None and header.scenario_sha256 == hashlib.sha256(data).hexdigest():
-            checked = False
+    if not stored.exists():
+        return False
+    try:
+        header = transcript.read_header(stored)
+        return header.scenario_sha256 == sha256()
+    except (transcript.TranscriptError, OSError):
+        return False
+
+
+def read_checked(path: Path) -> Scenario:
+    """A scenario, checked strictly unless it was checked before
+    (`checked_before`); its constants checked by the model (SPEC 7) in any case."""
+    data = read_bytes(path)
+    checked = not checked_before(path, lambda: hashlib.sha256(data).hexdigest())
     return with_constants_checked(parse(file_lines(data), str(path), checked=checked))
+
+
+def stream_checked(path: Path) -> Scenario:
+    """`read_checked`'s scenario with only its header read: its events are
+    read, and checked, as a replay asks for them (scenarios/format.py
+    `stream`); a file checked before is hashed, not parsed, to know it."""
+    checked = not checked_before(path, lambda: transcript.sha256(path))
+    return with_constants_checked(stream(path, checked=checked))
 
 
 def with_constants_checked(scenario: Scenario) -> Scenario:

@@ -50,7 +50,9 @@ class Header:
 
 
 def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The SHA-256 of a file, read in blocks (a scenario may be 50 MB)."""
+    with path.open("rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def line(record: Record) -> str:

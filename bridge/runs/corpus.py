@@ -21,7 +21,7 @@ from bridge.checking.delivery import add_delivery
 from bridge.checking.verdict import Skipped, Verdict, divergence_json, lacks_for
 from bridge.formats import transcript
 from bridge.formats.invocation import command
-from bridge.formats.layout import read_checked, unique_name
+from bridge.formats.layout import stream_checked, unique_name
 from bridge.formats.profile import SPEC, agreement, declared, to_json
 from bridge.runs.progress import Heartbeat
 from bridge.wire import factory
@@ -30,7 +30,7 @@ from bridge.wire.inprocess import ModelEngine
 from bridge.wire.process import ProcessEngine
 from bridge.wire.stream import exchanges
 from model.profile import Profile
-from scenarios.format import Scenario, ScenarioError
+from scenarios.format import Events, Scenario, ScenarioError
 
 Page = Callable[..., Any]
 """What writes one failing scenario's HTML report (`corpus --report`), given
@@ -127,7 +127,8 @@ def replay_checked(
     arrive, with the scenario's transcript (or the model) under the engine's
     profile and capabilities; Skipped when the engine cannot take the
     scenario. Also what the engine said to the header. What was compared is
-    counted in `coverage`."""
+    counted in `coverage`, with the scenario's events counted after the
+    replay (a streamed scenario is read only as far as the replay went)."""
     try:
         ready = subject.start(scenario)
     except EngineFault as fault:
@@ -137,9 +138,9 @@ def replay_checked(
         raise Skipped(f"the engine cannot take it ({said})")
     profile = profile_of(ready.profile, options.profile, subject.name)
     lacks = lacks_for(scenario, ready, options.capabilities, subject.name)
-    coverage = coverage or Coverage(len(scenario.events))
+    coverage = coverage or Coverage()
     coverage.lacking = tuple(c.name for c in lacks)
-    with Heartbeat(path.name, len(scenario.events) + 1, options.quiet) as beat:
+    with Heartbeat(path.name, None, options.quiet) as beat:
         result = run(
             exchanges(path, scenario, profile, options.live, lacks),
             subject,
@@ -150,6 +151,7 @@ def replay_checked(
             lacks,
             coverage,
         )
+    coverage.events = scenario.count()
     if result.unsupported is not None:
         raise Skipped(f"the engine does not support {result.unsupported}")
     return profile, result, ready
@@ -177,22 +179,37 @@ def check(path: Path, options: Options) -> Verdict:
         return Verdict(path, status, time.monotonic() - began, **more)
 
     try:
-        scenario = read_checked(path)
+        scenario = stream_checked(path)
     except ScenarioError as error:
         return verdict("BAD", reason=str(error))
+    try:
+        return checked(path, scenario, options, verdict)
+    except ScenarioError as error:
+        return verdict("BAD", reason=str(error))
+    finally:
+        if isinstance(scenario.events, Events):
+            scenario.events.close()
+
+
+def checked(
+    path: Path, scenario: Scenario, options: Options, verdict: Callable[..., Verdict]
+) -> Verdict:
+    """`check` of a scenario streamed from its file: its events are read as
+    the replay sends them, so a replay that stops early reads no further (a
+    bad line further on is not looked at); its count of events is had after
+    the replay, counting the lines not read without parsing them."""
     subject = kept_engine(options)
     finished = False
-    coverage = Coverage(len(scenario.events))
+    coverage = Coverage()
     try:
         profile, result, ready = replay_checked(path, scenario, subject, options, coverage)
     except Skipped as skipped:
-        count = len(scenario.events)
+        count = scenario.count()
         return verdict("SKIPPED", reason=str(skipped), coverage=Coverage(count, skipped=count))
-    except ScenarioError as error:
-        return verdict("BAD", reason=str(error))
     except (EngineFault, transcript.TranscriptError) as error:
         status = "FAULT" if isinstance(error, EngineFault) else "BAD"
         coverage.stopped = True
+        coverage.events = scenario.count()
         return verdict(
             status, reason=str(error), at_start=isinstance(error, StartFault), coverage=coverage
         )

@@ -10,10 +10,11 @@ import time
 
 class Heartbeat:
     """Progress of one replay on stderr every 10 s: a timer thread reads the
-    count of answers the replay reports, so a single long event (a model
-    batch over a huge view) still shows the replay alive. Use it in `with`."""
+    count of answers the replay reports (of `total`, when it is known before
+    the replay), so a single long event (a model batch over a huge view)
+    still shows the replay alive. Use it in `with`."""
 
-    def __init__(self, name: str, total: int, quiet: bool, every: float = 10.0) -> None:
+    def __init__(self, name: str, total: int | None, quiet: bool, every: float = 10.0) -> None:
         self.name, self.total, self.quiet, self.every = name, total, quiet, every
         self.done = 0
         self.began = time.monotonic()
@@ -34,9 +35,10 @@ class Heartbeat:
             self.thread.join()
 
     def _beat(self) -> None:
+        of = "" if self.total is None else f"/{self.total}"
         while not self.stopped.wait(self.every):
             print(
-                f"  ... {self.name}: {self.done}/{self.total} answers "
+                f"  ... {self.name}: {self.done}{of} answers "
                 f"({time.monotonic() - self.began:.0f} s)",
                 file=sys.stderr,
                 flush=True,

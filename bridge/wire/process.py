@@ -39,16 +39,21 @@ POLL = 0.25
 its stdout stays open (a child of it holding the pipe)."""
 
 
-def line_limit(scenario: Scenario) -> int:
-    """The longest answer line an engine may give on the scenario: the whole
+LIMIT_BASE = 1 << 20
+"""The longest answer line an engine may give before any event is sent."""
+
+
+def per_byte(scenario: Scenario) -> int:
+    """How much the longest answer may grow per text byte sent: the whole
     state at most (the views, the render, the timed-out render, a zoom and a
-    context for each of up to 2 JOBS calls), each at most every text byte of
-    the scenario and 64 bytes per event, each byte at most 6 in JSON, plus
-    1 MiB (bridge/PROTOCOL.md, "Faults")."""
-    items = [item for event in scenario.events for item in (event, *event.get("replies", []))]
-    texts = sum(map(text_bytes, items))
-    jobs = int(scenario.constants.get("jobs", 1))
-    return 6 * (4 + 2 * jobs) * (texts + 64 * len(scenario.events)) + (1 << 20)
+    context for each of up to 2 JOBS calls), each byte at most 6 in JSON."""
+    return 6 * (4 + 2 * int(scenario.constants.get("jobs", 1)))
+
+
+def event_bytes(event: dict[str, Any]) -> int:
+    """What an event sent adds to the whole state at most: its texts and
+    64 bytes (bridge/PROTOCOL.md, "Faults")."""
+    return sum(map(text_bytes, (event, *event.get("replies", [])))) + 64
 
 
 def text_bytes(item: dict[str, Any]) -> int:
@@ -83,7 +88,11 @@ class ProcessEngine(Engine):
         self.stderr_bytes = 0
         self.stderr_closed = False
         self.waiting: deque[str] = deque()
-        self.limit = 1 << 20
+        self.limit = LIMIT_BASE
+        """The longest answer line the engine may give now: LIMIT_BASE, and
+        `per_byte` for each byte of the events sent so far (`event_bytes`),
+        every text a state can hold then (bridge/PROTOCOL.md, "Faults")."""
+        self.per_byte = 0
         self.faulted = False
 
     # Starting.
@@ -129,7 +138,7 @@ class ProcessEngine(Engine):
         self.incoming.clear()
         self.outgoing.clear()
         self.waiting.clear()
-        self.limit = line_limit(scenario)
+        self.limit, self.per_byte = LIMIT_BASE, per_byte(scenario)
         try:
             self._write_line(header_line(scenario).encode("utf-8"), "the header")
             answer = self._answer("the header", max(self.timeout, STARTUP_SECONDS))
@@ -181,6 +190,7 @@ class ProcessEngine(Engine):
     def send(self, line: dict[str, Any], wire: bytes | None = None) -> None:
         if "event" in line:
             what = f"event {line['at']} ({line['event']})"
+            self.limit += self.per_byte * event_bytes(line)
         else:
             what = "the final detail request"
         self.waiting.append(what)

@@ -33,6 +33,7 @@ import shlex
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -100,13 +101,13 @@ def wire_bytes(scenario: Scenario, position: int) -> bytes | None:
     """The event's line as sent, from its text in the file: the object with
     `,"at":position` added (None when the event carries a refusal mark, which
     is not sent, or the scenario was not read from a file)."""
-    texts = scenario.lines
-    if texts is None or len(texts) != len(scenario.events):
-        return None
     event = scenario.events[position]
     if "refused" in event or is_relative(event):
         return None
-    text = texts[position].rstrip()
+    text = scenario.text(position)
+    if text is None:
+        return None
+    text = text.rstrip()
     return f'{text[:-1]},"at":{position}}}'.encode()
 
 
@@ -155,7 +156,9 @@ def from_model(
     """The exchanges of a scenario, by replaying it through the model under
     `profile`, for an engine that lacks `lacks`. With `strict`, every event
     must be refused exactly when the scenario marks it so, with the rule it
-    names; otherwise ScenarioError names the file, line and what the model did."""
+    names; otherwise ScenarioError names the file, line and what the model did.
+    That holds up to the first event `lacks` changes: past it the model's
+    state is not the one the scenario's marks were written for."""
     model = ModelEngine(profile)
     model.start(scenario)
     held: list[int] = []
@@ -163,16 +166,18 @@ def from_model(
     lines_given = gives_lines(lacks)
 
     def send(position: int, event: dict[str, Any]) -> Exchange:
+        nonlocal strict
         line = wire(event, position)
         lacking = withheld(lacks, event)
         if lacking is not None:
+            strict = False
             return Exchange(line, position, lacking=lacking, sent=False)
         bytes_ = wire_bytes(scenario, position)
         if lines_given and event["event"] == "end" and "replies" in event:
             given = given_line(model, line)
             if given is None:
                 return Exchange(line, position, lacking="replies", sent=False)
-            line, bytes_, lacking = given, None, "replies"
+            line, bytes_, lacking, strict = given, None, "replies", False
         answer = model.answer(line)
         if strict:
             _check_refusal(scenario, position, answer, model.refusal)
@@ -231,7 +236,6 @@ def from_transcript(scenario: Scenario, path: Path) -> Iterator[Exchange]:
     the answer's bytes are the record's with that first field cut out; a
     relative event's record says what was sent after `at` (`"node":[l,i],`,
     or `"event":"timeout",` for a settle), and that is cut out too."""
-    count = len(scenario.events)
     for number, raw in enumerate(transcript.raw_records(path), start=2):
         head, _, rest = raw.rstrip(b"\n").partition(b",")
         sent: dict[str, Any] | None = None
@@ -249,11 +253,14 @@ def from_transcript(scenario: Scenario, path: Path) -> Iterator[Exchange]:
             at = int(head.removeprefix(b'{"at":'))
         except ValueError:
             raise transcript.TranscriptError(f"{path}:{number}: not a transcript record") from None
-        if not 0 <= at < count:
+        try:
+            event = scenario.events[at] if at >= 0 else None
+        except IndexError:
+            event = None
+        if event is None:
             raise transcript.TranscriptError(
                 f"{path}:{number}: a record for event {at}, not in the scenario"
             )
-        event = scenario.events[at]
         if is_relative(event):
             if sent is None:
                 raise transcript.TranscriptError(
@@ -265,17 +272,44 @@ def from_transcript(scenario: Scenario, path: Path) -> Iterator[Exchange]:
         yield Exchange(line, at, answer=answer, wire=wire_bytes(scenario, at))
 
 
-def changes(scenario: Scenario, lacks: tuple[Capability, ...]) -> bool:
-    """Whether an engine lacking `lacks` is sent the scenario's events
-    otherwise than the model was (some not sent, or sent as given lines)."""
-    lines_given = gives_lines(lacks)
+def changed(event: dict[str, Any], lacks: tuple[Capability, ...]) -> bool:
+    """Whether an engine lacking `lacks` is sent this scenario event
+    otherwise than the model was (not sent, or sent as a given line)."""
+    if not lacks:
+        return False
+    if withheld(lacks, event) is not None:
+        return True
+    if "replies" in event and gives_lines(lacks):
+        return True
     timeouts = withheld(lacks, {"event": "timeout"}) is not None
-    return any(
-        withheld(lacks, event) is not None
-        or (lines_given and "replies" in event)
-        or (timeouts and event["event"] == "settle" and is_relative(event))
-        for event in scenario.events
-    )
+    return timeouts and event["event"] == "settle" and is_relative(event)
+
+
+def changes(scenario: Scenario, lacks: tuple[Capability, ...]) -> bool:
+    """Whether an engine lacking `lacks` is sent any of the scenario's events
+    otherwise than the model was (`changed`; it reads them all)."""
+    return any(changed(event, lacks) for event in scenario.events)
+
+
+def transcript_until_changed(
+    scenario: Scenario, stored: Path, profile: Profile, lacks: tuple[Capability, ...]
+) -> Iterator[Exchange]:
+    """The transcript's exchanges up to the first event an engine lacking
+    `lacks` is sent otherwise (`changed`), then the model's from there: up to
+    that event the model, replayed with or without `lacks`, sends the same
+    lines and expects the same answers (the transcript's), so its replay
+    is resumed past the exchanges already given. Known as the replay goes,
+    without reading the whole scenario first."""
+    given = 0
+    for exchange in from_transcript(scenario, stored):
+        at = exchange.position
+        if at is not None and changed(scenario.events[at], lacks):
+            break
+        yield exchange
+        given += 1
+    else:
+        return
+    yield from islice(from_model(scenario, profile, strict=False, lacks=lacks), given, None)
 
 
 def exchanges(
@@ -286,16 +320,18 @@ def exchanges(
     is sent), from the model. A transcript made from another version of the
     scenario is refused, never used."""
     stored = expected_path(path, profile)
-    if lacks and changes(scenario, lacks):
-        return from_model(scenario, profile, strict=False, lacks=lacks)
     if live or not stored.exists():
-        return from_model(scenario, profile, strict=profile == SPEC)
+        return from_model(scenario, profile, strict=profile == SPEC, lacks=lacks)
     header = transcript.read_header(stored)
     if header.scenario_sha256 != transcript.sha256(path):
+        if lacks:
+            return from_model(scenario, profile, strict=False, lacks=lacks)
         again = (
             f"`{command()} expect {shlex.quote(str(path))}` makes it again"
             if clone()
             else "--live-model compares with the model instead"
         )
         raise ScenarioError(f"{stored}: made from another version of {path}; {again}")
+    if lacks:
+        return transcript_until_changed(scenario, stored, profile, lacks)
     return from_transcript(scenario, stored)

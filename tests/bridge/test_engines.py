@@ -128,3 +128,32 @@ def test_a_hung_engine_is_killed_at_close() -> None:
     for pid in survivors:
         os.kill(int(pid), signal.SIGKILL)
     assert not survivors, "the hung engine outlived the bridge"
+
+
+def test_an_engine_that_exited_is_not_waited_for_a_fixed_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 24: after a crash the bridge waits on the process's exit (which
+    has come), never for a fixed time: no wait for it runs out and nothing
+    sleeps, from the fault to the end of `close`."""
+    waits: list[tuple[float | None, bool]] = []
+    sleeps: list[float] = []
+    real_wait = subprocess.Popen.wait
+
+    def wait(self: subprocess.Popen[bytes], timeout: float | None = None) -> int:
+        try:
+            code = real_wait(self, timeout)
+        except subprocess.TimeoutExpired:
+            waits.append((timeout, True))
+            raise
+        waits.append((timeout, False))
+        return code
+
+    monkeypatch.setattr(subprocess.Popen, "wait", wait)
+    monkeypatch.setattr(time, "sleep", sleeps.append)
+    engine = ProcessEngine(f"{sys.executable} {FAULTY} crash 3", timeout=5)
+    with pytest.raises(EngineFault, match="exit code 3"):
+        replay(engine)
+    assert engine.process is None
+    assert waits and not any(ran_out for _, ran_out in waits), waits
+    assert not sleeps, sleeps
