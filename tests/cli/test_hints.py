@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.packaging.test_install import Installed, installed  # noqa: F401 (a fixture)
-from tests.packaging.test_zipapp import PYTHON, built, pyz  # noqa: F401 (fixtures)
+from tests.packaging.kits import Installed
+from tests.packaging.test_zipapp import PYTHON
 
 ROOT = Path(__file__).resolve().parents[2]
 WRONG = f"{sys.executable} {Path(__file__).parent / 'engines' / 'wrong.py'} size"
@@ -113,7 +113,7 @@ def test_fuzz_repeats_its_search_with_a_command_that_works(clone: Runner) -> Non
 
 @pytest.mark.xdist_group("installed")
 def test_an_installed_runner_prints_hints_that_work(
-    installed: Installed,  # noqa: F811 (the fixture imported above)
+    installed: Installed,
     tmp_path: Path,
 ) -> None:
     command = str(installed.venv / "bin" / "optchat-spec")
@@ -129,7 +129,7 @@ def test_an_installed_runner_prints_hints_that_work(
 
 
 @pytest.mark.xdist_group("zipapp")
-def test_the_zipapp_prints_hints_that_work(pyz: Path) -> None:  # noqa: F811
+def test_the_zipapp_prints_hints_that_work(pyz: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(pyz.parent.parent / "home")}
     runner = Runner([str(PYTHON), "-I", pyz.name], pyz.parent, env)
     assert_hints_work(runner, lambda prog: prog.endswith(f" {pyz.resolve()}"))

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.packaging.test_install import NOT_SHIPPED, ROOT, bare_env, corpus_version, source_version
+from tests.packaging.kits import NOT_SHIPPED, ROOT, bare_env
+from tests.packaging.test_install import corpus_version, source_version
 
 pytestmark = pytest.mark.xdist_group("release")
 

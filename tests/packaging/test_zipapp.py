@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -26,8 +25,8 @@ import jsonschema
 import pytest
 
 from release import unpack, zipapp
+from tests.packaging.kits import ROOT
 from tests.packaging.test_install import (
-    ROOT,
     SCENARIOS,
     corpus_version,
     source_version,
@@ -38,18 +37,6 @@ pytestmark = pytest.mark.xdist_group("zipapp")
 
 PYTHON = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
 """The interpreter this venv was made from: no package of the venv in sight."""
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return zipapp.build(tmp_path_factory.mktemp("dist"))
-
-
-@pytest.fixture
-def pyz(built: Path, tmp_path: Path) -> Path:
-    """The zipapp alone in an empty directory."""
-    (tmp_path / "empty").mkdir()
-    return Path(shutil.copy(built, tmp_path / "empty" / zipapp.NAME))
 
 
 def run(pyz: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
