@@ -220,6 +220,11 @@ class ProcessEngine(Engine):
 
     def _check(self, answer: Any, fields: tuple[str, ...], what: str) -> None:
         if isinstance(answer, dict) and "unsupported" in answer:
+            reason = answer["unsupported"]
+            if not isinstance(reason, str) or not reason:
+                raise self._fault(
+                    what, f"answered unsupported without saying what: {reason!r:.200}"
+                )
             return
         missing = [
             f

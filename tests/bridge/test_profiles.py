@@ -101,6 +101,9 @@ def test_an_engine_without_zoom_skips_at_the_first_zoom(tmp_path: Path) -> None:
     scenario_format.write(Scenario(constants, events), path)
     verdict = check(path, Options(picky, quiet=True))
     assert verdict.status == "SKIPPED" and "zoom" in verdict.reason
+    # Unsupported must say what (PROTOCOL.md): a number there is a fault, never a skip.
+    verdict = check(path, Options(f"{picky} --numbered", quiet=True))
+    assert verdict.status == "FAULT" and "unsupported without saying what: 7" in verdict.reason
 
 
 def test_the_worked_example_of_calls_self(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """A protocol 2 engine that takes only NODE 512 and has no zoom: it refuses
 other headers as unsupported and answers a zoom event so; otherwise it is
-impl.protocol."""
+impl.protocol. With --numbered it says a number where its reason belongs."""
 
 import json
 import sys
@@ -19,7 +19,7 @@ for raw in sys.stdin:
             session = Session(request, Profile())
             answer = {**ready(Profile()), "sessions": False}
     elif request.get("event") == "zoom":
-        answer = {"unsupported": "zoom"}
+        answer = {"unsupported": 7 if "--numbered" in sys.argv else "zoom"}
     else:
         assert session is not None
         answer = session.answer(request)
