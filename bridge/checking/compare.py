@@ -162,8 +162,9 @@ class Result:
     answers: int = 0
     sent: set[int] = field(default_factory=set)
     withheld: set[int] = field(default_factory=set)
-    refused: set[int] = field(default_factory=set)
-    """The positions of the events sent that the model refuses."""
+    refused: dict[int, str] = field(default_factory=dict)
+    """The positions of the events sent that the model refuses, each with
+    the rule it names (SPEC 4.1)."""
     unsupported: str | None = None
     coverage: Coverage = field(default_factory=Coverage)
     lacks: tuple[Capability, ...] = ()
@@ -250,7 +251,7 @@ def run(
             if exchange.position is not None:
                 result.sent.add(exchange.position)
                 if exchange.refused:
-                    result.refused.add(exchange.position)
+                    result.refused[exchange.position] = exchange.expected["refused"]
             pending.append(exchange)
             if len(pending) >= engine.window and not check(pending.popleft()):
                 return finish(True)

@@ -128,12 +128,12 @@ class Count:
 def measure(scenario: Scenario, profile: Profile) -> Delivery:
     """The scenario replayed through the model under `profile`, counted."""
     sent: set[int] = set()
-    refused: set[int] = set()
+    refused: dict[int, str] = {}
     for exchange in from_model(scenario, profile, strict=False):
         if exchange.position is not None:
             sent.add(exchange.position)
             if exchange.refused:
-                refused.add(exchange.position)
+                refused[exchange.position] = exchange.expected["refused"]
     return delivery(scenario, profile, sent, refused)
 
 
