@@ -89,20 +89,42 @@ class Counting(ModelEngine):
 
 
 def test_a_recording_answers_lines_sent_again_from_memory_and_restarts_on_another() -> None:
-    scenario = Scenario(constants_dict(SMALL), [{"event": "message", "kind": "user", "text": "a"}])
+    scenario = Scenario(
+        constants_dict(SMALL),
+        [{"event": "message", "kind": "user", "text": "a"}, {"event": "wait"}],
+    )
     lines = [{**e, "at": k} for k, e in enumerate(scenario.events)] + [{"detail": True}]
     engine = Counting()
     recorded = Recorded(engine, scenario)
-    recorded.fill(lines)
-    assert engine.answered == 2
+
+    def answers(sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        recorded.start(scenario)
+        for line in sent:
+            recorded.send(line)
+        return [recorded.receive() for _ in sent]
+
+    model = ModelEngine()
+    model.start(scenario)
+    assert answers(lines[:1]) == [model.answer(lines[0])]
+    assert engine.answered == 1  # only what was asked reaches the engine
+    first = answers(lines)
+    assert engine.answered == 3  # the first line from memory, the others passed on
+    assert answers(lines) == first and engine.answered == 3  # every answer from memory
+    # A run that leaves the recording but stops before reading that answer
+    # (at a divergence) costs the engine nothing.
     recorded.start(scenario)
-    first = [recorded.answer(line) for line in lines]
-    assert engine.answered == 2  # every answer from memory
-    recorded.start(scenario)
+    recorded.send(lines[0])
+    recorded.send({"event": "settle", "at": 1})
+    assert recorded.receive() == first[0]
+    assert engine.answered == 3 and recorded.restarts == 0
     other = {"event": "message", "kind": "note", "text": "bbb", "at": 0}
-    answer = recorded.answer(other)
-    assert engine.answered == 3 and recorded.restarts == 1
+    (answer,) = answers([other])
+    # The model takes sessions: a detail request ends the first, then `other`.
+    assert engine.answered == 5 and recorded.restarts == 1
     assert answer["size"] == len("note: bbb") != first[0]["size"]
+    # Back on the first lines: the engine is started again and given them.
+    assert answers(lines) == first
+    assert recorded.restarts == 2 and engine.answered == 9
 
 
 class TwoFaults(ModelEngine):
