@@ -17,14 +17,15 @@ import pytest
 from referencing import Registry, Resource
 
 from bridge import cli
-from bridge.checking.changes import LACKS, Change, Trial, applied, changes, inert
+from bridge.checking.changes import LACKS, Change, Trial, applied, changes, inert, stand_in
 from bridge.checking.compare import run
 from bridge.checking.shrink import diverges_as, simplify, way_of
 from bridge.formats.capabilities import ALL
+from bridge.formats.layout import expected_path
 from bridge.formats.profile import SPEC
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.recorded import Recorded
-from bridge.wire.stream import from_model
+from bridge.wire.stream import from_model, from_transcript
 from model import bits
 from model.profile import TYPES, Profile, options
 from scenarios import format as scenario_format
@@ -473,3 +474,25 @@ def test_a_scenario_is_checked_again_unless_what_the_proposal_adds_changes_nothi
         constants_dict(SMALL), [*messages, {"event": "end", "node": [0, 0], "line": " "}]
     )
     assert inert(ended, failure) and not inert(ended, failure, Profile(trim_lines=True))
+
+
+def test_a_kept_transcript_stands_in_only_where_the_options_it_adds_cannot_matter() -> None:
+    """`retry: tick` alone has no transcript; the partial profile adds
+    `empty_reply: fails`, which only an `end` with replies can make matter:
+    its transcript stands in for a scenario without replies, and answers
+    every line as the model under `retry: tick` does; not for one with them."""
+    tick = Profile(retry="tick")
+    partial = Profile(retry="tick", empty_reply="fails")
+    kept = [SPEC, partial]
+    path = CORPUS / "refused_retry_waits_0.jsonl"
+    failing = scenario_format.read(path)
+    assert any(e["event"] == "fail" for e in failing.events)
+    assert not any("replies" in e for e in failing.events)
+    assert stand_in(failing, tick, kept) == partial
+    stored = expected_path(path, partial)
+    answered = [(e.line, e.expected) for e in from_transcript(failing, stored)]
+    assert answered == [(e.line, e.expected) for e in from_model(failing, tick, strict=False)]
+    replied = scenario_format.read(CORPUS / "chooser_0.jsonl")
+    assert stand_in(replied, tick, kept) == tick
+    assert stand_in(replied, partial, kept) == partial
+    assert stand_in(failing, Profile(retry="tick", calls="self"), kept).calls == "self"
