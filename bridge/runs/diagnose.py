@@ -48,7 +48,7 @@ from bridge.formats import transcript
 from bridge.formats.capabilities import described, only_tests
 from bridge.formats.layout import expected_path, read_checked
 from bridge.formats.profile import agreement
-from bridge.runs.corpus import Options, largest_first, make_engine
+from bridge.runs.corpus import Options, keep, kept_engine, largest_first, make_engine
 from bridge.runs.expect import profiles
 from bridge.wire.engine import EngineFault, capabilities_of, profile_of
 from bridge.wire.recorded import Recorded
@@ -220,11 +220,13 @@ def guarded(path: Path, opts: Options, work: Any) -> Diagnosis:
         scenario = read_checked(path)
     except ScenarioError as error:
         return Diagnosis(path, "BAD", time.monotonic() - began, reason=str(error))
-    recorded = Recorded(make_engine(opts), scenario)
+    recorded = Recorded(kept_engine(opts), scenario)
     count = len(scenario.events)
     stopped = Coverage(count, stopped=True)
+    ended = False
     try:
         out: Diagnosis = work(path, scenario, recorded)
+        ended = recorded.finish()
     except Skip as why:
         out = Diagnosis(path, "SKIPPED", reason=str(why), coverage=Coverage(count, skipped=count))
     except (ScenarioError, transcript.TranscriptError) as error:
@@ -235,7 +237,8 @@ def guarded(path: Path, opts: Options, work: Any) -> Diagnosis:
         reason = f"the bridge failed:\n{traceback.format_exc()}"
         out = Diagnosis(path, "ERROR", reason=reason, coverage=stopped)
     finally:
-        recorded.stop()
+        if not (ended and keep(recorded.engine, opts)):
+            recorded.stop()
     out.seconds = time.monotonic() - began
     return out
 

@@ -5,11 +5,12 @@ replay with the model under many profiles)."""
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from typing import Any
 
 from bridge.formats.capabilities import CAPABILITIES, ignored_fields
-from bridge.wire.engine import Engine, Ready
+from bridge.wire.engine import Engine, EngineFault, Ready
 from bridge.wire.stream import DETAIL_REQUEST
 from scenarios.format import Scenario
 
@@ -34,7 +35,8 @@ class Recorded(Engine):
         engine.excused = frozenset(ignored_fields(CAPABILITIES))
         """Each run compares what its capabilities own; the recording keeps any answer."""
         self.sent: list[dict[str, Any]] = []
-        self.said: list[dict[str, Any]] = []
+        self.said: list[dict[str, Any] | bytes] = []
+        """The answers read, each as a value or as the bytes it was expected as."""
         self.ready: Ready | None = None
         self.live = False
         """Whether the engine is started and was given exactly `sent`."""
@@ -66,6 +68,14 @@ class Recorded(Engine):
             self.sent.append(line)
 
     def receive(self) -> dict[str, Any]:
+        answer = self.receive_unless(None)
+        assert answer is not None
+        return answer
+
+    def receive_unless(self, expected: bytes | None) -> dict[str, Any] | None:
+        """As the engine's: an answer read from the engine that is exactly
+        `expected` is kept as those bytes, and one from memory that is
+        exactly the bytes expected then is not parsed either."""
         k = self.asked.popleft()
         if self.held and k >= self.at - len(self.held):
             self._restart(self.at - len(self.held))
@@ -73,9 +83,14 @@ class Recorded(Engine):
                 self.engine.send(line, wire)
                 self.sent.append(line)
             self.held.clear()
-        while len(self.said) <= k:
-            self.said.append(self.engine.receive())
-        return self.said[k]
+        if k == len(self.said):
+            answer = self.engine.receive_unless(expected)
+            self.said.append(expected if answer is None else answer)
+            return answer
+        kept = self.said[k]
+        if isinstance(kept, bytes):
+            return None if kept == expected else json.loads(kept)
+        return kept
 
     def _restart(self, k: int) -> None:
         """The engine started again and given the first `k` lines kept."""
@@ -101,6 +116,24 @@ class Recorded(Engine):
         for _ in range(waiting):
             self.engine.receive()
         self.live = True
+
+    def finish(self) -> bool:
+        """End the engine's replay as a scenario ends, when it takes
+        sessions: every answer it owes read, then the final detail request
+        (bridge/PROTOCOL.md); whether it may take another scenario. An
+        engine never started may; one that fails here may not."""
+        if self.ready is None:
+            return True
+        if not (self.live and self.ready.sessions):
+            return False
+        try:
+            while len(self.said) < len(self.sent):
+                self.said.append(self.engine.receive())
+            self.engine.send(DETAIL_REQUEST)
+            self.engine.receive()
+        except EngineFault:
+            return False
+        return True
 
     def close(self) -> None:
         """Releases nothing: the recording stays for the next run."""
