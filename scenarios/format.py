@@ -8,8 +8,10 @@ these values by the bridge.
 Version 2 (`optchat-scenario/2`) adds ends given by their replies, zoom
 events and expected refusals. Version 3 (`optchat-scenario/3`) adds events
 relative to the state: a `start` of the k-th candidate, an `end` or `fail`
-of the k-th running call, which the bridge resolves against the model under
-the engine's profile and sends as the absolute events they stand for. A
+of the k-th running call, a settle that is a timeout on an unsettled view,
+a message of another kind where the engine does not take its own, which the
+bridge resolves against the model under the engine's profile and sends as
+the absolute events they stand for. A
 file is written in the lowest version that holds its events, so engines that
 read only version 1 or 2 still read those files.
 """
@@ -56,7 +58,7 @@ tool cap lets through, small enough to be made in memory."""
 # "start", "end" and "fail" name their node, or (version 3) the call relative
 # to the state (RELATIVE).
 EVENTS: dict[str, dict[str, Any]] = {
-    "message": {"kind": str, "text": str, "size": int},
+    "message": {"kind": str, "text": str, "size": int, "untaken": str},
     "start": {"node": list, "candidate": int},
     "end": {"node": list, "running": int, "line": str, "size": int, "replies": list},
     "fail": {"node": list, "running": int},
@@ -67,13 +69,25 @@ EVENTS: dict[str, dict[str, Any]] = {
     "zoom": {"id": int, "n": int},
 }
 
-RELATIVE = {"start": "candidate", "end": "running", "fail": "running", "settle": "unsettled"}
+RELATIVE = {
+    "start": "candidate",
+    "end": "running",
+    "fail": "running",
+    "settle": "unsettled",
+    "message": "untaken",
+}
 """Version 3: the field that makes an event relative to the state: instead
 of its `node`, `candidate` k starts the candidate at k modulo the number of
 candidates, in queue order (SPEC 4); `running` k ends or fails the running
 call at k modulo the number running, oldest first (with none, the event
 waits for an event that makes one). A settle with `"unsettled": "timeout"`
-is a timeout when the view is not settled (scenarios/README.md)."""
+is a timeout when the view is not settled; a message with `"untaken":
+"taken"` whose kind the engine's profile does not take (SPEC 10 `kinds`)
+is of the taken kind at its kind's place in KINDS modulo the number taken
+(scenarios/README.md)."""
+
+WORDS = {"settle": "timeout", "message": "taken"}
+"""The one value of a relative field that is a word, not a natural."""
 
 FILLER = "chat é€ 😀 line\r\nnext\rmore\nend. "
 """The text a sized message repeats (SPEC 1 sizes are bytes): newlines of all
@@ -264,9 +278,11 @@ def check_event(event: Any, path: str, line: int, version: str = FORMAT_3) -> No
         raise _fail(path, line, f"{article(name)} {name} event needs {key!r}")
     if relative in event and "node" in event:
         raise _fail(path, line, f"{article(name)} {name} event has one of 'node' or {relative!r}")
-    if name == "settle" and event.get(relative, "timeout") != "timeout":
-        raise _fail(path, line, f'a settle\'s unsettled is "timeout", not {event[relative]!r}')
-    if name != "settle" and relative in event and not _is_natural(event[relative]):
+    word = WORDS.get(name)
+    if word is not None and event.get(relative, word) != word:
+        said = f'{article(name)} {name}\'s {relative} is "{word}"'
+        raise _fail(path, line, f"{said}, not {event[relative]!r}")
+    if word is None and relative in event and not _is_natural(event[relative]):
         raise _fail(path, line, f"{article(name)} {name} event's {relative} is a natural number")
     if "node" in event:
         _check_node(event["node"], path, line)

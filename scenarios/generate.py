@@ -163,11 +163,15 @@ class Run:
         return sized_text(size, len(self.events))
 
     def message(self, kind: str, size: int) -> None:
-        """Log a message (SPEC 1) and measure the batch it ran (SPEC 3.3)."""
+        """Log a message (SPEC 1) and measure the batch it ran (SPEC 3.3).
+        The first message of each kind names its kind, so that an engine
+        that does not take it must refuse it; every later one is of a kind
+        the engine takes (scenarios/README.md, "Relative events")."""
         was_shrinking = machine.shrinking(self.state)
-        self._step(
-            Message(kind, self._text(size)), {"event": "message", "kind": kind, "size": size}
-        )
+        record: dict[str, Any] = {"event": "message", "kind": kind, "size": size}
+        if self.tally.kinds[kind]:
+            record["untaken"] = "taken"
+        self._step(Message(kind, self._text(size)), record)
         t = self.tally
         t.kinds[kind] += 1
         merged = bool(machine.merges(self.state))

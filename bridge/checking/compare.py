@@ -162,12 +162,22 @@ class Result:
     answers: int = 0
     sent: set[int] = field(default_factory=set)
     withheld: set[int] = field(default_factory=set)
-    refused: set[int] = field(default_factory=set)
-    """The positions of the events sent that the model refuses."""
+    refused: dict[int, str] = field(default_factory=dict)
+    """The positions of the events sent that the model refuses, each with
+    the rule it names (SPEC 4.1)."""
     unsupported: str | None = None
     coverage: Coverage = field(default_factory=Coverage)
     lacks: tuple[Capability, ...] = ()
     """The capabilities the engine lacks, whose fields were not compared."""
+
+
+def expected_fields(exchange: Exchange, keys: dict[str, bytes]) -> list[str]:
+    """Which of the fields `keys` names (each with its key as compact JSON
+    writes it) the expected answer has, read without parsing a transcript's
+    bytes: a key's quotes are escaped inside any string there."""
+    if exchange.parsed is None and exchange.answer is not None:
+        return [name for name, key in keys.items() if key in exchange.answer]
+    return [name for name in keys if name in exchange.expected]
 
 
 def run(
@@ -190,10 +200,11 @@ def run(
     pending: deque[Exchange] = deque()
     sent: list[dict[str, Any]] = []
     owner = ignored_fields(lacks)
+    keys = {name: f'"{name}":'.encode() for name in owner}
     engine.excused = frozenset(owner)
 
     def count_fields(exchange: Exchange) -> None:
-        left_out = Counter(owner[name] for name in exchange.expected if name in owner)
+        left_out = Counter(owner[name] for name in expected_fields(exchange, keys))
         counted.fields += left_out
         counted.answers += Counter(left_out.keys())
 
@@ -250,7 +261,7 @@ def run(
             if exchange.position is not None:
                 result.sent.add(exchange.position)
                 if exchange.refused:
-                    result.refused.add(exchange.position)
+                    result.refused[exchange.position] = exchange.expected["refused"]
             pending.append(exchange)
             if len(pending) >= engine.window and not check(pending.popleft()):
                 return finish(True)

@@ -4,9 +4,10 @@ sent and answered as the scenario means them (SPEC 10; scenarios/README.md,
 
 An event is delivered when the bridge sends it and the model answers it as
 the scenario marks it: accepted, or refused when it carries a `refused`
-mark, or refused by the profile's own rule: a message of a kind the profile
-does not take (SPEC 10 `kinds`) is sent, and its refusal is what that option
-asks to check. Under `calls: self` the scenario's starts are the engine's to make,
+mark, or refused by the rule a profile adds: a message of a kind the
+profile does not take (SPEC 10 `kinds`) is sent, the model refuses it by
+rule `kind`, and the engine must refuse it too: that refusal is what the
+option asks to check. Under `calls: self` the scenario's starts are the engine's to make,
 and an event not sent for a capability the engine lacks is counted there
 (bridge/checking/coverage.py), so neither is owed. An event is not
 delivered when it is never sent (an outcome whose call never started, a
@@ -17,12 +18,18 @@ went to the end is counted: past a divergence nothing is known.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from bridge.checking.compare import Result
 from model.profile import Profile
 from scenarios.format import Scenario
+
+PROFILE_RULES = frozenset({"kind"})
+"""The rules (SPEC 4.1) by which the model refuses what a scenario does
+not mark only because of the profile: `kind`, for a message of a kind the
+profile's `kinds` leaves out (SPEC 10; under SPEC's own kinds only a kind
+that is none of SPEC's breaks it, and the corpus marks those)."""
 
 
 @dataclass(frozen=True)
@@ -44,12 +51,12 @@ def delivery(
     scenario: Scenario,
     profile: Profile,
     sent: Collection[int],
-    refused: Collection[int],
+    refused: Mapping[int, str],
     withheld: Collection[int] = (),
 ) -> Delivery:
     """The delivery of a scenario replayed to the end: `sent` the positions
-    sent, `refused` those the model refused, `withheld` those not sent for
-    a capability the engine lacks."""
+    sent, `refused` those the model refused with the rule it named,
+    `withheld` those not sent for a capability the engine lacks."""
     owed = [
         p
         for p, e in enumerate(scenario.events)
@@ -58,17 +65,14 @@ def delivery(
     return Delivery(
         len(owed),
         tuple(p for p in owed if p not in sent),
-        tuple(sorted(p for p in refused if not marked(scenario.events[p], profile))),
+        tuple(
+            sorted(
+                p
+                for p, rule in refused.items()
+                if "refused" not in scenario.events[p] and rule not in PROFILE_RULES
+            )
+        ),
     )
-
-
-def marked(event: dict, profile: Profile) -> bool:
-    """Whether the scenario means `event` to be refused under `profile`: it
-    carries a `refused` mark, or it is a message of a kind the profile does
-    not take."""
-    if "refused" in event:
-        return True
-    return event["event"] == "message" and event.get("kind", "user") not in profile.kinds
 
 
 def _listed(positions: tuple[int, ...]) -> str:

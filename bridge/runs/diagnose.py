@@ -8,9 +8,12 @@ that change. What no change explains is a likely bug.
 
 The changes and the order they are tried in are bridge/checking/changes.py's.
 The engine replays each scenario once (bridge/wire/recorded.py keeps its
-answers); each change tried costs a replay of the expected answers up to
-its first divergence: from the committed transcript when the profile has
-one and the capabilities change nothing that is sent, else from the model.
+answers, and is given only lines it was not given before, at its own pace);
+each change tried costs a replay of the expected answers up to its first
+divergence: from a committed transcript when the profile has
+one, or a kept profile's that differs from it only in options the scenario
+cannot make matter (bridge/checking/changes.py `stand_in`), and the
+capabilities change nothing that is sent; else from the model.
 The profile changes are read from model/profile.py: every option whose
 values the protocol enumerates (true/false, or a list of strings) is tried
 at each of its other values; an option of another type (a map, like
@@ -35,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bridge.checking.changes import Change, Trial, applied, inert, tiers
+from bridge.checking.changes import Change, Trial, applied, inert, stand_in, tiers
 from bridge.checking.compare import Divergence, run
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
@@ -43,10 +46,11 @@ from bridge.checking.shrink import Way, cut, diverges_as, marked, simplify, unti
 from bridge.checking.verdict import Skipped, lacks_for
 from bridge.formats import transcript
 from bridge.formats.capabilities import described, only_tests
-from bridge.formats.layout import read_checked
+from bridge.formats.layout import expected_path, read_checked
 from bridge.formats.profile import agreement
-from bridge.runs.corpus import Options, largest_first, make_engine
-from bridge.wire.engine import Engine, EngineFault, capabilities_of, profile_of
+from bridge.runs.corpus import Options, keep, kept_engine, largest_first, make_engine
+from bridge.runs.expect import profiles
+from bridge.wire.engine import EngineFault, capabilities_of, profile_of
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import Exchange, exchanges, from_model
 from scenarios.format import CONSTANTS, Scenario, ScenarioError
@@ -100,11 +104,10 @@ def later(found: Divergence | None, than: Divergence) -> bool:
 class Follower:
     """One scenario, its recorded engine, and the model under profiles."""
 
-    def __init__(
-        self, path: Path, scenario: Scenario, recorded: Recorded, opts: Options, fill: bool = True
-    ) -> None:
-        """Without `fill` the engine's answers are not recorded first (see `once`)."""
+    def __init__(self, path: Path, scenario: Scenario, recorded: Recorded, opts: Options) -> None:
         self.path, self.scenario, self.recorded, self.opts = path, scenario, recorded, opts
+        self.kept = [p for p in profiles() if expected_path(path, p).exists()]
+        """The profiles with a transcript of the scenario."""
         self.replays = 0
         self.coverage: Coverage | None = None
         """What the last replay compared."""
@@ -120,13 +123,15 @@ class Follower:
             profile_of(ready.profile, opts.profile, recorded.name),
             capabilities_of(ready.capabilities, opts.capabilities, recorded.name),
         )
-        if fill:
-            recorded.fill([e.line for e in self.expected(self.base) if e.sent])
 
     def expected(self, trial: Trial) -> Iterator[Exchange]:
-        """The exchanges expected under `trial`: its transcript's when it
-        has one and lacking changes nothing sent, else the model's."""
-        return exchanges(self.path, self.scenario, trial.profile, self.opts.live, trial.lacks)
+        """The exchanges expected under `trial`: a transcript's when one
+        stands in for its profile (`stand_in`) and lacking changes nothing
+        sent, else the model's."""
+        profile = trial.profile
+        if not self.opts.live:
+            profile = stand_in(self.scenario, profile, self.kept)
+        return exchanges(self.path, self.scenario, profile, self.opts.live, trial.lacks)
 
     def first(self, trial: Trial) -> Divergence | None:
         """The engine's first divergence from what is expected under `trial`
@@ -135,15 +140,19 @@ class Follower:
             count = len(self.scenario.events)
             self.coverage = Coverage(count, skipped=count)
             return None
-        self.recorded.start(self.scenario)
-        return self.replay(trial, self.recorded)
+        return self.replay(trial)
 
-    def replay(self, trial: Trial, engine: Engine) -> Divergence | None:
+    def replay(self, trial: Trial) -> Divergence | None:
         """The engine's first divergence under `trial`, what was compared kept."""
         self.replays += 1
         self.coverage = Coverage(len(self.scenario.events), lacking=names(trial))
+        self.recorded.start(self.scenario)
         result = run(
-            self.expected(trial), engine, self.ready, lacks=trial.lacks, coverage=self.coverage
+            self.expected(trial),
+            self.recorded,
+            self.ready,
+            lacks=trial.lacks,
+            coverage=self.coverage,
         )
         if result.unsupported is not None:
             raise Skip(f"the engine does not support {result.unsupported}")
@@ -151,10 +160,10 @@ class Follower:
         return result.divergence
 
     def once(self, trial: Trial) -> Divergence | None:
-        """`first`, the engine's answers read as they come, not recorded."""
+        """`first`, for a scenario replayed only under `trial`."""
         if only_tests(trial.lacks, self.scenario.notes) is not None:
             raise Skip(f"it tests only what the engine lacks ({described(trial.held)})")
-        return self.replay(trial, self.recorded.engine)
+        return self.replay(trial)
 
     def explain(
         self, trial: Trial, made: tuple[Change, ...], found: Divergence
@@ -211,11 +220,13 @@ def guarded(path: Path, opts: Options, work: Any) -> Diagnosis:
         scenario = read_checked(path)
     except ScenarioError as error:
         return Diagnosis(path, "BAD", time.monotonic() - began, reason=str(error))
-    recorded = Recorded(make_engine(opts), scenario)
+    recorded = Recorded(kept_engine(opts), scenario)
     count = len(scenario.events)
     stopped = Coverage(count, stopped=True)
+    ended = False
     try:
         out: Diagnosis = work(path, scenario, recorded)
+        ended = recorded.finish()
     except Skip as why:
         out = Diagnosis(path, "SKIPPED", reason=str(why), coverage=Coverage(count, skipped=count))
     except (ScenarioError, transcript.TranscriptError) as error:
@@ -226,7 +237,8 @@ def guarded(path: Path, opts: Options, work: Any) -> Diagnosis:
         reason = f"the bridge failed:\n{traceback.format_exc()}"
         out = Diagnosis(path, "ERROR", reason=reason, coverage=stopped)
     finally:
-        recorded.stop()
+        if not (ended and keep(recorded.engine, opts)):
+            recorded.stop()
     out.seconds = time.monotonic() - began
     return out
 
@@ -258,7 +270,7 @@ def _verify(
 ) -> Diagnosis:
     if inert(scenario, extra, proposed.profile):
         return Diagnosis(path, "agrees")
-    follower = Follower(path, scenario, recorded, opts, fill=False)
+    follower = Follower(path, scenario, recorded, opts)
     found = follower.once(proposed)
     if found is None:
         return Diagnosis(path, "agrees", replays=1, coverage=follower.coverage)

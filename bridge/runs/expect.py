@@ -35,8 +35,8 @@ def profiles() -> list[Profile]:
 
 def records(path: Path, profile: Profile) -> bytes:
     """The model's transcript records of a scenario under `profile`, as bytes:
-    a relative event's record says what was sent (its node, or the event a
-    settle stood for)."""
+    a relative event's record says what was sent (its node, the kind of a
+    message, or the event a settle stood for)."""
     scenario = read(path)
     out: list[transcript.Record] = []
     for exchange in from_model(scenario, profile, strict=profile == SPEC):
@@ -45,7 +45,8 @@ def records(path: Path, profile: Profile) -> bytes:
             record = {"detail": True, **record}
         elif is_relative(scenario.events[exchange.position]):
             line = exchange.line
-            sent = {"node": line["node"]} if "node" in line else {"event": line["event"]}
+            key = next(k for k in ("node", "kind", "event") if k in line)
+            sent = {key: line[key]}
             record = {"at": exchange.position, **sent, **record}
         else:
             record = {"at": exchange.position, **record}

@@ -7,8 +7,9 @@ transcript, or from the model replaying it under the engine's profile
 (`exchanges` chooses).
 
 An event relative to the state (version 3: the k-th candidate, the k-th
-running call) is resolved against the model under the engine's profile and
-sent as the absolute event it stands for. With no candidate (no call
+running call, a settle or timeout, a message of a kind the profile takes)
+is resolved against the model under the engine's profile and sent as the
+absolute event it stands for. With no candidate (no call
 running) it waits, and is sent as soon as an event sent makes one (in the
 scenario's order); one still waiting at the end is never sent
 (scenarios/README.md, "Relative events").
@@ -44,6 +45,7 @@ from bridge.formats.layout import expected_path
 from bridge.formats.profile import SPEC
 from bridge.wire.inprocess import ModelEngine, model_event
 from model import bits, machine
+from model.constants import KINDS
 from model.events import End
 from model.line import choose_line
 from model.node import Node
@@ -114,10 +116,17 @@ def wire_bytes(scenario: Scenario, position: int) -> bytes | None:
 def resolved(event: dict[str, Any], state: machine.State) -> dict[str, Any] | None:
     """The absolute event a relative one stands for in `state` (the k-th
     candidate in queue order, the k-th running call oldest first, k modulo
-    their number; a timeout for a settle while the view is unsettled), or
-    None when there is no such call; any other event as it is."""
+    their number; a timeout for a settle while the view is unsettled; a
+    message of the taken kind at its kind's place in KINDS modulo the number
+    taken, when the profile does not take its own), or None when there is
+    no such call; any other event as it is."""
     if not is_relative(event):
         return event
+    if event["event"] == "message":
+        kind, taken = event["kind"], state.profile.kinds
+        if kind not in taken and kind in KINDS:
+            kind = taken[KINDS.index(kind) % len(taken)]
+        return {**{k: v for k, v in event.items() if k != "untaken"}, "kind": kind}
     if event["event"] == "settle":
         unsettled = state.queue.waiting and not machine.settled(state)
         return {"event": "timeout" if unsettled else "settle"}
@@ -235,16 +244,18 @@ def from_transcript(scenario: Scenario, path: Path) -> Iterator[Exchange]:
     A record is `{"at":k,` or `{"detail":true,` then the answer's fields, so
     the answer's bytes are the record's with that first field cut out; a
     relative event's record says what was sent after `at` (`"node":[l,i],`,
-    or `"event":"timeout",` for a settle), and that is cut out too."""
+    `"event":"timeout",` for a settle, `"kind":"user",` for a message), and
+    that is cut out too."""
     for number, raw in enumerate(transcript.raw_records(path), start=2):
         head, _, rest = raw.rstrip(b"\n").partition(b",")
         sent: dict[str, Any] | None = None
         if rest.startswith(b'"node":['):
             named, _, rest = rest.removeprefix(b'"node":').partition(b"],")
             sent = {"node": json.loads(named + b"]")}
-        elif rest.startswith(b'"event":"'):
-            named, _, rest = rest.removeprefix(b'"event":"').partition(b'",')
-            sent = {"event": named.decode()}
+        elif rest.startswith((b'"event":"', b'"kind":"')):
+            key, _, rest = rest.removeprefix(b'"').partition(b'":"')
+            named, _, rest = rest.partition(b'",')
+            sent = {key.decode(): named.decode()}
         answer = b"{" + rest
         if head == b'{"detail":true':
             yield Exchange(DETAIL_REQUEST, None, answer=answer)

@@ -19,9 +19,11 @@ import pytest
 import bridge
 import bridge.cli as cli
 from bridge.checking.against import against
+from bridge.checking.compare import expected_fields
 from bridge.formats import capabilities
 from bridge.formats.kit import CORPUS
 from bridge.wire.observe import ORDER
+from bridge.wire.stream import Exchange
 from scenarios.format import read
 
 LACKING = Path(__file__).parent / "engines" / "lacking.py"
@@ -395,3 +397,20 @@ def test_show_against_an_engine_honours_what_it_declares(tmp_path: Path) -> None
     assert "zoom (150 events not sent)" in comparison.verdict
     _, skipped = against(read(CORPUS / "zoom_1.jsonl"), DECLARING, None, 10.0)
     assert "SKIPPED: it tests only zoom" in skipped.verdict
+
+
+def test_the_fields_left_out_are_found_in_a_transcripts_bytes_as_in_its_values() -> None:
+    """What `run` counts as not compared is read from the expected answer's
+    bytes when a transcript gave them: a key only, never the same words
+    inside a text (a render quoting `"zoom":`)."""
+    keys = {name: f'"{name}":'.encode() for name in ("zoom", "cview", "render_timed_out")}
+    answers = [
+        {"size": 1, "zoom": "z", "cview": [[0, 0]]},
+        {"size": 2, "render": 'a "zoom": "cview":[] "render_timed_out":x'},
+        {"render_timed_out": "", "cview_digest": 3},
+    ]
+    for answer in answers:
+        raw = json.dumps(answer, separators=(",", ":")).encode()
+        from_bytes = expected_fields(Exchange({}, 0, answer=raw), keys)
+        from_value = expected_fields(Exchange({}, 0, parsed=answer), keys)
+        assert from_bytes == from_value == [name for name in keys if name in answer]

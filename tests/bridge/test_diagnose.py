@@ -17,14 +17,15 @@ import pytest
 from referencing import Registry, Resource
 
 from bridge import cli
-from bridge.checking.changes import LACKS, Change, Trial, applied, changes, inert
+from bridge.checking.changes import LACKS, Change, Trial, applied, changes, inert, stand_in
 from bridge.checking.compare import run
 from bridge.checking.shrink import diverges_as, simplify, way_of
 from bridge.formats.capabilities import ALL
+from bridge.formats.layout import expected_path
 from bridge.formats.profile import SPEC
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.recorded import Recorded
-from bridge.wire.stream import from_model
+from bridge.wire.stream import from_model, from_transcript
 from model import bits
 from model.profile import TYPES, Profile, options
 from scenarios import format as scenario_format
@@ -89,20 +90,42 @@ class Counting(ModelEngine):
 
 
 def test_a_recording_answers_lines_sent_again_from_memory_and_restarts_on_another() -> None:
-    scenario = Scenario(constants_dict(SMALL), [{"event": "message", "kind": "user", "text": "a"}])
+    scenario = Scenario(
+        constants_dict(SMALL),
+        [{"event": "message", "kind": "user", "text": "a"}, {"event": "wait"}],
+    )
     lines = [{**e, "at": k} for k, e in enumerate(scenario.events)] + [{"detail": True}]
     engine = Counting()
     recorded = Recorded(engine, scenario)
-    recorded.fill(lines)
-    assert engine.answered == 2
+
+    def answers(sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        recorded.start(scenario)
+        for line in sent:
+            recorded.send(line)
+        return [recorded.receive() for _ in sent]
+
+    model = ModelEngine()
+    model.start(scenario)
+    assert answers(lines[:1]) == [model.answer(lines[0])]
+    assert engine.answered == 1  # only what was asked reaches the engine
+    first = answers(lines)
+    assert engine.answered == 3  # the first line from memory, the others passed on
+    assert answers(lines) == first and engine.answered == 3  # every answer from memory
+    # A run that leaves the recording but stops before reading that answer
+    # (at a divergence) costs the engine nothing.
     recorded.start(scenario)
-    first = [recorded.answer(line) for line in lines]
-    assert engine.answered == 2  # every answer from memory
-    recorded.start(scenario)
+    recorded.send(lines[0])
+    recorded.send({"event": "settle", "at": 1})
+    assert recorded.receive() == first[0]
+    assert engine.answered == 3 and recorded.restarts == 0
     other = {"event": "message", "kind": "note", "text": "bbb", "at": 0}
-    answer = recorded.answer(other)
-    assert engine.answered == 3 and recorded.restarts == 1
+    (answer,) = answers([other])
+    # The model takes sessions: a detail request ends the first, then `other`.
+    assert engine.answered == 5 and recorded.restarts == 1
     assert answer["size"] == len("note: bbb") != first[0]["size"]
+    # Back on the first lines: the engine is started again and given them.
+    assert answers(lines) == first
+    assert recorded.restarts == 2 and engine.answered == 9
 
 
 class TwoFaults(ModelEngine):
@@ -451,3 +474,25 @@ def test_a_scenario_is_checked_again_unless_what_the_proposal_adds_changes_nothi
         constants_dict(SMALL), [*messages, {"event": "end", "node": [0, 0], "line": " "}]
     )
     assert inert(ended, failure) and not inert(ended, failure, Profile(trim_lines=True))
+
+
+def test_a_kept_transcript_stands_in_only_where_the_options_it_adds_cannot_matter() -> None:
+    """`retry: tick` alone has no transcript; the partial profile adds
+    `empty_reply: fails`, which only an `end` with replies can make matter:
+    its transcript stands in for a scenario without replies, and answers
+    every line as the model under `retry: tick` does; not for one with them."""
+    tick = Profile(retry="tick")
+    partial = Profile(retry="tick", empty_reply="fails")
+    kept = [SPEC, partial]
+    path = CORPUS / "refused_retry_waits_0.jsonl"
+    failing = scenario_format.read(path)
+    assert any(e["event"] == "fail" for e in failing.events)
+    assert not any("replies" in e for e in failing.events)
+    assert stand_in(failing, tick, kept) == partial
+    stored = expected_path(path, partial)
+    answered = [(e.line, e.expected) for e in from_transcript(failing, stored)]
+    assert answered == [(e.line, e.expected) for e in from_model(failing, tick, strict=False)]
+    replied = scenario_format.read(CORPUS / "chooser_0.jsonl")
+    assert stand_in(replied, tick, kept) == tick
+    assert stand_in(replied, partial, kept) == partial
+    assert stand_in(failing, Profile(retry="tick", calls="self"), kept).calls == "self"

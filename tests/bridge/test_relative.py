@@ -24,7 +24,7 @@ from bridge.formats.profile import SPEC
 from bridge.runs import expect
 from bridge.runs.corpus import Options, check
 from bridge.wire.stream import from_model, from_transcript
-from model.profile import Profile
+from model.profile import Profile, from_options
 from scenarios import format as scenario_format
 from scenarios.format import Scenario
 from scenarios.generate import DEFAULTS, constants_dict
@@ -159,17 +159,42 @@ def test_a_transcript_record_of_a_relative_event_without_its_node_is_refused(
 
 def test_delivery_counts_what_was_not_sent_and_what_the_model_refused_unmarked() -> None:
     scenario = Scenario(CONSTANTS, [*EVENTS, {"event": "settle"}])
-    found = delivery(scenario, SPEC, sent={0, 1, 2, 3, 4, 5, 7}, refused={7})
+    found = delivery(scenario, SPEC, sent={0, 1, 2, 3, 4, 5, 7}, refused={7: "settle_needs_wait"})
     assert (found.events, found.unsent, found.refused, found.delivered) == (8, (6,), (7,), 6)
     said = notes(found)
     assert "events 6" in said[0] and "events 7" in said[1]
     # Under calls: self the starts are the engine's: not counted.
-    assert delivery(scenario, SELF, sent={0, 1, 4, 5, 7}, refused=()).events == 6
+    assert delivery(scenario, SELF, sent={0, 1, 4, 5, 7}, refused={}).events == 6
     # Nor is an event not sent for a capability the engine lacks (the coverage counts it).
-    assert delivery(scenario, SPEC, sent={0, 1, 2, 3, 4, 5}, refused=(), withheld={7}).events == 7
+    assert delivery(scenario, SPEC, sent={0, 1, 2, 3, 4, 5}, refused={}, withheld={7}).events == 7
     # A refusal the scenario marks is delivered as meant.
     marked = Scenario(CONSTANTS, [{"event": "settle", "refused": "settle_needs_wait"}])
-    assert notes(delivery(marked, SPEC, sent={0}, refused={0})) == []
+    assert notes(delivery(marked, SPEC, sent={0}, refused={0: "settle_needs_wait"})) == []
+
+
+def test_a_refusal_by_the_kinds_rule_is_delivered_and_any_other_unmarked_one_is_not() -> None:
+    """What decides is the rule the model named, not the event: a message
+    the profile's `kinds` leaves out is refused by rule `kind` (delivered:
+    the engine must refuse it too); the same message refused by another
+    rule, or a zoom refused beyond the messages taken, is not delivered."""
+    fewer = from_options({"kinds": ["user", "unii"]})
+    scenario = Scenario(
+        CONSTANTS,
+        [
+            {"event": "message", "kind": "tool", "size": 10},
+            {"event": "message", "kind": "tool", "text": "a\ud800"},
+            {"event": "zoom", "id": 0, "n": 1},
+        ],
+    )
+    rules = {}
+    for exchange in from_model(scenario, fewer, strict=False):
+        if exchange.position is not None and exchange.refused:
+            rules[exchange.position] = exchange.expected["refused"]
+    assert rules == {0: "kind", 1: "kind", 2: "zoom"}
+    found = delivery(scenario, fewer, sent={0, 1, 2}, refused=rules)
+    assert (found.refused, found.delivered) == ((2,), 2)
+    said = delivery(scenario, fewer, sent={0, 1, 2}, refused={0: "kind", 1: "utf8", 2: "zoom"})
+    assert (said.refused, said.delivered) == ((1, 2), 1)
 
 
 def test_the_coverage_says_the_delivered_fraction_and_sums_it() -> None:

@@ -8,7 +8,7 @@ under that profile and counted as the bridge counts a run
 (bridge/checking/delivery.py): events never sent, events the model refuses
 though the scenario does not mark them, and outcomes (`end`, `fail`) never
 sent. Prints one row per profile and exits 1 when any profile delivers less
-than FLOOR of the events (less than FLOORS says for the options there).
+than FLOOR of the events.
 
     python -m tests.scenarios.delivery [--corpus DIR] [--only GLOB] [--head N] [NAME ...]
 """
@@ -36,19 +36,6 @@ PROFILES = ROOT / "scenarios" / "profiles"
 
 FLOOR = 0.95
 """The least fraction of the corpus's events any profile must deliver."""
-
-FLOORS = {"kinds": 0.94}
-"""Options that cannot reach FLOOR, and what they must reach. `kinds`: a
-message of a kind the engine does not take is sent and refused by the
-profile's own rule (counted as delivered: that refusal is what the option
-checks), but it takes no id, so the calls its leaf would have needed never
-exist and a zoom may name an id beyond the messages taken (under four kinds
-of six, 94.996 % of the corpus is delivered)."""
-
-
-def floor(name: str) -> float:
-    """The least fraction the profile `name` must deliver."""
-    return FLOORS.get(name.split("=")[0], FLOOR)
 
 
 def other_value(name: str, spec: Any) -> Any:
@@ -128,12 +115,12 @@ class Count:
 def measure(scenario: Scenario, profile: Profile) -> Delivery:
     """The scenario replayed through the model under `profile`, counted."""
     sent: set[int] = set()
-    refused: set[int] = set()
+    refused: dict[int, str] = {}
     for exchange in from_model(scenario, profile, strict=False):
         if exchange.position is not None:
             sent.add(exchange.position)
             if exchange.refused:
-                refused.add(exchange.position)
+                refused[exchange.position] = exchange.expected["refused"]
     return delivery(scenario, profile, sent, refused)
 
 
@@ -177,10 +164,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{percent(worst[1].delivered, worst[1].events)}) |",
             flush=True,
         )
-        if fraction(t) < floor(name):
+        if fraction(t) < FLOOR:
             low.append(name)
     if low:
-        print(f"below their floor ({FLOOR:.0%} unless FLOORS says): {', '.join(low)}")
+        print(f"below the floor ({FLOOR:.0%}): {', '.join(low)}")
         return 1
     return 0
 

@@ -205,6 +205,10 @@ VERSION_3_ONLY: list[tuple[dict[str, Any], str]] = [
         {"event": "end", "running": 0, **REPLIES, "refused": "end_needs_running"},
         "f.jsonl:2: unknown field 'running' in an end event",
     ),
+    (
+        {"event": "message", "kind": "work", "size": 3, "untaken": "taken"},
+        "f.jsonl:2: unknown field 'untaken' in a message event",
+    ),
 ]
 """Relative events: what only version 3 has."""
 
@@ -221,6 +225,12 @@ BAD_RELATIVE: list[tuple[dict[str, Any], str]] = [
     ({"event": "settle", "unsettled": "wait"}, 'f.jsonl:2: a settle\'s unsettled is "timeout"'),
     ({"event": "settle", "unsettled": 1}, "f.jsonl:2: field 'unsettled' of a settle event"),
     ({"event": "timeout", "unsettled": "timeout"}, "f.jsonl:2: unknown field 'unsettled'"),
+    (
+        {"event": "message", "kind": "work", "size": 3, "untaken": "user"},
+        'f.jsonl:2: a message\'s untaken is "taken"',
+    ),
+    ({"event": "message", "kind": "work", "size": 3, "untaken": 0}, "f.jsonl:2: field 'untaken'"),
+    ({"event": "message", "untaken": "taken", "size": 3}, "f.jsonl:2: unknown kind None"),
 ]
 """Relative events a version 3 file refuses."""
 
