@@ -138,19 +138,31 @@ def test_an_engine_that_exited_is_not_waited_for_a_fixed_time(
     sleeps, from the fault to the end of `close`."""
     waits: list[tuple[float | None, bool]] = []
     sleeps: list[float] = []
-    real_wait = subprocess.Popen.wait
+    waiting = False
+    real_wait, real_sleep = subprocess.Popen.wait, time.sleep
 
     def wait(self: subprocess.Popen[bytes], timeout: float | None = None) -> int:
+        nonlocal waiting
+        waiting = True
         try:
             code = real_wait(self, timeout)
         except subprocess.TimeoutExpired:
             waits.append((timeout, True))
             raise
+        finally:
+            waiting = False
         waits.append((timeout, False))
         return code
 
+    def sleep(seconds: float) -> None:
+        # Popen.wait with a timeout polls the exit in short sleeps of its own
+        # until the exit is reaped: that is waiting on the exit, not a fixed wait.
+        if not waiting:
+            sleeps.append(seconds)
+        real_sleep(seconds)
+
     monkeypatch.setattr(subprocess.Popen, "wait", wait)
-    monkeypatch.setattr(time, "sleep", sleeps.append)
+    monkeypatch.setattr(time, "sleep", sleep)
     engine = ProcessEngine(f"{sys.executable} {FAULTY} crash 3", timeout=5)
     with pytest.raises(EngineFault, match="exit code 3"):
         replay(engine)
