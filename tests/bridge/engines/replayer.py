@@ -22,6 +22,18 @@ def transcripts(folder: Path) -> dict[bytes, Path]:
     return out
 
 
+def answer(record: bytes) -> bytes:
+    """A transcript record's answer fields: its first key ("at": k, or
+    "detail": true) goes, and so does what a relative event's record says was
+    sent ("node": [l, i], "event": "timeout" or "kind": "user"; scenarios/README.md)."""
+    rest = record[record.index(b",") + 1 :]
+    if rest.startswith(b'"node":['):
+        return rest[rest.index(b"],") + 2 :]
+    if rest.startswith((b'"event":"', b'"kind":"')):
+        return rest[rest.index(b'",', rest.index(b':"') + 2) + 2 :]
+    return rest
+
+
 def main() -> None:
     folder = ROOT / "expected" / "corpus"
     if len(sys.argv) > 1:
@@ -41,9 +53,7 @@ def main() -> None:
                 out.append(json.dumps({**ready, "sessions": True}).encode() + b"\n")
                 continue
             assert records is not None, "a scenario header comes first"
-            record = records.readline()
-            # The record's first key ("at": k, or "detail": true) goes; the rest is the answer.
-            out.append(b"{" + record[record.index(b",") + 1 :])
+            out.append(b"{" + answer(records.readline()))
         sink.write(b"".join(out))
         sink.flush()
 
