@@ -75,6 +75,7 @@ SOME_KINDS = st.one_of(st.just(frozenset(KINDS)), st.frozensets(st.sampled_from(
 def engine_profiles(draw: st.DrawFn) -> EngineProfile:
     """Every option of SPEC 10 at random."""
     words = draw(st.dictionaries(st.sampled_from(KINDS), WORDS))
+    taken = draw(SOME_KINDS)
     return EngineProfile(
         trim_lines=draw(st.booleans()),
         kind_words=tuple(sorted(words.items())),
@@ -83,7 +84,7 @@ def engine_profiles(draw: st.DrawFn) -> EngineProfile:
         calls=draw(st.sampled_from(["driven", "self"])),
         ahead_in_wait=draw(st.booleans()),
         empty_chat=draw(st.sampled_from(["tags", "blank_line"])),
-        kinds=tuple(k for k in KINDS if k in draw(SOME_KINDS)),
+        kinds=tuple(k for k in KINDS if k in taken),
         retry=draw(st.sampled_from(["message", "tick"])),
         held_takes_job=draw(st.booleans()),
         merge_order=draw(st.sampled_from(["level", "ready"])),
