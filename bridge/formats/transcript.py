@@ -120,6 +120,23 @@ def raw_records(path: Path) -> Iterator[bytes]:
         raise TranscriptError(f"{path}: cannot be read: {error}") from None
 
 
+def cut(raw: bytes) -> tuple[bytes, dict[str, Any] | None, bytes]:
+    """A record's first field (`{"at":k` or `{"detail":true`), what a
+    relative event's record says was sent after it (`"node":[l,i]`,
+    `"event":"timeout"` or `"kind":"user"`; None for any other record), and
+    the answer's bytes: the rest, as one JSON object."""
+    head, _, rest = raw.rstrip(b"\n").partition(b",")
+    sent: dict[str, Any] | None = None
+    if rest.startswith(b'"node":['):
+        named, _, rest = rest.removeprefix(b'"node":').partition(b"],")
+        sent = {"node": json.loads(named + b"]")}
+    elif rest.startswith((b'"event":"', b'"kind":"')):
+        key, _, rest = rest.removeprefix(b'"').partition(b'":"')
+        named, _, rest = rest.partition(b'",')
+        sent = {key.decode(): named.decode()}
+    return head, sent, b"{" + rest
+
+
 def records(path: Path) -> Iterator[Record]:
     """A transcript's records, after its header, read as they are needed."""
     try:

@@ -247,16 +247,7 @@ def from_transcript(scenario: Scenario, path: Path) -> Iterator[Exchange]:
     `"event":"timeout",` for a settle, `"kind":"user",` for a message), and
     that is cut out too."""
     for number, raw in enumerate(transcript.raw_records(path), start=2):
-        head, _, rest = raw.rstrip(b"\n").partition(b",")
-        sent: dict[str, Any] | None = None
-        if rest.startswith(b'"node":['):
-            named, _, rest = rest.removeprefix(b'"node":').partition(b"],")
-            sent = {"node": json.loads(named + b"]")}
-        elif rest.startswith((b'"event":"', b'"kind":"')):
-            key, _, rest = rest.removeprefix(b'"').partition(b'":"')
-            named, _, rest = rest.partition(b'",')
-            sent = {key.decode(): named.decode()}
-        answer = b"{" + rest
+        head, sent, answer = transcript.cut(raw)
         if head == b'{"detail":true':
             yield Exchange(DETAIL_REQUEST, None, answer=answer)
             continue

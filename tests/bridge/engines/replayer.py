@@ -10,6 +10,8 @@ import os
 import sys
 from pathlib import Path
 
+from bridge.formats.transcript import cut
+
 ROOT = Path(__file__).resolve().parents[3] / "scenarios"
 
 
@@ -20,18 +22,6 @@ def transcripts(folder: Path) -> dict[bytes, Path]:
         with path.open("rb") as scenario:
             out[scenario.readline().rstrip(b"\n")] = folder / f"{path.stem}.jsonl.gz"
     return out
-
-
-def answer(record: bytes) -> bytes:
-    """A transcript record's answer fields: its first key ("at": k, or
-    "detail": true) goes, and so does what a relative event's record says was
-    sent ("node": [l, i], "event": "timeout" or "kind": "user"; scenarios/README.md)."""
-    rest = record[record.index(b",") + 1 :]
-    if rest.startswith(b'"node":['):
-        return rest[rest.index(b"],") + 2 :]
-    if rest.startswith((b'"event":"', b'"kind":"')):
-        return rest[rest.index(b'",', rest.index(b':"') + 2) + 2 :]
-    return rest
 
 
 def main() -> None:
@@ -53,7 +43,7 @@ def main() -> None:
                 out.append(json.dumps({**ready, "sessions": True}).encode() + b"\n")
                 continue
             assert records is not None, "a scenario header comes first"
-            out.append(b"{" + answer(records.readline()))
+            out.append(cut(records.readline())[2] + b"\n")
         sink.write(b"".join(out))
         sink.flush()
 
