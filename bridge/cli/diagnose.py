@@ -5,6 +5,7 @@ shrunk; as text, and as JSON and JUnit XML when asked."""
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from bridge.cli.options import (
@@ -15,6 +16,7 @@ from bridge.cli.options import (
     report_options,
     scenario_options,
     scenarios,
+    shrink_options,
 )
 from bridge.formats.usage import read_capabilities, read_profile
 from bridge.outputs.diagnosis import text, write_bugs, write_json, write_junit
@@ -22,7 +24,6 @@ from bridge.outputs.regressions import REGRESSIONS
 from bridge.outputs.writing import check_file, check_folder
 from bridge.runs.corpus import Options
 from bridge.runs.diagnose import diagnose
-from scenarios.arguments import positive
 
 
 def add_parser(commands: Commands) -> None:
@@ -40,12 +41,7 @@ def add_parser(commands: Commands) -> None:
         metavar="DIR",
         help="where the likely bugs, shrunk, are written (default: %(default)s)",
     )
-    command.add_argument(
-        "--shrink-seconds",
-        type=positive,
-        default=30.0,
-        help="shrinking's budget per likely bug (default: %(default)s)",
-    )
+    shrink_options(command)
     command.add_argument(
         "--live-model",
         action="store_true",
@@ -67,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
         args.live_model,
         capabilities=read_capabilities(args.capabilities),
     )
-    report = diagnose(paths, options, args.jobs, args.shrink_seconds)
+    seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
+    report = diagnose(paths, options, args.jobs, args.shrink_tries, seconds)
     written = write_bugs(report, args.regressions)
     lines, code = text(report, written)
     print("\n".join(lines), flush=True)

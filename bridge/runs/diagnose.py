@@ -279,12 +279,12 @@ def _verify(
 
 
 def _shrink_job(
-    job: tuple[Diagnosis, Options, Trial, float],
+    job: tuple[Diagnosis, Options, Trial, int, float],
 ) -> tuple[Diagnosis, Scenario | None]:
     """A likely bug shrunk; None when that fails (the bug is still named)."""
-    found, opts, profile, seconds = job
+    found, opts, profile, tries, seconds = job
     try:
-        return found, shrunk_bug(found.path, found, opts, profile, seconds)
+        return found, shrunk_bug(found.path, found, opts, profile, tries, seconds)
     except (ScenarioError, EngineFault):
         return found, None
 
@@ -350,9 +350,10 @@ class Report:
 
 
 def shrunk_bug(
-    path: Path, found: Diagnosis, opts: Options, trial: Trial, seconds: float
+    path: Path, found: Diagnosis, opts: Options, trial: Trial, tries: int, seconds: float
 ) -> Scenario | None:
-    """The scenario shrunk while it diverges under `trial` the way it does."""
+    """The scenario shrunk while it diverges under `trial` the way it does,
+    in at most `tries` replays and `seconds`."""
     scenario = read_checked(path)
     engine = make_engine(opts)
     profile, lacks = trial.profile, trial.lacks
@@ -365,7 +366,7 @@ def shrunk_bug(
         way = way_of(result.divergence)
         start = cut(scenario, result.divergence)
         small, _ = until_fault(
-            lambda still: simplify(start, still, seconds),
+            lambda still: simplify(start, still, seconds, tries),
             diverges_as(engine, profile, way, strict=False, lacks=lacks),
             start,
         )
@@ -413,10 +414,13 @@ def under(proposed: Trial, followed: Diagnosis, verified: Diagnosis | None) -> C
     return replace(counted, lacking=names(proposed))
 
 
-def diagnose(paths: list[Path], opts: Options, jobs: int, shrink_seconds: float) -> Report:
+def diagnose(
+    paths: list[Path], opts: Options, jobs: int, shrink_tries: int, shrink_seconds: float
+) -> Report:
     """Follow every scenario, propose a profile, check every scenario not
     already seen to agree under exactly that profile, and shrink those
-    that still fail (`shrink_seconds` each)."""
+    that still fail (each in at most `shrink_tries` replays and
+    `shrink_seconds`)."""
     began = time.monotonic()
     followed = {d.path: d for d in each([(p, opts, None, None) for p in paths], jobs)}
     base = declared(opts)
@@ -430,7 +434,7 @@ def diagnose(paths: list[Path], opts: Options, jobs: int, shrink_seconds: float)
     verified = {d.path: d for d in each(again, jobs)}
     final = [verified.get(d.path, d) for d in followed.values()]
     failing = sorted((d for d in final if d.status == "unexplained"), key=lambda d: d.path)
-    work = [(d, opts, proposed, shrink_seconds) for d in failing]
+    work = [(d, opts, proposed, shrink_tries, shrink_seconds) for d in failing]
     shrunk = largest_first(_shrink_job, work, lambda job: job[0].path, jobs)
     bugs = sorted(shrunk, key=lambda bug: bug[0].path)
     ordered = sorted(followed.values(), key=lambda d: paths.index(d.path))

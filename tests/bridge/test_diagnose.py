@@ -303,6 +303,21 @@ def test_the_partial_engine_declaring_its_profile_agrees_on_the_whole_corpus(
 BUG_SCENARIOS = ("random_07", "random_13", "chooser_2")
 
 
+def test_diagnose_shrinks_within_the_replays_it_is_given(
+    tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--shrink-tries` counts replays (as compare's and fuzz's do): two
+    replays remove at most three quarters of the events, where the default
+    budget reaches five or fewer (the test below)."""
+    code = diagnose(tmp_path, BUGGY, "chooser_2", more=("--shrink-tries", "2"))
+    out = capsys.readouterr().out
+    assert code == 1, out
+    (count,) = re.findall(r"^    shrunk to (\d+) events: ", out, re.M)
+    (position,) = re.findall(r"^  chooser_2\.jsonl: event (\d+) ", out, re.M)
+    assert (int(position) + 1) // 4 <= int(count) <= int(position) + 1, out
+    assert int(count) > 5, out
+
+
 def test_diagnose_names_the_planted_bug_as_a_likely_bug_shrunk_to_five_events(
     tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
