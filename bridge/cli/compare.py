@@ -7,7 +7,6 @@ import argparse
 import math
 import shlex
 from dataclasses import replace
-from pathlib import Path
 
 from bridge.checking.compare import add_states
 from bridge.checking.delivery import add_delivery
@@ -27,6 +26,7 @@ from bridge.cli.options import (
     capabilities_option,
     checking,
     engine_options,
+    live_model_option,
     shrink_budget,
     shrink_options,
 )
@@ -34,7 +34,7 @@ from bridge.formats.invocation import command
 from bridge.formats.layout import named, read_checked, unique_name
 from bridge.formats.profile import agreement
 from bridge.outputs.page import write_divergence_report
-from bridge.outputs.regressions import REGRESSIONS, write_regression
+from bridge.outputs.regressions import write_regression
 from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import make_engine, replay_checked
 from bridge.wire.inprocess import ModelEngine
@@ -45,19 +45,8 @@ def add_parser(commands: Commands) -> None:
     command.add_argument("file", help="a scenario file, or a bundled scenario's name")
     engine_options(command)
     capabilities_option(command)
-    command.add_argument(
-        "--regressions",
-        type=Path,
-        default=REGRESSIONS,
-        metavar="DIR",
-        help="where the shrunk scenario is written (default: %(default)s)",
-    )
-    shrink_options(command)
-    command.add_argument(
-        "--live-model",
-        action="store_true",
-        help="expect the model's answers, not the committed transcript (default: off)",
-    )
+    shrink_options(command, "the shrunk scenario")
+    live_model_option(command)
     command.add_argument(
         "--keep-going",
         action="store_true",

@@ -13,6 +13,7 @@ from bridge.cli.options import (
     capabilities_option,
     checking,
     engine_options,
+    live_model_option,
     report_options,
     scenario_options,
     scenarios,
@@ -56,11 +57,7 @@ def add_parser(commands: Commands) -> None:
         metavar="DIR",
         help="one HTML page per failing scenario, as show draws it (default: none)",
     )
-    command.add_argument(
-        "--live-model",
-        action="store_true",
-        help="expect the model's answers, not the committed transcripts (default: off)",
-    )
+    live_model_option(command)
     command.add_argument(
         "--keep-going",
         action="store_true",

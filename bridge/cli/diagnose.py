@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import argparse
 import math
-from pathlib import Path
 
 from bridge.cli.options import (
     Commands,
     capabilities_option,
     engine_options,
+    live_model_option,
     named_engine,
     report_options,
     scenario_options,
@@ -20,7 +20,6 @@ from bridge.cli.options import (
 )
 from bridge.formats.usage import read_capabilities, read_profile
 from bridge.outputs.diagnosis import text, write_bugs, write_json, write_junit
-from bridge.outputs.regressions import REGRESSIONS
 from bridge.outputs.writing import check_file, check_folder
 from bridge.runs.corpus import Options
 from bridge.runs.diagnose import diagnose
@@ -34,19 +33,8 @@ def add_parser(commands: Commands) -> None:
     engine_options(command)
     capabilities_option(command)
     report_options(command)
-    command.add_argument(
-        "--regressions",
-        type=Path,
-        default=REGRESSIONS,
-        metavar="DIR",
-        help="where the likely bugs, shrunk, are written (default: %(default)s)",
-    )
-    shrink_options(command)
-    command.add_argument(
-        "--live-model",
-        action="store_true",
-        help="the model instead of the committed transcripts (default: off)",
-    )
+    shrink_options(command, "each likely bug, shrunk,")
+    live_model_option(command)
     command.set_defaults(run=run)
 
 

@@ -67,14 +67,7 @@ def add_parser(commands: Commands) -> None:
     command.add_argument(
         "--max-events", type=positive_int, default=100, help="the longest history (default 100)"
     )
-    command.add_argument(
-        "--regressions",
-        type=Path,
-        default=REGRESSIONS,
-        metavar="DIR",
-        help="where a divergence found is written (default: %(default)s)",
-    )
-    shrink_options(command)
+    shrink_options(command, "a divergence found")
     command.add_argument(
         "--database",
         metavar="URL",

@@ -10,6 +10,7 @@ from typing import Any, TypeAlias
 from bridge.checking.shrink import TRIES
 from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, read_capabilities, read_profile
+from bridge.outputs.regressions import REGRESSIONS
 from bridge.runs.corpus import Options
 from scenarios.arguments import jobs_option, positive, positive_int
 from scenarios.shard import Shard, parse
@@ -112,10 +113,18 @@ def checking(args: argparse.Namespace, **more: Any) -> Options:
     )
 
 
-def shrink_options(command: argparse.ArgumentParser) -> None:
-    """`--shrink-tries` and `--shrink-seconds`: what shrinking a divergence
+def shrink_options(command: argparse.ArgumentParser, written: str) -> None:
+    """`--regressions`, where the shrunk scenario (`written`) goes, and
+    `--shrink-tries` and `--shrink-seconds`: what shrinking a divergence
     may spend, counted in replays so that a busy machine shrinks as far as a
     quiet one; seconds only a cap."""
+    command.add_argument(
+        "--regressions",
+        type=Path,
+        default=REGRESSIONS,
+        metavar="DIR",
+        help=f"where {written} is written (default: %(default)s)",
+    )
     command.add_argument(
         "--shrink-tries",
         type=positive_int,
@@ -125,6 +134,15 @@ def shrink_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--shrink-seconds", type=positive, help="shrinking's time at most (default: no limit)"
+    )
+
+
+def live_model_option(command: argparse.ArgumentParser) -> None:
+    """`--live-model`: expect what the model answers as the run goes."""
+    command.add_argument(
+        "--live-model",
+        action="store_true",
+        help="expect the model's answers, not the committed transcripts (default: off)",
     )
 
 
