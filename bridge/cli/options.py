@@ -25,10 +25,12 @@ ENGINES = (
 )
 
 
-def engine_options(command: argparse.ArgumentParser) -> None:
+def engine_options(
+    command: argparse.ArgumentParser, engine_help: str = ENGINES + " (required)"
+) -> None:
     """`--engine`, `--profile` and `--timeout`: which engine, and how it runs.
     The engine has no default (`named_engine`)."""
-    command.add_argument("--engine", help=ENGINES + " (required)")
+    command.add_argument("--engine", help=engine_help)
     command.add_argument(
         "--profile",
         type=Path,

@@ -8,31 +8,21 @@ import sys
 from pathlib import Path
 
 from bridge.checking.against import against
-from bridge.cli.options import ENGINES, Commands
+from bridge.cli.options import ENGINES, Commands, engine_options
 from bridge.formats.layout import named, read_checked
 from bridge.formats.profile import SPEC, ProfileError
 from bridge.formats.usage import UsageError, read_profile
 from bridge.outputs.page import NoSuchEvent, write_report
 from bridge.outputs.sawtooth import write_sawtooth
 from bridge.outputs.writing import check_file
-from scenarios.arguments import positive
 from scenarios.format import ScenarioError
 
 
 def add_parser(commands: Commands) -> None:
     command = commands.add_parser("show", help="a scenario, and a divergence, as one HTML page")
     command.add_argument("file", help="a scenario file, or a bundled scenario's name")
-    command.add_argument(
-        "--engine",
-        help=f"{ENGINES}: show where it diverges (default: none, the scenario alone)",
-    )
-    command.add_argument(
-        "--profile",
-        type=Path,
-        help="the engine's profile (SPEC 10), if it declares none (default: the one it declares)",
-    )
-    command.add_argument(
-        "--timeout", type=positive, default=10.0, help="seconds per answer (default: %(default)s)"
+    engine_options(
+        command, f"{ENGINES}: show where it diverges (default: none, the scenario alone)"
     )
     command.add_argument(
         "--at",
