@@ -98,7 +98,7 @@ def shard(k: int, url: str, regressions: Path, how: str) -> tuple[int, str]:
     the database named by `--database` or by OPTCHAT_DATABASE (`how`)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     args = [sys.executable, "-m", "bridge", "fuzz", "--engine", LATE_CAP, "--seed", SEED]
-    args += ["--shard", f"{k}/2", "--histories", "6", "--shrink-seconds", "20"]
+    args += ["--shard", f"{k}/2", "--histories", "6", "--shrink-tries", "100"]
     args += ["--regressions", str(regressions)]
     if how == "option":
         args += ["--database", url]

@@ -89,7 +89,7 @@ def test_a_planted_break_is_found_shrunk_written_and_replayed(
     found = tmp_path / "found"
     code = fuzz(
         *("--engine", LATE_CAP, "--histories", "200", "--seed", "2"),
-        *("--shrink-tries", "2000", "--regressions", str(found)),
+        *("--shrink-tries", "300", "--regressions", str(found)),
     )
     out = capsys.readouterr().out
     assert code == 1, out

@@ -61,7 +61,7 @@ def test_shards_reports_merge_into_the_report_of_one_run(
 ) -> None:
     folder = copy_corpus(tmp_path, NAMES)
     tamper(expected_path(folder / "random_00.jsonl"))
-    base = ["corpus", str(folder), "--engine", "model", "--jobs", "1"]
+    base = ["corpus", str(folder), "--engine", "impl", "--jobs", "1"]
     whole_json, whole_xml = tmp_path / "whole.json", tmp_path / "whole.xml"
     code, _ = run([*base, "--json", str(whole_json), "--junit-xml", str(whole_xml)], capsys)
     assert code == 1

@@ -19,13 +19,14 @@ import argparse
 import fnmatch
 import json
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bridge.checking.coverage import percent
 from bridge.checking.delivery import Delivery, delivery
-from bridge.wire.stream import from_model
+from bridge.wire.stream import Exchange, from_model
 from model.constants import KINDS
 from model.profile import TYPES, Profile, from_options, options
 from scenarios.format import Scenario, read
@@ -114,9 +115,14 @@ class Count:
 
 def measure(scenario: Scenario, profile: Profile) -> Delivery:
     """The scenario replayed through the model under `profile`, counted."""
+    return counted(scenario, profile, from_model(scenario, profile, strict=False))
+
+
+def counted(scenario: Scenario, profile: Profile, exchanges: Iterable[Exchange]) -> Delivery:
+    """A replay of the scenario through the model under `profile`, counted."""
     sent: set[int] = set()
     refused: dict[int, str] = {}
-    for exchange in from_model(scenario, profile, strict=False):
+    for exchange in exchanges:
         if exchange.position is not None:
             sent.add(exchange.position)
             if exchange.refused:

@@ -16,7 +16,7 @@ from bridge.wire.stream import from_model
 from model.constants import KINDS
 from model.profile import TYPES
 from scenarios.format import Scenario, read
-from tests.scenarios.delivery import CORPUS, FLOOR, Count, fraction, measure, profiles
+from tests.scenarios.delivery import CORPUS, FLOOR, Count, counted, fraction, measure, profiles
 
 SAMPLE = (
     "late_1500",
@@ -75,13 +75,14 @@ def test_under_fewer_kinds_the_kind_rule_is_checked_and_the_chat_goes_on() -> No
             if e["event"] == "message" and e["kind"] not in profile.kinds and "refused" not in e
         ]
         firsts = {scenario.events[p]["kind"]: p for p in reversed(left_out)}
-        for exchange in from_model(scenario, profile, strict=False):
+        exchanges = list(from_model(scenario, profile, strict=False))
+        for exchange in exchanges:
             if exchange.position in left_out:
                 first = exchange.position in firsts.values()
                 assert exchange.line["kind"] in profile.kinds or first
                 assert (exchange.expected.get("refused") == "kind") == first
                 by_kind += first
-        found = measure(scenario, profile)
+        found = counted(scenario, profile, exchanges)
         for position in found.refused:
             assert scenario.events[position]["event"] == "zoom"
         count.add(scenario, found)
