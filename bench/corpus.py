@@ -5,9 +5,9 @@ Both planners are timed on events already in their own form: texts are made
 from their sizes, nodes are tuples for the engine and bit-list nodes for the
 model, before the clock starts, so neither is timed converting scenario
 records. After every event each observes what the bridge compares (view,
-size, shrinking, compaction view, both candidate lists) in its own values,
-and at every chat batch and at the end also the render and every
-candidate's context.
+size, shrinking, the merges of both views, compaction view, both candidate
+lists) in its own values, and at every chat batch and at the end also the
+render and every candidate's context.
 """
 
 from __future__ import annotations
@@ -75,33 +75,31 @@ def materialized(path: Path) -> Materialized:
 
 
 def model_observe(state: machine.State, detail: bool) -> tuple[Any, ...]:
-    """Every observation of the model, in its own values."""
+    """Every observation of the model, in its own values, in the order of
+    the engine's `Planner.observe`."""
     observed: tuple[Any, ...] = (
         machine.view(state),
         machine.size(state),
         machine.shrinking(state),
+        machine.merges(state),
         machine.compaction_view(state),
+        machine.compaction_merges(state),
         machine.candidates(state),
         machine.candidates_waiting(state),
     )
-    if detail or machine.merges(state):
-        contexts = [machine.render_context(state, n) for n in observed[4]]
+    if detail or observed[3]:
+        contexts = [machine.render_context(state, n) for n in observed[6]]
         observed += (machine.render(state), contexts)
     return observed
 
 
 def impl_observe(planner: Planner, detail: bool) -> tuple[Any, ...]:
-    """Every observation of the engine, in its own values."""
-    observed: tuple[Any, ...] = (
-        planner.view(),
-        planner.size(),
-        planner.shrinking(),
-        planner.compaction_view(),
-        planner.candidates(),
-        planner.candidates_waiting(),
-    )
-    if detail or planner.merges():
-        contexts = [planner.render_context(n) for n in observed[4]]
+    """Every observation of the engine, in its own values: those after every
+    event in one call (`Planner.observe`, as impl/protocol.py reads them),
+    which also holds the merges of both views."""
+    observed: tuple[Any, ...] = planner.observe()
+    if detail or observed[3]:
+        contexts = [planner.render_context(n) for n in observed[6]]
         observed += (planner.render(), contexts)
     return observed
 

@@ -22,6 +22,19 @@ from impl.text import check_utf8, cut, size
 from impl.tree import Node, Tree, end, halves, name
 from impl.view import View
 
+Observation = tuple[
+    tuple[Node, ...],
+    int,
+    bool,
+    tuple[Node, ...],
+    tuple[Node, ...],
+    tuple[Node, ...],
+    tuple[Node, ...],
+    tuple[Node, ...],
+]
+"""`Planner.observe`: view, size, shrinking, merges, compaction view,
+compaction merges, candidates, candidates while a turn waits."""
+
 
 class Outcome:
     """What an event did that storage logs (SPEC 6): the nodes built, in
@@ -191,8 +204,7 @@ class Planner:
         """The call for `node` ends with its line (SPEC 4, 5, 10)."""
         self.forget_batch()
         self._check_running(node, "end_needs_running")
-        check_utf8(line, "the line")
-        return self._resumed(self._install(node, line))
+        return self._resumed(self._install(node, line, check_utf8(line, "the line")))
 
     def end_replies(self, node: Node, replies: list[str]) -> Outcome:
         """The call for `node` ends with the replies it got; the line is
@@ -219,15 +231,16 @@ class Planner:
             source, c.node, c.tries, p.empty_reply == "fails", p.not_shorter == "goes_on"
         )
 
-    def _install(self, node: Node, line: str) -> Outcome:
-        """Build `node` with a call's line: stripped under `trim_lines`, where
-        a line stripped to nothing fails the call; refused unless 1 to NODE
-        bytes (SPEC 5, 10)."""
+    def _install(self, node: Node, line: str, line_size: int = -1) -> Outcome:
+        """Build `node` with a call's line (of `line_size` bytes when known):
+        stripped under `trim_lines`, where a line stripped to nothing fails
+        the call; refused unless 1 to NODE bytes (SPEC 5, 10)."""
         if self.profile.trim_lines:
-            line = line.strip()
+            line, line_size = line.strip(), -1
             if not line:
                 return self._failed(node)
-        line_size = size(line)
+        if line_size < 0:
+            line_size = size(line)
         if not 1 <= line_size <= self.constants.node:
             raise Refused(
                 "line_fits", f"a line is 1 to {self.constants.node} bytes, not {line_size}"
@@ -338,6 +351,26 @@ class Planner:
         return self._build(node, line, size(line))
 
     # What the state shows.
+
+    def observe(self) -> Observation:
+        """Everything a caller reads after an event, in one call: the chat
+        view, its size, whether it is shrinking, the merges of its last
+        batch, the compaction view and its last merges, the candidates and
+        the candidates if a turn waited (SPEC 3, 3.3, 3.4, 4). The same
+        values as the methods of each name; made of values kept ready, so
+        a driver that reads them all after every event (impl/protocol.py)
+        pays one call, not eight."""
+        chat, cview, queue = self.chat, self.cview, self.queue
+        return (
+            chat.snapshot(),
+            chat.size,
+            chat.shrinking,
+            chat.merges,
+            cview.snapshot(),
+            cview.merges,
+            queue.candidates(queue.waiting),
+            queue.candidates(True),
+        )
 
     def running(self) -> list[Node]:
         """The calls in flight, in start order (SPEC 4)."""

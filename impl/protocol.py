@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 
 from impl.constants import Constants
 from impl.errors import Refused
-from impl.planner import Planner
+from impl.planner import Observation, Planner
 from impl.profile import Profile
 from impl.tree import Node
 
@@ -112,19 +112,20 @@ class Session:
             raise ValueError(f"unknown event {name!r}")
         return {}
 
-    def brief(self) -> dict[str, Any]:
-        """What every answer to an event holds (protocol 2)."""
-        p = self.planner
-        view_digest, cview_digest = p.digests()
+    def brief(self, observed: Observation) -> dict[str, Any]:
+        """What every answer to an event holds (protocol 2), from the
+        planner's observation after it."""
+        _, size, shrinking, merges, _, cmerges, candidates, waiting = observed
+        view_digest, cview_digest = self.planner.digests()
         return {
-            "size": p.size(),
-            "shrinking": p.shrinking(),
-            "merges": pairs(p.merges()),
-            "cmerges": pairs(p.compaction_merges()),
+            "size": size,
+            "shrinking": shrinking,
+            "merges": pairs(merges),
+            "cmerges": pairs(cmerges),
             "view_digest": view_digest,
             "cview_digest": cview_digest,
-            "queue": pairs(p.candidates()),
-            "queue_waiting": pairs(p.candidates_waiting()),
+            "queue": pairs(candidates),
+            "queue_waiting": pairs(waiting),
         }
 
     def shown(self) -> list[Node]:
@@ -132,13 +133,13 @@ class Session:
         last event started."""
         return [*self.planner.candidates(), *self.started]
 
-    def batch(self) -> dict[str, Any]:
+    def batch(self, observed: Observation) -> dict[str, Any]:
         """After a batch that merged: the whole views, the render's and each
         context's CRC (protocol 2)."""
         p = self.planner
         return {
-            "view": pairs(p.view()),
-            "cview": pairs(p.compaction_view()),
+            "view": pairs(observed[0]),
+            "cview": pairs(observed[4]),
             "render_crc": crc(p.render()),
             "contexts_crc": [[list(n), crc(p.render_context(n))] for n in self.shown()],
         }
@@ -167,12 +168,13 @@ class Session:
         else:
             if self.profile.self_calls:
                 self.started = self.planner.start_all()
-        answer = self.brief()
+        observed = self.planner.observe()
+        answer = self.brief(observed)
         if self.started:
             answer["started"] = pairs(self.started)
         answer.update(extra)
         if answer["merges"]:
-            answer.update(self.batch())
+            answer.update(self.batch(observed))
         return answer
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -115,13 +115,17 @@ class Queue:
         (or would be) while one waits."""
         held = len(self.held) if self.held_takes_job else 0
         room = self.jobs - len(self.running) - held
-        calm = self._offer(self.unbuilt[: self.ahead], room, merges=True)
-        leaves = self.unbuilt if not self.ahead_in_wait else self.unbuilt[: self.ahead]
+        within = self.unbuilt[: self.ahead]
+        calm = self._offer(within, room, merges=True)
+        leaves = within if self.ahead_in_wait else self.unbuilt
         if not self.need_first:
             return calm, self._offer(leaves, room, merges=True)
         # A waiting turn stops the running merges, so only running leaves use room.
-        waiting_room = self.jobs - held - sum(1 for node in self.running if node[0] == 0)
-        return calm, self._offer(leaves, waiting_room, merges=False)
+        running_leaves = 0
+        for node in self.running:
+            if node[0] == 0:
+                running_leaves += 1
+        return calm, self._offer(leaves, self.jobs - held - running_leaves, merges=False)
 
     def _offer(self, leaves: list[Node], room: int, merges: bool = True) -> tuple[Node, ...]:
         """`leaves`, then (with `merges`) the ready merges, leaving out running
@@ -142,7 +146,7 @@ class Queue:
                             break
             else:
                 work += self.ready[: room - len(work)]
-        return tuple(work[:room])
+        return tuple(work) if len(work) <= room else tuple(work[:room])
 
     def jobs_taken(self) -> int:
         """The JOBS places taken: one per running call, and one per held node

@@ -303,11 +303,16 @@ def _finite(text: str) -> float:
     return value
 
 
+_STRICT = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite)
+"""Made once: `json.loads` with options makes a decoder at every call, a
+cost the replay pays at every event it reads."""
+
+
 def loads(text: str) -> Any:
     """One JSON value, strictly: no NaN or Infinity, nor a number too large
     for a float; ValueError says what is wrong."""
     try:
-        return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite)
+        return _STRICT.decode(text)
     except RecursionError:
         raise ValueError("nested too deeply") from None
     except json.JSONDecodeError as error:

@@ -129,7 +129,7 @@ def cut(raw: bytes) -> tuple[bytes, dict[str, Any] | None, bytes]:
     sent: dict[str, Any] | None = None
     if rest.startswith(b'"node":['):
         named, _, rest = rest.removeprefix(b'"node":').partition(b"],")
-        sent = {"node": json.loads(named + b"]")}
+        sent = {"node": loads((named + b"]").decode())}
     elif rest.startswith((b'"event":"', b'"kind":"')):
         key, _, rest = rest.removeprefix(b'"').partition(b'":"')
         named, _, rest = rest.partition(b'",')

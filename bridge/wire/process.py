@@ -58,7 +58,7 @@ def event_bytes(event: dict[str, Any]) -> int:
 
 def text_bytes(item: dict[str, Any]) -> int:
     """How many bytes the texts of an event (or a reply) hold, a size counted as its bytes."""
-    given = "".join(str(item.get(k, "")) for k in ("text", "line"))
+    given = str(item.get("text", "")) + str(item.get("line", ""))
     return int(item.get("size", 0)) + len(given.encode("utf-8", "surrogatepass"))
 
 
@@ -390,10 +390,15 @@ def group_alive(process: subprocess.Popen[bytes]) -> bool:
     return True
 
 
+_UTF8 = json.JSONEncoder(ensure_ascii=False)
+"""Made once: `json.dumps` with an option makes an encoder at every call,
+and a line is dumped for most events sent."""
+
+
 def dump(line: dict[str, Any]) -> bytes:
     """One protocol line: UTF-8 JSON, with `\\u` escapes only for text that
     has no UTF-8 form (a lone surrogate, refused by rule `utf8`)."""
     try:
-        return json.dumps(line, ensure_ascii=False).encode("utf-8")
+        return _UTF8.encode(line).encode("utf-8")
     except UnicodeEncodeError:
         return json.dumps(line).encode("ascii")

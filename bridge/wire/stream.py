@@ -263,15 +263,20 @@ def from_transcript(scenario: Scenario, path: Path) -> Iterator[Exchange]:
             raise transcript.TranscriptError(
                 f"{path}:{number}: a record for event {at}, not in the scenario"
             )
-        if is_relative(event):
-            if sent is None:
-                raise transcript.TranscriptError(
-                    f"{path}:{number}: event {at} is relative; its record must say what was sent"
-                )
-            event = {k: v for k, v in event.items() if k != RELATIVE[event["event"]]}
-            event.update(sent)
-        line = wire(event, at)
-        yield Exchange(line, at, answer=answer, wire=wire_bytes(scenario, at))
+        if not is_relative(event):
+            yield Exchange(wire(event, at), at, answer=answer, wire=wire_bytes(scenario, at))
+            continue
+        if sent is None:
+            raise transcript.TranscriptError(
+                f"{path}:{number}: event {at} is relative; its record must say what was sent"
+            )
+        # `wire` of the event with its relative field replaced by what was
+        # sent, made in one pass: this runs at nearly every event.
+        dropped = RELATIVE[event["event"]]
+        line = {k: v for k, v in event.items() if k != dropped and k != "refused"}
+        line.update(sent)
+        line["at"] = at
+        yield Exchange(line, at, answer=answer)
 
 
 def changed(event: dict[str, Any], lacks: tuple[Capability, ...]) -> bool:

@@ -29,7 +29,7 @@ def test_both_replays_end_with_the_same_observations(path: Any) -> None:
     scenario, events = materialized(path)
     _, model = model_replay(scenario, events)
     _, engine = impl_replay(scenario, events)
-    assert len(model) == len(engine) == 8  # the last event also renders
+    assert len(model) == len(engine) == 10  # the last event also renders
     assert plain(model) == plain(engine)
     assert engine[0], "the view is not empty: the events were applied"
 

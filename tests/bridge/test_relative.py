@@ -145,6 +145,26 @@ def test_a_transcript_keeps_the_node_each_relative_event_stood_for(
     assert (b'"at":4,"node":[0,0],' in body) == (profile is SELF)
 
 
+def test_a_transcripts_line_for_a_relative_event_is_the_models_field_for_field(
+    tmp_path: Path,
+) -> None:
+    """The line sent for a relative event, made from its transcript record,
+    is the one the model sends: without the scenario's refusal mark (an end
+    whose line is over NODE), with its position last."""
+    over = {"event": "end", "running": 0, "size": 100, "refused": "line_fits"}
+    path = tmp_path / "relative.jsonl"
+    scenario_format.write(Scenario(CONSTANTS, [*EVENTS[:3], over, *EVENTS[3:]]), path)
+    stored = tmp_path / "relative.jsonl.gz"
+    header = transcript.Header(path.name, transcript.sha256(path), {}, 3)
+    transcript.write(header, expect.records(path, SPEC), stored)
+    scenario = scenario_format.read(path)
+    live = [e.line for e in from_model(scenario, SPEC, strict=True)]
+    kept = [e.line for e in from_transcript(scenario, stored)]
+    assert kept == live
+    assert kept[3] == {"event": "end", "node": [0, 1], "size": 100, "at": 3}
+    assert all(list(line)[-1] == "at" for line in kept[:-1])
+
+
 def test_a_transcript_record_of_a_relative_event_without_its_node_is_refused(
     tmp_path: Path,
 ) -> None:
