@@ -143,15 +143,15 @@ def test_the_check_laws_hold_again_with_the_real_budgets() -> None:
     assert isinstance(laws_main.check_law("push_agrees", FEW)[0], Held)
 
 
-def check_laws_die(*_: object) -> None:
+def worker_dies(*_: object) -> None:
     os._exit(3)
 
 
-def test_a_check_laws_process_that_dies_is_a_harness_error_not_a_hang(
+def test_a_worker_process_that_dies_is_a_harness_error_not_a_hang(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(laws_main, "check_all", check_laws_die)
+    monkeypatch.setattr(laws_main, "work", worker_dies)
     code = laws_main.main(["--only", "bits_agree", "--regressions", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 2
-    assert "HARNESS ERROR" in out and "ended (exit 3) before it judged them all" in out
+    assert "HARNESS ERROR" in out and "ended (exit 3) before the laws were all judged" in out

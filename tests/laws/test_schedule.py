@@ -1,0 +1,62 @@
+"""How a laws run spreads its work over the worker processes (laws/__main__.py `run`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from multiprocessing import Barrier
+from pathlib import Path
+
+import pytest
+
+import laws.__main__ as laws_main
+from laws.all import all_laws
+from laws.registry import PROFILES, Held, Profile
+
+CHECKS = [law.name for law in all_laws() if law.kind == "check"]
+
+
+def test_shards_go_first_then_the_check_laws_longest_first() -> None:
+    tasks = laws_main.plan(CHECKS, 2)
+    assert tasks[:2] == [0, 1]
+    assert sorted(map(str, tasks[2:])) == sorted(CHECKS)
+    # bits_agree took 330 s of the nightly's last 17 minutes: never left for last.
+    assert tasks[2:5] == ["bits_agree", "push_agrees_always", "line_calls_at_most_tries"]
+    rest = [name for name in tasks[2:] if name not in laws_main.LONGEST]
+    assert rest == [name for name in CHECKS if name not in laws_main.LONGEST]
+    assert set(laws_main.LONGEST) <= set(CHECKS)
+
+
+def test_an_exploring_run_has_a_shard_per_worker_a_derandomized_one_one() -> None:
+    steps = [law for law in all_laws() if law.kind == "step"]
+    deep = dataclasses.replace(PROFILES["deep"], seed=7)
+    shards = laws_main.shard_profiles(steps, deep, 2)
+    assert [(s.seed, s.histories) for s in shards] == [(7, 2500), (8, 2500)]
+    assert laws_main.shard_profiles(steps, PROFILES["ci"], 2) == [PROFILES["ci"]]
+    assert laws_main.shard_profiles([], deep, 2) == []
+
+
+MEETING = Barrier(2)
+
+
+def meets_another_worker(name: str, profile: Profile) -> tuple[Held, float]:
+    """A stand-in check law: the first one a process takes waits until
+    another process has taken one too, then says which process ran it."""
+    if not getattr(meets_another_worker, "met", False):
+        meets_another_worker.met = True  # type: ignore[attr-defined]
+        MEETING.wait(timeout=120)
+    return Held(str(os.getpid())), 0.0
+
+
+def test_the_check_laws_are_spread_over_the_workers(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Both workers take check laws (the nightly ran them all in a third
+    process that two cores shared with the histories' two), and no more
+    processes than `--jobs` run."""
+    monkeypatch.setattr(laws_main, "check_law", meets_another_worker)
+    chosen = [law for law in all_laws() if law.kind == "check"]
+    results, _, _, harness = laws_main.run(chosen, PROFILES["ci"], None, tmp_path, jobs=2)
+    assert harness is None and set(results) == set(CHECKS)
+    ran_in = {result.strength for result in results.values() if isinstance(result, Held)}
+    assert len(ran_in) == 2 and str(os.getpid()) not in ran_in
