@@ -249,11 +249,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-Task = int | str
-"""What a worker is handed: a step shard's number, or a check law's name."""
+Task = int | tuple[str, ...]
+"""What a worker is handed: a step shard's number, or check laws' names."""
 
-Done = tuple[Task, Verdicts | tuple[Result, float]]
-"""A task and what it came to: a shard's verdicts, or a check law's and its seconds."""
+Done = tuple[int | str, Verdicts | tuple[Result, float]]
+"""A shard's number and its verdicts, or a check law's name, its verdict and seconds."""
 
 LONGEST = (
     "bits_agree",
@@ -269,12 +269,25 @@ LONGEST = (
 330, 130, 110, 100, 25, 25, 12); every other takes seconds."""
 
 
-def plan(checks: list[str], shards: int) -> list[Task]:
+TOGETHER = ("line",)
+"""The areas whose check laws share what they draw (laws/line/cases.py
+`drawn`, once per process): one task, or each worker would draw it again."""
+
+
+def plan(checks: list[Law], shards: int) -> list[Task]:
     """The order the workers take their tasks in: the step laws' shards first
     (each the longest task of a run), then the check laws longest first, so
-    that what is left at the end is short and every worker is busy to it."""
+    that what is left at the end is short and every worker is busy to it;
+    the check laws of an area in TOGETHER are one task, in table order."""
+    groups: dict[str, list[str]] = {}
+    for law in checks:
+        groups.setdefault(law.area if law.area in TOGETHER else law.name, []).append(law.name)
     rank = {name: k for k, name in enumerate(LONGEST)}
-    return [*range(shards), *sorted(checks, key=lambda name: rank.get(name, len(rank)))]
+
+    def first(names: list[str]) -> int:
+        return min(rank.get(name, len(rank)) for name in names)
+
+    return [*range(shards), *(tuple(names) for names in sorted(groups.values(), key=first))]
 
 
 def shard_profiles(steps: list[Law], profile: Profile, jobs: int) -> list[Profile]:
@@ -300,10 +313,12 @@ def work(
     engine: EngineProfile | None,
 ) -> None:
     """Take tasks until none is left (in a worker process): step shard k's
-    histories, under `shards[k]`, or one check law, under `profile`."""
+    histories, under `shards[k]`, or check laws, one after another, under
+    `profile`."""
     while (task := tasks.get()) is not None:
-        if isinstance(task, str):
-            out.put((task, check_law(task, profile)))
+        if isinstance(task, tuple):
+            for name in task:
+                out.put((name, check_law(name, profile)))
         else:
             laws = [law for law in all_laws() if law.name in steps]
             out.put((task, check_step_laws(laws, shards[task], folder, progress, engine)))
@@ -343,7 +358,7 @@ def run(
     results: dict[str, Result] = {}
     seconds: dict[str, float] = {}
     steps = [law for law in chosen if law.kind == "step"]
-    checks = [law.name for law in chosen if law.kind == "check"]
+    checks = [law for law in chosen if law.kind == "check"]
     shards = shard_profiles(steps, profile, jobs)
     tasks = plan(checks, len(shards))
     summary = ""
@@ -364,7 +379,7 @@ def run(
         worker.start()
     found: list[Verdicts] = []
     try:
-        for _ in tasks:
+        for _ in range(len(shards) + len(checks)):
             task, verdict = next_done(out, workers)
             progress(f"done at {time.perf_counter() - began:.0f} s: {describe(task, shards)}")
             if isinstance(verdict, Verdicts):
@@ -403,7 +418,7 @@ def combined(shards: list[Profile]) -> Profile:
     return replace(shards[0], histories=sum(shard.histories for shard in shards))
 
 
-def describe(task: Task, shards: list[Profile]) -> str:
+def describe(task: int | str, shards: list[Profile]) -> str:
     if isinstance(task, str):
         return task
     return f"histories of shard {task + 1} of {len(shards)} ({shards[task].histories} asked for)"

@@ -17,14 +17,29 @@ CHECKS = [law.name for law in all_laws() if law.kind == "check"]
 
 
 def test_shards_go_first_then_the_check_laws_longest_first() -> None:
-    tasks = laws_main.plan(CHECKS, 2)
+    checks = [law for law in all_laws() if law.kind == "check"]
+    tasks = laws_main.plan(checks, 2)
     assert tasks[:2] == [0, 1]
-    assert sorted(map(str, tasks[2:])) == sorted(CHECKS)
+    names = [name for task in tasks[2:] for name in task]  # type: ignore[union-attr]
+    assert sorted(names) == sorted(CHECKS)
     # bits_agree took 330 s of the nightly's last 17 minutes: never left for last.
-    assert tasks[2:5] == ["bits_agree", "push_agrees_always", "line_calls_at_most_tries"]
-    rest = [name for name in tasks[2:] if name not in laws_main.LONGEST]
-    assert rest == [name for name in CHECKS if name not in laws_main.LONGEST]
+    assert tasks[2] == ("bits_agree",) and tasks[3] == ("push_agrees_always",)
+    rest = [name for name in names if name not in laws_main.LONGEST]
     assert set(laws_main.LONGEST) <= set(CHECKS)
+    assert [n for n in rest if not n.startswith("line_")] == [
+        n for n in CHECKS if n not in laws_main.LONGEST and not n.startswith("line_")
+    ]
+
+
+def test_the_line_laws_are_one_task_as_they_share_their_reply_lists() -> None:
+    """Every line law checks the same drawn reply lists (laws/line/cases.py,
+    drawn once per process): split over two workers, both would draw them."""
+    checks = [law for law in all_laws() if law.kind == "check"]
+    line = [law.name for law in checks if law.area == "line"]
+    assert len(line) >= 5 and "line_calls_at_most_tries" in line
+    tasks = laws_main.plan(checks, 0)
+    assert tuple(line) in tasks
+    assert tasks.index(tuple(line)) == 2  # the third longest: line_calls_at_most_tries
 
 
 def test_an_exploring_run_has_a_shard_per_worker_a_derandomized_one_one() -> None:
@@ -57,6 +72,6 @@ def test_the_check_laws_are_spread_over_the_workers(
     monkeypatch.setattr(laws_main, "check_law", meets_another_worker)
     chosen = [law for law in all_laws() if law.kind == "check"]
     results, _, _, harness = laws_main.run(chosen, PROFILES["ci"], None, tmp_path, jobs=2)
-    assert harness is None and set(results) == set(CHECKS)
+    assert harness is None and set(results) == {law.name for law in chosen}
     ran_in = {result.strength for result in results.values() if isinstance(result, Held)}
     assert len(ran_in) == 2 and str(os.getpid()) not in ran_in
