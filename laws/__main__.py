@@ -256,17 +256,18 @@ Done = tuple[int | str, Verdicts | tuple[Result, float]]
 """A shard's number and its verdicts, or a check law's name, its verdict and seconds."""
 
 LONGEST = (
-    "bits_agree",
     "push_agrees_always",
-    "line_calls_at_most_tries",
+    "bits_agree",
     "push_agrees",
-    "last_merges_8_9",
-    "constants_allowed",
     "profile_read_back",
+    "line_calls_at_most_tries",
+    "first_merges_0_7",
+    "constants_allowed",
+    "last_merges_8_9",
 )
 """The check laws that take longest under the deep profile, longest first
-(wall seconds in the nightly of 2026-12-01, three processes on two cores:
-330, 130, 110, 100, 25, 25, 12); every other takes seconds."""
+(wall seconds in the nightly of 2026-12-02, BENCHMARKS.md "Row 9 after the
+deep work": 250, 173, 135, 126, 118, 51, 40, 38); every other takes seconds."""
 
 
 TOGETHER = ("line",)
