@@ -129,7 +129,7 @@ def parser() -> argparse.ArgumentParser:
         default=Path("optchat-regressions") / "laws",
         help="where counterexamples are written as scenarios",
     )
-    jobs_option(top, "processes exploring the step laws' histories")
+    jobs_option(top, "worker processes (the step laws' histories in shards, the check laws)")
     top.add_argument(
         "--no-shrink",
         action="store_true",
@@ -249,72 +249,99 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def step_shard(
-    names: list[str],
+Task = int | tuple[str, ...]
+"""What a worker is handed: a step shard's number, or check laws' names."""
+
+Done = tuple[int | str, Verdicts | tuple[Result, float]]
+"""A shard's number and its verdicts, or a check law's name, its verdict and seconds."""
+
+LONGEST = (
+    "push_agrees_always",
+    "bits_agree",
+    "push_agrees",
+    "profile_read_back",
+    "line_calls_at_most_tries",
+    "first_merges_0_7",
+    "constants_allowed",
+    "last_merges_8_9",
+)
+"""The check laws that take longest under the deep profile, longest first
+(wall seconds in the nightly of 2026-12-02, BENCHMARKS.md "Row 9 after the
+deep work": 250, 173, 135, 126, 118, 51, 40, 38); every other takes seconds."""
+
+
+TOGETHER = ("line",)
+"""The areas whose check laws share what they draw (laws/line/cases.py
+`drawn`, once per process): one task, or each worker would draw it again."""
+
+
+def plan(checks: list[Law], shards: int) -> list[Task]:
+    """The order the workers take their tasks in: the step laws' shards first
+    (each the longest task of a run), then the check laws longest first, so
+    that what is left at the end is short and every worker is busy to it;
+    the check laws of an area in TOGETHER are one task, in table order."""
+    groups: dict[str, list[str]] = {}
+    for law in checks:
+        groups.setdefault(law.area if law.area in TOGETHER else law.name, []).append(law.name)
+    rank = {name: k for k, name in enumerate(LONGEST)}
+
+    def first(names: list[str]) -> int:
+        return min(rank.get(name, len(rank)) for name in names)
+
+    return [*range(shards), *(tuple(names) for names in sorted(groups.values(), key=first))]
+
+
+def shard_profiles(steps: list[Law], profile: Profile, jobs: int) -> list[Profile]:
+    """The step laws' histories as shards, one per worker when exploring,
+    shard k exploring its share from seed + k; one shard for a derandomized
+    run, which would draw the same cases in every shard; none without step
+    laws."""
+    if not steps:
+        return []
+    if jobs <= 1 or profile.seed is None:
+        return [profile]
+    share = -(-profile.histories // jobs)
+    return [replace(profile, histories=share, seed=profile.seed + k) for k in range(jobs)]
+
+
+def work(
+    tasks: Queue[Task | None],
+    out: Queue[Done],
+    steps: list[str],
+    shards: list[Profile],
     profile: Profile,
     folder: Path,
     engine: EngineProfile | None,
-    out: Queue[Verdicts],
 ) -> None:
-    """Check the named step laws on one shard's histories (in its own process)."""
-    laws = [law for law in all_laws() if law.name in names]
-    out.put(check_step_laws(laws, profile, folder, progress, engine))
+    """Take tasks until none is left (in a worker process): step shard k's
+    histories, under `shards[k]`, or check laws, one after another, under
+    `profile`."""
+    while (task := tasks.get()) is not None:
+        if isinstance(task, tuple):
+            for name in task:
+                out.put((name, check_law(name, profile)))
+        else:
+            laws = [law for law in all_laws() if law.name in steps]
+            out.put((task, check_step_laws(laws, shards[task], folder, progress, engine)))
 
 
-def step_verdicts(
-    steps: list[Law], profile: Profile, folder: Path, engine: EngineProfile | None, jobs: int
-) -> Verdicts:
-    """The step laws over the profile's histories. An exploring run (with a
-    seed) splits them over `jobs` processes, shard k exploring from seed + k;
-    a derandomized run draws the same cases in every process, so it runs one."""
-    if jobs <= 1 or profile.seed is None:
-        return check_step_laws(steps, profile, folder, progress, engine)
-    share = -(-profile.histories // jobs)
-    names = [law.name for law in steps]
-    out: Queue[Verdicts] = Queue()
-    shards = [
-        Process(
-            target=step_shard,
-            args=(names, replace(profile, histories=share, seed=profile.seed + k), folder),
-            kwargs={"engine": engine, "out": out},
-        )
-        for k in range(jobs)
-    ]
-    for shard in shards:
-        shard.start()
-    try:
-        found = [out.get() for _ in shards]
-    finally:
-        for shard in shards:
-            shard.terminate()
-            shard.join()
-    return merged(found, steps, replace(profile, histories=share * jobs), engine)
-
-
-def check_all(names: list[str], profile: Profile, out: Queue[tuple[str, Result, float]]) -> None:
-    """Run the check laws one after another (in the second process)."""
-    for name in names:
-        result, seconds = check_law(name, profile)
-        out.put((name, result, seconds))
-
-
-def next_verdict(
-    done: Queue[tuple[str, Result, float]], worker: Process
-) -> tuple[str, Result, float]:
-    """The check laws' process's next verdict; RuntimeError (a HARNESS
-    ERROR) when that process ended without giving it (killed, crashed),
-    instead of waiting for it forever."""
+def next_done(out: Queue[Done], workers: list[Process]) -> Done:
+    """The next task a worker finished; RuntimeError (a HARNESS ERROR) when a
+    worker ended without finishing its task (killed, crashed), instead of
+    waiting for it forever."""
     while True:
         try:
-            return done.get(timeout=1.0)
+            return out.get(timeout=1.0)
         except queue.Empty:
-            if worker.is_alive():
+            dead = [w for w in workers if w.exitcode not in (None, 0)]
+            if not dead and any(w.is_alive() for w in workers):
                 continue
         try:  # what it put just before it ended
-            return done.get(timeout=1.0)
+            return out.get(timeout=1.0)
         except queue.Empty:
+            code = dead[0].exitcode if dead else 0
             raise RuntimeError(
-                f"the check laws' process ended (exit {worker.exitcode}) before it judged them all"
+                f"a worker process ended (exit {code}) before the laws were all judged"
             ) from None
 
 
@@ -325,44 +352,77 @@ def run(
     folder: Path,
     jobs: int = 1,
 ) -> tuple[dict[str, Result], dict[str, float], str, str | None]:
-    """Check the chosen laws: the check laws (proofs, loops) in a second
-    process while this one generates histories for the step laws (over
-    `jobs` processes when exploring). With `first_break`, stop at the first
-    broken law."""
+    """Check the chosen laws over `jobs` worker processes (one per core by
+    default, so none starves another): the step laws' histories in shards
+    and the check laws (proofs, loops), handed out as `plan` orders them.
+    With `first_break`, stop at the first broken law."""
     results: dict[str, Result] = {}
     seconds: dict[str, float] = {}
     steps = [law for law in chosen if law.kind == "step"]
-    checks = [law.name for law in chosen if law.kind == "check"]
+    checks = [law for law in chosen if law.kind == "check"]
+    shards = shard_profiles(steps, profile, jobs)
+    tasks = plan(checks, len(shards))
     summary = ""
     harness = None
-    done: Queue[tuple[str, Result, float]] = Queue()
-    worker = Process(target=check_all, args=(checks, profile, done))
-    worker.start()
+    todo: Queue[Task | None] = Queue()
+    out: Queue[Done] = Queue()
+    workers = [
+        Process(
+            target=work,
+            args=(todo, out, [law.name for law in steps], shards, profile, folder, engine),
+        )
+        for _ in range(max(1, min(jobs, len(tasks))))
+    ]
+    for task in [*tasks, *[None] * len(workers)]:
+        todo.put(task)
+    began = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    found: list[Verdicts] = []
     try:
-        if steps:
-            verdicts = step_verdicts(steps, profile, folder, engine, jobs)
-            results.update(verdicts.results)
-            seconds.update(verdicts.tally.seconds)
-            harness = verdicts.harness
-            tally = verdicts.tally
-            shared = tally.searching - sum(tally.seconds.values())
-            summary = (
-                f"(step laws share {tally.histories} generated histories, {tally.events} "
-                f"events of which {tally.refused} refused, {shared:.1f} s outside the laws' "
-                "own checks, summed over the processes that drew them)"
-            )
-        for _ in checks:
-            if profile.first_break and any(isinstance(r, Broken) for r in results.values()):
+        for _ in range(len(shards) + len(checks)):
+            task, verdict = next_done(out, workers)
+            progress(f"done at {time.perf_counter() - began:.0f} s: {describe(task, shards)}")
+            if isinstance(verdict, Verdicts):
+                found.append(verdict)
+                broke = any(isinstance(r, Broken) for r in verdict.results.values())
+            else:
+                results[str(task)], seconds[str(task)] = verdict
+                broke = isinstance(verdict[0], Broken)
+            if profile.first_break and broke:
                 break
-            name, results[name], seconds[name] = next_verdict(done, worker)
     finally:
-        worker.terminate()
-        worker.join()
+        for worker in workers:
+            worker.terminate()
+            worker.join()
+    if found:
+        verdicts = found[0] if len(shards) == 1 else merged(found, steps, combined(shards), engine)
+        results.update(verdicts.results)
+        seconds.update(verdicts.tally.seconds)
+        harness = verdicts.harness
+        tally = verdicts.tally
+        shared = tally.searching - sum(tally.seconds.values())
+        summary = (
+            f"(step laws share {tally.histories} generated histories, {tally.events} "
+            f"events of which {tally.refused} refused, {shared:.1f} s outside the laws' "
+            "own checks, summed over the processes that drew them)"
+        )
     for law in chosen:
         off = law.off(engine) if engine is not None else None
         if off is not None:
             results[law.name] = NotApplicable(f"not applicable under {off}")
     return results, seconds, summary, harness
+
+
+def combined(shards: list[Profile]) -> Profile:
+    """The run the shards make together: all their histories."""
+    return replace(shards[0], histories=sum(shard.histories for shard in shards))
+
+
+def describe(task: int | str, shards: list[Profile]) -> str:
+    if isinstance(task, str):
+        return task
+    return f"histories of shard {task + 1} of {len(shards)} ({shards[task].histories} asked for)"
 
 
 def print_table(chosen: list[Law], results: dict[str, Result], seconds: dict[str, float]) -> None:

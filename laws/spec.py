@@ -129,6 +129,21 @@ def context_nodes(state: State) -> list[Node]:
     return list(machine.candidates(state)) + list(state.queue.running)
 
 
+_CONTEXTS: list[tuple[State, list[tuple[Node, list[Line]]]]] = []
+
+
+def contexts(state: State) -> list[tuple[Node, list[Line]]]:
+    """Each node of `context_nodes` with the lines of its context, as the
+    model gives it (SPEC 3.4): asked of the model once per state, since
+    three laws read every context of a step's state."""
+    for known, found in _CONTEXTS:
+        if known is state:
+            return found
+    found = [(node, lines(machine.context(state, node))) for node in context_nodes(state)]
+    _CONTEXTS[:] = [(state, found), *_CONTEXTS[:3]]
+    return found
+
+
 def context_end(line: Line) -> int:
     """Where a node's context stops (SPEC 3.4): i for a leaf, its end for a merge."""
     level, index = line
@@ -214,17 +229,19 @@ def fitted(state: State, view: list[Line], count: int, merges: list[Line], budge
     return ""
 
 
-_BUILT: list[tuple[State, frozenset[Line]]] = []
+_BUILT: list[tuple[trees.Tree, frozenset[Line]]] = []
 
 
 def built_set(state: State) -> frozenset[Line]:
-    """Every built node, read off the tree's tries once per state (the last
-    few states are remembered: every law of a step asks about the same one)."""
+    """Every built node, read off the tree's tries once per tree (the last
+    few are remembered: every law of a step asks about the same one, and the
+    states a law makes of a step's state, with another queue, share its tree)."""
+    tree = state.tree
     for known, found in _BUILT:
-        if known is state:
+        if known is tree:
             return found
     out: set[Line] = set()
-    for level, root in enumerate(state.tree.built):
+    for level, root in enumerate(tree.built):
         stack = [(root, 0, 0)]
         while stack:
             node, key, depth = stack.pop()
@@ -235,14 +252,24 @@ def built_set(state: State) -> frozenset[Line]:
             stack.append((node.zero, key, depth + 1))
             stack.append((node.one, key | 1 << depth, depth + 1))
     found = frozenset(out)
-    _BUILT[:] = [(state, found), *_BUILT[:7]]
+    _BUILT[:] = [(tree, found), *_BUILT[:7]]
     return found
 
 
+_UNBUILT: list[tuple[trees.Tree, int, list[Line]]] = []
+
+
 def leaves_unbuilt(state: State) -> list[Line]:
-    """The unbuilt leaves, oldest first: found by scanning the log, as a law may."""
+    """The unbuilt leaves, oldest first: found by scanning the log, as a law
+    may (once per tree and count, as `built_set`)."""
+    tree, t = state.tree, count(state)
+    for known, at, found in _UNBUILT:
+        if known is tree and at == t:
+            return list(found)
     done = built_set(state)
-    return [(0, i) for i in range(count(state)) if (0, i) not in done]
+    found = [(0, i) for i in range(t) if (0, i) not in done]
+    _UNBUILT[:] = [(tree, t, found), *_UNBUILT[:7]]
+    return list(found)
 
 
 def ready_merges(state: State) -> list[Line]:

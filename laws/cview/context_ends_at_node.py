@@ -1,6 +1,5 @@
 from laws.registry import Step, step_law
-from laws.spec import built, context_end, context_nodes, lines, name, plain, span
-from model import machine
+from laws.spec import built, context_end, contexts, lines, name, plain, span
 
 
 @step_law
@@ -8,9 +7,8 @@ def context_ends_at_node(step: Step) -> None:
     """A node's context ends at the node and holds only built lines: it stops only at
     an unbuilt line or at the node."""
     cview = lines(step.after.compaction.view)
-    for node in context_nodes(step.after):
+    for node, context in contexts(step.after):
         stop = context_end(plain(node))
-        context = lines(machine.context(step.after, node))
         for line in context:
             assert built(step.after, line), (
                 f"context of {name(plain(node))} holds unbuilt {name(line)}"

@@ -21,6 +21,8 @@ from laws.proofs import crosshair, due, push_bounded
 from laws.proofs.due import Form
 from laws.proofs.result import Proof
 from laws.registry import PROFILES, Broken, Held, Inconclusive, proved
+from model import bits
+from model import node as nodes
 
 FEW = dataclasses.replace(PROFILES["ci"], line_examples=20, push_k=6)
 
@@ -143,15 +145,36 @@ def test_the_check_laws_hold_again_with_the_real_budgets() -> None:
     assert isinstance(laws_main.check_law("push_agrees", FEW)[0], Held)
 
 
-def check_laws_die(*_: object) -> None:
+def worker_dies(*_: object) -> None:
     os._exit(3)
 
 
-def test_a_check_laws_process_that_dies_is_a_harness_error_not_a_hang(
+def test_a_worker_process_that_dies_is_a_harness_error_not_a_hang(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(laws_main, "check_all", check_laws_die)
+    monkeypatch.setattr(laws_main, "work", worker_dies)
     code = laws_main.main(["--only", "bits_agree", "--regressions", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 2
-    assert "HARNESS ERROR" in out and "ended (exit 3) before it judged them all" in out
+    assert "HARNESS ERROR" in out and "ended (exit 3) before the laws were all judged" in out
+
+
+WRONG_BITS = {
+    "compare": (bits, "compare", lambda a, b: 0),
+    "add": (bits, "add", lambda a, b: a),
+    "shift": (bits, "shift", lambda a, k: a),
+    "parent": (nodes, "parent", lambda node: node),
+}
+
+
+@pytest.mark.parametrize("operation", sorted(WRONG_BITS))
+def test_bits_agree_breaks_on_each_operation_wrong_alone(
+    operation: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bits_agree checks the four operations in one run of cases: each one
+    wrong is still caught, and named, before CrossHair is asked."""
+    module, name, wrong = WRONG_BITS[operation]
+    monkeypatch.setattr(module, name, wrong)
+    with pytest.raises(Broken) as broken:
+        bits_law.bits_agree(dataclasses.replace(FEW, line_examples=300))
+    assert f"{operation}_agrees(" in broken.value.counterexample

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis.strategies._internal.core import DataObject
 
 import laws.__main__ as laws_main
 from bridge.wire.inprocess import model_event
@@ -267,3 +268,23 @@ def test_laws_off_under_spec_get_histories_they_apply_to(tmp_path: Path) -> None
     assert verdicts.results["capped_cannot_retry"].strength.startswith(
         f"property over {applied['capped_cannot_retry']} histories"
     )
+
+
+def test_histories_draw_their_events_without_data_draws_bookkeeping(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each event is drawn from the choices under `st.data()`: `data.draw`'s
+    bookkeeping per draw was two fifths of drawing and stepping a history."""
+    calls: list[object] = []
+    counted = DataObject.draw
+
+    def counting(self: DataObject, strategy: object, label: object = None) -> object:
+        calls.append(strategy)
+        return counted(self, strategy, label)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(DataObject, "draw", counting)
+    law = next(law for law in all_laws() if law.name == "view_covers")
+    verdicts = check_step_laws([law], SMALL, tmp_path)
+    assert isinstance(verdicts.results["view_covers"], Held)
+    # One `data.draw` per history (its length), none per event.
+    assert len(calls) == verdicts.tally.histories < verdicts.tally.events // 5
