@@ -6,9 +6,11 @@ line chooser and the rules of SPEC 4.1, each restated from SPEC.md."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 from functools import cache
+from typing import Generic, TypeVar
 
 from model import bits, machine
 from model import text as texts
@@ -19,6 +21,8 @@ from model.node import Node
 from model.profile import Profile
 
 Line = tuple[int, int]
+
+V = TypeVar("V")
 
 PLACEHOLDER = "(not summarized yet: zoom it)"
 """What an unbuilt line shows (SPEC 3, 7), restated."""
@@ -129,19 +133,36 @@ def context_nodes(state: State) -> list[Node]:
     return list(machine.candidates(state)) + list(state.queue.running)
 
 
-_CONTEXTS: list[tuple[State, list[tuple[Node, list[Line]]]]] = []
+class Recent(Generic[V]):
+    """What was made from the last few values asked about (a state, a
+    tree), found again by identity: every law of a step asks about the same
+    ones, and they are immutable. `also` tells apart what one value was
+    asked with (a count)."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.known: list[tuple[object, int, V]] = []
+
+    def of(self, value: object, make: Callable[[], V], also: int = 0) -> V:
+        for known, at, found in self.known:
+            if known is value and at == also:
+                return found
+        found = make()
+        self.known[:] = [(value, also, found), *self.known[: self.keep - 1]]
+        return found
+
+
+_CONTEXTS: Recent[list[tuple[Node, list[Line]]]] = Recent(4)
 
 
 def contexts(state: State) -> list[tuple[Node, list[Line]]]:
     """Each node of `context_nodes` with the lines of its context, as the
     model gives it (SPEC 3.4): asked of the model once per state, since
     three laws read every context of a step's state."""
-    for known, found in _CONTEXTS:
-        if known is state:
-            return found
-    found = [(node, lines(machine.context(state, node))) for node in context_nodes(state)]
-    _CONTEXTS[:] = [(state, found), *_CONTEXTS[:3]]
-    return found
+    return _CONTEXTS.of(
+        state,
+        lambda: [(node, lines(machine.context(state, node))) for node in context_nodes(state)],
+    )
 
 
 def context_end(line: Line) -> int:
@@ -229,17 +250,17 @@ def fitted(state: State, view: list[Line], count: int, merges: list[Line], budge
     return ""
 
 
-_BUILT: list[tuple[trees.Tree, frozenset[Line]]] = []
+_BUILT: Recent[frozenset[Line]] = Recent(8)
 
 
 def built_set(state: State) -> frozenset[Line]:
     """Every built node, read off the tree's tries once per tree (the last
     few are remembered: every law of a step asks about the same one, and the
     states a law makes of a step's state, with another queue, share its tree)."""
-    tree = state.tree
-    for known, found in _BUILT:
-        if known is tree:
-            return found
+    return _BUILT.of(state.tree, lambda: _built(state.tree))
+
+
+def _built(tree: trees.Tree) -> frozenset[Line]:
     out: set[Line] = set()
     for level, root in enumerate(tree.built):
         stack = [(root, 0, 0)]
@@ -251,25 +272,22 @@ def built_set(state: State) -> frozenset[Line]:
                 out.add((level, key))
             stack.append((node.zero, key, depth + 1))
             stack.append((node.one, key | 1 << depth, depth + 1))
-    found = frozenset(out)
-    _BUILT[:] = [(tree, found), *_BUILT[:7]]
-    return found
+    return frozenset(out)
 
 
-_UNBUILT: list[tuple[trees.Tree, int, list[Line]]] = []
+_UNBUILT: Recent[list[Line]] = Recent(8)
 
 
 def leaves_unbuilt(state: State) -> list[Line]:
     """The unbuilt leaves, oldest first: found by scanning the log, as a law
     may (once per tree and count, as `built_set`)."""
-    tree, t = state.tree, count(state)
-    for known, at, found in _UNBUILT:
-        if known is tree and at == t:
-            return list(found)
-    done = built_set(state)
-    found = [(0, i) for i in range(t) if (0, i) not in done]
-    _UNBUILT[:] = [(tree, t, found), *_UNBUILT[:7]]
-    return list(found)
+    t = count(state)
+
+    def scan() -> list[Line]:
+        done = built_set(state)
+        return [(0, i) for i in range(t) if (0, i) not in done]
+
+    return list(_UNBUILT.of(state.tree, scan, t))
 
 
 def ready_merges(state: State) -> list[Line]:
