@@ -91,10 +91,16 @@ class Exchange:
         return b'"refused":' in self.answer
 
 
-def wire(event: dict[str, Any], position: int) -> dict[str, Any]:
+def wire(
+    event: dict[str, Any], position: int, sent: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """An event as the protocol sends it: without the scenario's expected
-    refusal, with its position."""
-    line = {k: v for k, v in event.items() if k != "refused"}
+    refusal, with its position; a relative event with its relative field
+    replaced by what was `sent` for it."""
+    dropped = RELATIVE[event["event"]] if sent is not None else "refused"
+    line = {k: v for k, v in event.items() if k != "refused" and k != dropped}
+    if sent is not None:
+        line.update(sent)
     line["at"] = position
     return line
 
@@ -270,13 +276,7 @@ def from_transcript(scenario: Scenario, path: Path) -> Iterator[Exchange]:
             raise transcript.TranscriptError(
                 f"{path}:{number}: event {at} is relative; its record must say what was sent"
             )
-        # `wire` of the event with its relative field replaced by what was
-        # sent, made in one pass: this runs at nearly every event.
-        dropped = RELATIVE[event["event"]]
-        line = {k: v for k, v in event.items() if k != dropped and k != "refused"}
-        line.update(sent)
-        line["at"] = at
-        yield Exchange(line, at, answer=answer)
+        yield Exchange(wire(event, at, sent), at, answer=answer)
 
 
 def changed(event: dict[str, Any], lacks: tuple[Capability, ...]) -> bool:
