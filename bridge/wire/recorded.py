@@ -96,8 +96,7 @@ class Recorded(Engine):
         """The engine started again and given the first `k` lines kept."""
         self.restarts += 1
         if self.live:
-            while len(self.said) < len(self.sent):
-                self.said.append(self.engine.receive())
+            self._read_owed()
         assert self.ready is not None
         if self.live and self.ready.sessions:
             self.engine.send(DETAIL_REQUEST)
@@ -117,6 +116,11 @@ class Recorded(Engine):
             self.engine.receive()
         self.live = True
 
+    def _read_owed(self) -> None:
+        """Every answer the engine owes to the lines it was given, kept."""
+        while len(self.said) < len(self.sent):
+            self.said.append(self.engine.receive())
+
     def finish(self) -> bool:
         """End the engine's replay as a scenario ends, when it takes
         sessions: every answer it owes read, then the final detail request
@@ -127,8 +131,7 @@ class Recorded(Engine):
         if not (self.live and self.ready.sessions):
             return False
         try:
-            while len(self.said) < len(self.sent):
-                self.said.append(self.engine.receive())
+            self._read_owed()
             self.engine.send(DETAIL_REQUEST)
             self.engine.receive()
         except EngineFault:
