@@ -98,8 +98,12 @@ def engine_profile(path: Path | None) -> EngineProfile | None:
         raise SystemExit(f"laws: --engine-profile {path}: {error}") from None
 
 
-def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="python -m laws", description=__doc__)
+PROG = "python -m laws"
+"""How a shell starts these laws, unless the caller says (the runner's `laws`)."""
+
+
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog=prog, description=__doc__)
     top.add_argument("--profile", choices=sorted(PROFILES), default="ci")
     top.add_argument("--only", nargs="+", metavar="LAW", help="check only these laws")
     top.add_argument("--relock", action="store_true", help="rewrite LAWS.lock and stop")
@@ -155,8 +159,10 @@ def campaign(args: argparse.Namespace) -> tuple[Shard, str]:
     return shard, url
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+def main(argv: list[str] | None = None, prog: str = PROG) -> int:
+    """Check the laws as `argv` asks; `prog` is how the user started them,
+    named in what this prints to run them again."""
+    args = parser(prog).parse_args(argv)
     laws = all_laws()
     if args.relock:
         lock.relock(laws)
@@ -187,7 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     profile = PROFILES[args.profile]
     if args.seed is not None or profile.name == "deep":
         seed = args.seed if args.seed is not None else random.randrange(1 << 32)
-        again = f"python -m laws --profile {profile.name} --seed {seed}"
+        again = f"{prog} --profile {profile.name} --seed {seed}"
+        if args.only is not None:
+            again += f" --only {' '.join(args.only)}"
         if shard.count > 1:
             again += f" --shard {shard}"
             print(

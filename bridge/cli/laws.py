@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from bridge.cli.options import Commands
+from bridge.formats.invocation import command
 from bridge.formats.usage import UsageError
 
 
 def add_parser(commands: Commands) -> None:
-    commands.add_parser("laws", help="the laws of SPEC 8 (python -m laws --help)", add_help=False)
+    commands.add_parser("laws", help="the laws of SPEC 8 (laws --help)", add_help=False)
 
 
 def run(rest: list[str]) -> int:
@@ -18,4 +19,4 @@ def run(rest: list[str]) -> int:
             f"the laws need the `laws` extra ({error.name} is missing): "
             "pip install 'optchat-spec[laws]'"
         ) from None
-    return laws_main(rest)
+    return laws_main(rest, prog=f"{command()} laws")

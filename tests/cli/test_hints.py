@@ -111,6 +111,19 @@ def test_fuzz_repeats_its_search_with_a_command_that_works(clone: Runner) -> Non
         assert again.returncode == 1, again.stdout + again.stderr
 
 
+def test_the_laws_repeat_their_run_with_the_command_that_started_them(clone: Runner) -> None:
+    pytest.importorskip("hypothesis")
+    prog = f"{sys.executable} -m bridge laws"
+    assert said(clone("laws", "--help"), "usage:").startswith(prog + " [-h]")
+    ran = clone("laws", "--only", "first_is_not_last", "--seed", "3")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    again = said(ran, "seed 3 (again:", ")")
+    assert again == f"{prog} --profile ci --seed 3 --only first_is_not_last", again
+    repeated = clone.shell(again)
+    assert repeated.returncode == 0, repeated.stdout + repeated.stderr
+    assert "seed 3 (again:" in repeated.stdout and "first_is_not_last  holds" in repeated.stdout
+
+
 @pytest.mark.xdist_group("installed")
 def test_an_installed_runner_prints_hints_that_work(
     installed: Installed,
