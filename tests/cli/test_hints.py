@@ -101,12 +101,13 @@ def test_a_clone_run_from_its_root_says_python_m_bridge() -> None:
 
 def test_fuzz_repeats_its_search_with_a_command_that_works(clone: Runner) -> None:
     pytest.importorskip("hypothesis")
-    args = ["fuzz", "--engine", WRONG, "--seed", "7", "--histories", "3", "--shrink-seconds", "5"]
-    found = clone(*args)
+    budget = ["--shrink-tries", "1", "--shrink-seconds", "5"]  # one replay: shrinking is not tested
+    found = clone("fuzz", "--engine", WRONG, "--seed", "7", "--histories", "3", *budget)
     assert found.returncode == 1, found.stdout + found.stderr
     for prefix in ("replay it:", "repeat the search:"):
         hint = said(found, prefix)
         assert hint.startswith(f"{sys.executable} -m bridge "), hint
+        assert prefix == "replay it:" or " ".join(budget) in hint, hint
         again = clone.shell(hint)
         assert again.returncode == 1, again.stdout + again.stderr
 
