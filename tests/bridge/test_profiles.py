@@ -66,7 +66,7 @@ def test_a_real_bug_in_the_deviant_engine_is_a_divergence_shrunk(
     path = CORPUS / "chooser_0.jsonl"
     code = cli.main(
         ["compare", str(path), "--engine", buggy, "--regressions", str(tmp_path)]
-        + ["--shrink-seconds", "5"]
+        + ["--shrink-tries", "2"]
     )
     assert code == 1
     out = capsys.readouterr().out
@@ -76,7 +76,7 @@ def test_a_real_bug_in_the_deviant_engine_is_a_divergence_shrunk(
     assert (
         cli.main(
             ["compare", str(shrunk), "--engine", buggy, "--regressions", str(tmp_path)]
-            + ["--shrink-seconds", "1"]
+            + ["--shrink-tries", "1"]
         )
         == 1
     )
