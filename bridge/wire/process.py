@@ -27,6 +27,12 @@ whatever it loads) is slower than answering an event."""
 WINDOW = 64
 """How many lines the bridge writes to a protocol 2 engine ahead of its answers."""
 
+BATCH = 16
+"""How many lines the bridge gathers before it writes them, without waiting
+for an answer: the engine works on them while the bridge checks answers
+already read (written only when an answer is awaited, they left the engine
+idle while the bridge worked, and the bridge idle while the engine did)."""
+
 STDERR_KEPT = 1 << 16
 """How much of an engine's stderr the bridge keeps to show: the end of it."""
 
@@ -83,6 +89,8 @@ class ProcessEngine(Engine):
         self.process: subprocess.Popen[bytes] | None = None
         self.ready = Ready()
         self.outgoing = bytearray()
+        self.gathered = 0
+        """Lines added to `outgoing` since it was last written to."""
         self.incoming = bytearray()
         self.stderr = bytearray()
         self.stderr_bytes = 0
@@ -91,8 +99,12 @@ class ProcessEngine(Engine):
         self.limit = LIMIT_BASE
         """The longest answer line the engine may give now: LIMIT_BASE, and
         `per_byte` for each byte of the events sent so far (`event_bytes`),
-        every text a state can hold then (bridge/PROTOCOL.md, "Faults")."""
+        every text a state can hold then (bridge/PROTOCOL.md, "Faults");
+        the events in `uncounted` are still to be added."""
         self.per_byte = 0
+        self.uncounted: list[dict[str, Any]] = []
+        """Events sent and not yet counted in `limit`: they are counted only
+        when an answer line grows past it, as most never come near."""
         self.faulted = False
 
     # Starting.
@@ -137,8 +149,10 @@ class ProcessEngine(Engine):
             self._spawn()
         self.incoming.clear()
         self.outgoing.clear()
+        self.gathered = 0
         self.waiting.clear()
         self.limit, self.per_byte = LIMIT_BASE, per_byte(scenario)
+        self.uncounted.clear()
         try:
             self._write_line(header_line(scenario).encode("utf-8"), "the header")
             answer = self._answer("the header", max(self.timeout, STARTUP_SECONDS))
@@ -190,7 +204,7 @@ class ProcessEngine(Engine):
     def send(self, line: dict[str, Any], wire: bytes | None = None) -> None:
         if "event" in line:
             what = f"event {line['at']} ({line['event']})"
-            self.limit += self.per_byte * event_bytes(line)
+            self.uncounted.append(line)
         else:
             what = "the final detail request"
         self.waiting.append(what)
@@ -198,8 +212,22 @@ class ProcessEngine(Engine):
 
     def _write_line(self, line: bytes, what: str) -> None:
         self.outgoing += line + b"\n"
+        self.gathered += 1
         if len(self.outgoing) > 1 << 20:
             self._pump(what, self.timeout, want_line=False)
+        elif self.gathered >= BATCH:
+            self._write_some()
+
+    def _write_some(self) -> None:
+        """Write what of `outgoing` the engine's stdin takes now, without
+        waiting (a broken pipe is reported where an answer is awaited)."""
+        assert self.process is not None and self.process.stdin is not None
+        try:
+            written = os.write(self.process.stdin.fileno(), self.outgoing[: 1 << 16])
+        except (BlockingIOError, BrokenPipeError):
+            return
+        del self.outgoing[:written]
+        self.gathered = 0
 
     def receive(self) -> dict[str, Any]:
         answer = self.receive_unless(None)
@@ -264,7 +292,7 @@ class ProcessEngine(Engine):
                     line = bytes(self.incoming[:end])
                     del self.incoming[: end + 1]
                     return line
-                if len(self.incoming) > self.limit:
+                if len(self.incoming) > self.limit and self._count_sent():
                     raise self._fault(
                         what, f"printed a line longer than any answer ({self.limit:,} bytes)"
                     )
@@ -283,6 +311,7 @@ class ProcessEngine(Engine):
                 except BrokenPipeError:
                     raise self._fault(what, "stopped reading its input (crashed?)", True) from None
                 del self.outgoing[:sent]
+                self.gathered = 0
                 if not want_line:
                     deadline = time.monotonic() + timeout
             for fd in readable:
@@ -299,6 +328,13 @@ class ProcessEngine(Engine):
                     raise self._fault(what, "closed its output (crashed?)", True)
                 else:
                     self.incoming += chunk
+
+    def _count_sent(self) -> bool:
+        """Count the events sent into `limit`; whether the answer line read so
+        far is still longer than it."""
+        self.limit += self.per_byte * sum(map(event_bytes, self.uncounted))
+        self.uncounted.clear()
+        return len(self.incoming) > self.limit
 
     def _keep_stderr(self, chunk: bytes) -> None:
         self.stderr_bytes += len(chunk)
