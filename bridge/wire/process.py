@@ -12,6 +12,7 @@ import signal
 import subprocess
 import time
 from collections import deque
+from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
 
 from bridge.formats import capabilities
@@ -430,11 +431,32 @@ _UTF8 = json.JSONEncoder(ensure_ascii=False)
 """Made once: `json.dumps` with an option makes an encoder at every call,
 and a line is dumped for most events sent."""
 
+_UTF8_ONCE = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(
+        None,
+        _UTF8.default,
+        encode_basestring,
+        None,
+        _UTF8.key_separator,
+        _UTF8.item_separator,
+        False,
+        False,
+        True,
+    )
+)
+"""`_UTF8`'s own C encoder, made once: `_UTF8.encode` makes it again at
+every call, a cost as large as encoding a relative event's short line (the
+markers are None: a line, made from JSON, cannot hold itself)."""
+
 
 def dump(line: dict[str, Any]) -> bytes:
     """One protocol line: UTF-8 JSON, with `\\u` escapes only for text that
     has no UTF-8 form (a lone surrogate, refused by rule `utf8`)."""
     try:
-        return _UTF8.encode(line).encode("utf-8")
+        if _UTF8_ONCE is None:
+            return _UTF8.encode(line).encode("utf-8")
+        return "".join(_UTF8_ONCE(line, 0)).encode("utf-8")
     except UnicodeEncodeError:
         return json.dumps(line).encode("ascii")
