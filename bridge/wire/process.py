@@ -92,7 +92,10 @@ class ProcessEngine(Engine):
         self.outgoing = bytearray()
         self.gathered = 0
         """Lines added to `outgoing` since it was last written to."""
+        self.answers: deque[bytes] = deque()
+        """Whole answer lines read, not yet taken."""
         self.incoming = bytearray()
+        """What was read after the last whole line: the start of the next."""
         self.stderr = bytearray()
         self.stderr_bytes = 0
         self.stderr_closed = False
@@ -143,11 +146,13 @@ class ProcessEngine(Engine):
             and self.ready.sessions
             and self.process.poll() is None
             and not self.waiting
+            and not self.answers
             and not self.incoming
         )
         if not reuse:
             self.close()
             self._spawn()
+        self.answers.clear()
         self.incoming.clear()
         self.outgoing.clear()
         self.gathered = 0
@@ -281,6 +286,8 @@ class ProcessEngine(Engine):
         are written). Reading stderr all along keeps the engine from
         blocking on it. An answer must be whole within `timeout` seconds of
         being awaited; pending lines must keep being read by the engine."""
+        if want_line and self.answers:
+            return self.answers.popleft()
         process = self.process
         assert process is not None and process.stdin and process.stdout and process.stderr
         out, inp = process.stdout.fileno(), process.stdin.fileno()
@@ -288,11 +295,8 @@ class ProcessEngine(Engine):
         deadline = time.monotonic() + timeout
         while True:
             if want_line:
-                end = self.incoming.find(b"\n")
-                if end >= 0:
-                    line = bytes(self.incoming[:end])
-                    del self.incoming[: end + 1]
-                    return line
+                if self.answers:
+                    return self.answers.popleft()
                 if len(self.incoming) > self.limit and self._count_sent():
                     raise self._fault(
                         what, f"printed a line longer than any answer ({self.limit:,} bytes)"
@@ -328,7 +332,19 @@ class ProcessEngine(Engine):
                 elif not chunk:
                     raise self._fault(what, "closed its output (crashed?)", True)
                 else:
-                    self.incoming += chunk
+                    self._take(chunk)
+
+    def _take(self, chunk: bytes) -> None:
+        """Add what was read from the engine's stdout: its whole lines to
+        `answers`, the rest to `incoming`."""
+        if b"\n" not in chunk:
+            self.incoming += chunk
+            return
+        *whole, rest = chunk.split(b"\n")
+        if self.incoming:
+            whole[0] = bytes(self.incoming) + whole[0]
+        self.answers.extend(whole)
+        self.incoming = bytearray(rest)
 
     def _count_sent(self) -> bool:
         """Count the events sent into `limit`; whether the answer line read so
