@@ -311,6 +311,12 @@ cost the replay pays at every event it reads."""
 def loads(text: str) -> Any:
     """One JSON value, strictly: no NaN or Infinity, nor a number too large
     for a float; ValueError says what is wrong."""
+    try:  # the whole text one value, as every line written here is: read once, no errors to word
+        value, end = _STRICT.raw_decode(text)
+    except (ValueError, RecursionError):
+        end = -1
+    if end == len(text):
+        return value
     try:
         return _STRICT.decode(text)
     except RecursionError:

@@ -83,8 +83,11 @@ def write(header: Header, body: bytes, path: Path) -> None:
 
 
 def _open(path: Path) -> io.BufferedIOBase:
+    """A transcript opened to be read, gunzipped when it ends in .gz: through
+    a buffer, whose lines are cut in C (GzipFile's own `readline` is Python,
+    run once a record)."""
     if path.suffix == ".gz":
-        return gzip.open(path, "rb")  # type: ignore[return-value]
+        return io.BufferedReader(gzip.open(path, "rb"))  # type: ignore[arg-type]
     return path.open("rb")
 
 

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import time
 from collections import deque
+from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
 
 from bridge.formats import capabilities
@@ -26,6 +27,12 @@ whatever it loads) is slower than answering an event."""
 
 WINDOW = 64
 """How many lines the bridge writes to a protocol 2 engine ahead of its answers."""
+
+BATCH = 16
+"""How many lines the bridge gathers before it writes them, without waiting
+for an answer: the engine works on them while the bridge checks answers
+already read (written only when an answer is awaited, they left the engine
+idle while the bridge worked, and the bridge idle while the engine did)."""
 
 STDERR_KEPT = 1 << 16
 """How much of an engine's stderr the bridge keeps to show: the end of it."""
@@ -83,7 +90,12 @@ class ProcessEngine(Engine):
         self.process: subprocess.Popen[bytes] | None = None
         self.ready = Ready()
         self.outgoing = bytearray()
+        self.gathered = 0
+        """Lines added to `outgoing` since it was last written to."""
+        self.answers: deque[bytes] = deque()
+        """Whole answer lines read, not yet taken."""
         self.incoming = bytearray()
+        """What was read after the last whole line: the start of the next."""
         self.stderr = bytearray()
         self.stderr_bytes = 0
         self.stderr_closed = False
@@ -91,8 +103,12 @@ class ProcessEngine(Engine):
         self.limit = LIMIT_BASE
         """The longest answer line the engine may give now: LIMIT_BASE, and
         `per_byte` for each byte of the events sent so far (`event_bytes`),
-        every text a state can hold then (bridge/PROTOCOL.md, "Faults")."""
+        every text a state can hold then (bridge/PROTOCOL.md, "Faults");
+        the events in `uncounted` are still to be added."""
         self.per_byte = 0
+        self.uncounted: list[dict[str, Any]] = []
+        """Events sent and not yet counted in `limit`: they are counted only
+        when an answer line grows past it, as most never come near."""
         self.faulted = False
 
     # Starting.
@@ -130,15 +146,19 @@ class ProcessEngine(Engine):
             and self.ready.sessions
             and self.process.poll() is None
             and not self.waiting
+            and not self.answers
             and not self.incoming
         )
         if not reuse:
             self.close()
             self._spawn()
+        self.answers.clear()
         self.incoming.clear()
         self.outgoing.clear()
+        self.gathered = 0
         self.waiting.clear()
         self.limit, self.per_byte = LIMIT_BASE, per_byte(scenario)
+        self.uncounted.clear()
         try:
             self._write_line(header_line(scenario).encode("utf-8"), "the header")
             answer = self._answer("the header", max(self.timeout, STARTUP_SECONDS))
@@ -190,7 +210,7 @@ class ProcessEngine(Engine):
     def send(self, line: dict[str, Any], wire: bytes | None = None) -> None:
         if "event" in line:
             what = f"event {line['at']} ({line['event']})"
-            self.limit += self.per_byte * event_bytes(line)
+            self.uncounted.append(line)
         else:
             what = "the final detail request"
         self.waiting.append(what)
@@ -198,8 +218,22 @@ class ProcessEngine(Engine):
 
     def _write_line(self, line: bytes, what: str) -> None:
         self.outgoing += line + b"\n"
+        self.gathered += 1
         if len(self.outgoing) > 1 << 20:
             self._pump(what, self.timeout, want_line=False)
+        elif self.gathered >= BATCH:
+            self._write_some()
+
+    def _write_some(self) -> None:
+        """Write what of `outgoing` the engine's stdin takes now, without
+        waiting (a broken pipe is reported where an answer is awaited)."""
+        assert self.process is not None and self.process.stdin is not None
+        try:
+            written = os.write(self.process.stdin.fileno(), self.outgoing[: 1 << 16])
+        except (BlockingIOError, BrokenPipeError):
+            return
+        del self.outgoing[:written]
+        self.gathered = 0
 
     def receive(self) -> dict[str, Any]:
         answer = self.receive_unless(None)
@@ -252,6 +286,8 @@ class ProcessEngine(Engine):
         are written). Reading stderr all along keeps the engine from
         blocking on it. An answer must be whole within `timeout` seconds of
         being awaited; pending lines must keep being read by the engine."""
+        if want_line and self.answers:
+            return self.answers.popleft()
         process = self.process
         assert process is not None and process.stdin and process.stdout and process.stderr
         out, inp = process.stdout.fileno(), process.stdin.fileno()
@@ -259,12 +295,9 @@ class ProcessEngine(Engine):
         deadline = time.monotonic() + timeout
         while True:
             if want_line:
-                end = self.incoming.find(b"\n")
-                if end >= 0:
-                    line = bytes(self.incoming[:end])
-                    del self.incoming[: end + 1]
-                    return line
-                if len(self.incoming) > self.limit:
+                if self.answers:
+                    return self.answers.popleft()
+                if len(self.incoming) > self.limit and self._count_sent():
                     raise self._fault(
                         what, f"printed a line longer than any answer ({self.limit:,} bytes)"
                     )
@@ -283,6 +316,7 @@ class ProcessEngine(Engine):
                 except BrokenPipeError:
                     raise self._fault(what, "stopped reading its input (crashed?)", True) from None
                 del self.outgoing[:sent]
+                self.gathered = 0
                 if not want_line:
                     deadline = time.monotonic() + timeout
             for fd in readable:
@@ -298,7 +332,26 @@ class ProcessEngine(Engine):
                 elif not chunk:
                     raise self._fault(what, "closed its output (crashed?)", True)
                 else:
-                    self.incoming += chunk
+                    self._take(chunk)
+
+    def _take(self, chunk: bytes) -> None:
+        """Add what was read from the engine's stdout: its whole lines to
+        `answers`, the rest to `incoming`."""
+        if b"\n" not in chunk:
+            self.incoming += chunk
+            return
+        *whole, rest = chunk.split(b"\n")
+        if self.incoming:
+            whole[0] = bytes(self.incoming) + whole[0]
+        self.answers.extend(whole)
+        self.incoming = bytearray(rest)
+
+    def _count_sent(self) -> bool:
+        """Count the events sent into `limit`; whether the answer line read so
+        far is still longer than it."""
+        self.limit += self.per_byte * sum(map(event_bytes, self.uncounted))
+        self.uncounted.clear()
+        return len(self.incoming) > self.limit
 
     def _keep_stderr(self, chunk: bytes) -> None:
         self.stderr_bytes += len(chunk)
@@ -394,11 +447,32 @@ _UTF8 = json.JSONEncoder(ensure_ascii=False)
 """Made once: `json.dumps` with an option makes an encoder at every call,
 and a line is dumped for most events sent."""
 
+_UTF8_ONCE = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(
+        None,
+        _UTF8.default,
+        encode_basestring,
+        None,
+        _UTF8.key_separator,
+        _UTF8.item_separator,
+        False,
+        False,
+        True,
+    )
+)
+"""`_UTF8`'s own C encoder, made once: `_UTF8.encode` makes it again at
+every call, a cost as large as encoding a relative event's short line (the
+markers are None: a line, made from JSON, cannot hold itself)."""
+
 
 def dump(line: dict[str, Any]) -> bytes:
     """One protocol line: UTF-8 JSON, with `\\u` escapes only for text that
     has no UTF-8 form (a lone surrogate, refused by rule `utf8`)."""
     try:
-        return _UTF8.encode(line).encode("utf-8")
+        if _UTF8_ONCE is None:
+            return _UTF8.encode(line).encode("utf-8")
+        return "".join(_UTF8_ONCE(line, 0)).encode("utf-8")
     except UnicodeEncodeError:
         return json.dumps(line).encode("ascii")

@@ -5,6 +5,7 @@ stderr is read all along; a command that cannot start is said in one line
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -18,7 +19,7 @@ import pytest
 import bridge.cli as cli
 from bridge.formats.profile import SPEC
 from bridge.wire.engine import EngineFault
-from bridge.wire.process import ProcessEngine
+from bridge.wire.process import BATCH, ProcessEngine
 from bridge.wire.stream import from_model
 from scenarios import format as scenario_format
 from tests.bridge.helpers import random_scenario
@@ -169,3 +170,54 @@ def test_an_engine_that_exited_is_not_waited_for_a_fixed_time(
     assert engine.process is None
     assert waits and not any(ran_out for _, ran_out in waits), waits
     assert not sleeps, sleeps
+
+
+SINK = Path(__file__).parent / "engines" / "logging_sink.py"
+
+
+def sink_scenario(events: list[dict[str, object]]) -> scenario_format.Scenario:
+    constants = {**random_scenario(6, 0).constants, "jobs": 1}
+    return replace(random_scenario(6, 0), constants=constants, events=events)
+
+
+def test_lines_reach_the_engine_before_an_answer_is_awaited(tmp_path: Path) -> None:
+    """The engine works on gathered lines while the bridge checks answers:
+    BATCH lines sent are written without any answer being asked for."""
+    log = tmp_path / "read.log"
+    engine = ProcessEngine(f"{sys.executable} {SINK} {log} 0", timeout=10)
+    events = [{"event": "message", "kind": "user", "text": f"m{k}"} for k in range(BATCH)]
+    scenario = sink_scenario(events)
+    engine.start(scenario)
+    try:
+        for position, event in enumerate(events):
+            engine.send({**event, "at": position})
+        until = time.monotonic() + 30
+        while len(log.read_text().splitlines()) < 1 + BATCH and time.monotonic() < until:
+            time.sleep(0.01)
+        read = log.read_text().splitlines()
+        assert [json.loads(line)["at"] for line in read[1:]] == list(range(BATCH))
+        assert all(engine.receive()["size"] == 0 for _ in events)
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("pad", [3_000_000, 5_000_000])
+def test_an_answer_may_be_as_long_as_the_texts_sent_allow(tmp_path: Path, pad: int) -> None:
+    """bridge/PROTOCOL.md, "Faults": an answer line longer than 6 x (4 + 2 x
+    JOBS) x (the text bytes sent + 64 per event) + 1 MiB is a fault; one
+    within it is an answer, also when it is over 1 MiB."""
+    size = 100_000
+    bound = 6 * (4 + 2 * 1) * (size + 64) + (1 << 20)
+    assert bound == 4_650_880
+    engine = ProcessEngine(f"{sys.executable} {SINK} {tmp_path / 'read.log'} {pad}", timeout=60)
+    event = {"event": "message", "kind": "user", "size": size}
+    engine.start(sink_scenario([event]))
+    try:
+        engine.send({**event, "at": 0})
+        if len(json.dumps({"x-pad": "p" * pad})) < bound:
+            assert len(engine.receive()["x-pad"]) == pad
+        else:
+            with pytest.raises(EngineFault, match=r"longer than any answer \(4,650,880 bytes\)"):
+                engine.receive()
+    finally:
+        engine.close()

@@ -23,6 +23,7 @@ from bridge.formats.kit import CORPUS, PROFILES
 from bridge.formats.profile import SPEC
 from bridge.runs import expect
 from bridge.runs.corpus import Options, check
+from bridge.wire.process import dump
 from bridge.wire.stream import from_model, from_transcript
 from model.profile import Profile, from_options
 from scenarios import format as scenario_format
@@ -163,6 +164,39 @@ def test_a_transcripts_line_for_a_relative_event_is_the_models_field_for_field(
     assert kept == live
     assert kept[3] == {"event": "end", "node": [0, 1], "size": 100, "at": 3}
     assert all(list(line)[-1] == "at" for line in kept[:-1])
+
+
+HOSTILE = [
+    'a "quoted" \\ back\\slash \\" and \\u0022',
+    "new\nline\r\n\x00\x1f\x7f tab\t",
+    "\u2028\u2029 line separators, \u00e9\u20ac\U0001f600",
+    "</script><!-- &amp; '",
+    "lone \ud800 surrogate",
+    "\udfff\ud800 the other way round",
+]
+"""Texts a scenario may hold that an encoder must escape; the last two have
+no UTF-8 form (PROTOCOL.md: sent with `\\u` escapes, refused as `utf8`)."""
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_a_line_made_from_an_event_is_what_the_json_encoder_writes(text: str) -> None:
+    """A relative event goes on the wire as `dump` writes its line: byte for
+    byte what `json.dumps` gives (UTF-8, or `\\u` escapes for a text with no
+    UTF-8 form), whatever its texts hold, keys included."""
+    line = {
+        "event": "end",
+        "replies": [{"text": text}, {"size": 3}],
+        text: [text, 1, 2.5, None, True],
+        "node": [0, 1],
+        "at": 4,
+    }
+    try:
+        expected = json.dumps(line, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        expected = json.dumps(line).encode("ascii")
+    assert dump(line) == expected
+    assert json.loads(dump(line)) == line
+    assert b"\n" not in dump(line)
 
 
 def test_a_transcript_record_of_a_relative_event_without_its_node_is_refused(

@@ -7,6 +7,7 @@ to it. Counted here by what is read from the file, never by time."""
 from __future__ import annotations
 
 import json
+import random
 import sys
 from pathlib import Path
 from typing import IO
@@ -15,6 +16,7 @@ import pytest
 
 import bridge.cli as cli
 import scenarios.format as scenario_format
+from bridge.formats import transcript
 from bridge.runs.corpus import Options, check
 from bridge.wire.process import WINDOW
 from scenarios.strategies import constants_dict
@@ -160,3 +162,24 @@ def test_skipped_and_counted_without_parsing(tmp_path: Path, tally: dict[str, in
     assert verdict.status == "SKIPPED", verdict.reason
     assert verdict.coverage is not None and verdict.coverage.skipped == 1_000
     assert tally["lines"] == 1, tally
+
+
+def test_a_gzipped_transcript_reads_back_record_for_record_and_a_cut_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    """Records over many blocks of the compressed file, U+2028 in them, read
+    back as written; a file cut short is one TranscriptError."""
+    noise = random.Random(1)
+    records = [
+        {"at": k, "x": "\u00e9\u2028\r" * (k % 5) + noise.randbytes(40).hex()} for k in range(5_000)
+    ]
+    path = tmp_path / "t.jsonl.gz"
+    transcript.write(
+        transcript.Header("t.jsonl", "0" * 64, {}, 3), transcript.encode(records), path
+    )
+    assert len(path.read_bytes()) > 2 * (1 << 16)
+    assert [json.loads(raw) for raw in transcript.raw_records(path)] == records
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    with pytest.raises(transcript.TranscriptError, match=f"{cut}: cannot be read"):
+        list(transcript.raw_records(cut))

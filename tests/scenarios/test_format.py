@@ -20,6 +20,7 @@ from scenarios.format import (
     Scenario,
     ScenarioError,
     header,
+    loads,
     parse,
     read,
     reading_beat,
@@ -295,6 +296,31 @@ def test_a_bad_header_is_refused() -> None:
         parse(lines(header={**HEADER_2, "constants": {**CONSTANTS, "node": 1.0}}), "f.jsonl")
     with pytest.raises(ScenarioError, match="f.jsonl:3: not JSON"):
         parse([*lines({"event": "wait"}), "{oops"], "f.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"event": "wait"} {"event": "wait"}', "not JSON: Extra data (column 19)"),
+        ('{"event": "wait"}x', "not JSON: Extra data (column 18)"),
+        ('{"event": "wait"', "not JSON: Expecting ',' delimiter (column 17)"),
+        ("", "not JSON: Expecting value (column 1)"),
+        ("  ", "not JSON: Expecting value (column 3)"),
+    ],
+)
+def test_a_text_that_is_not_one_json_value_is_refused(text: str, said: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        loads(text)
+    assert str(caught.value) == said
+
+
+def test_one_json_value_is_read_with_whitespace_around_it_or_none() -> None:
+    value = {"a": [1, 2.5, None, True], "b": "\u2028"}
+    for text in (
+        '{"a": [1, 2.5, null, true], "b": "\\u2028"}',
+        ' \t{"a":[1,2.5,null,true],"b":"\u2028"}\r\n ',
+    ):
+        assert loads(text) == value
 
 
 @pytest.mark.parametrize("notes", [5, "text", ["a"], None, True])
