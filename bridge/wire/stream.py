@@ -108,7 +108,9 @@ def wire(
 def wire_bytes(scenario: Scenario, position: int) -> bytes | None:
     """The event's line as sent, from its text in the file: the object with
     `,"at":position` added (None when the event carries a refusal mark, which
-    is not sent, or the scenario was not read from a file)."""
+    is not sent, or the scenario was not read from a file, or its line holds
+    a carriage return between tokens: JSON allows it there, but an engine
+    reading lines with universal newlines would split the line at it)."""
     event = scenario.events[position]
     if "refused" in event or is_relative(event):
         return None
@@ -116,6 +118,8 @@ def wire_bytes(scenario: Scenario, position: int) -> bytes | None:
     if text is None:
         return None
     text = text.rstrip()
+    if "\r" in text:
+        return None
     return f'{text[:-1]},"at":{position}}}'.encode()
 
 

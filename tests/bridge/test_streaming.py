@@ -17,8 +17,10 @@ import pytest
 import bridge.cli as cli
 import scenarios.format as scenario_format
 from bridge.formats import transcript
+from bridge.formats.profile import SPEC
 from bridge.runs.corpus import Options, check
 from bridge.wire.process import WINDOW
+from bridge.wire.stream import from_model
 from scenarios.strategies import constants_dict
 from tests.bridge.helpers import SMALL
 
@@ -183,3 +185,28 @@ def test_a_gzipped_transcript_reads_back_record_for_record_and_a_cut_one_is_refu
     cut.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
     with pytest.raises(transcript.TranscriptError, match=f"{cut}: cannot be read"):
         list(transcript.raw_records(cut))
+
+
+def test_a_line_with_a_carriage_return_between_tokens_is_sent_without_it(
+    tmp_path: Path,
+) -> None:
+    """JSON allows `\\r` between tokens, but an engine reading its input with
+    universal newlines would split the line there: such a line is encoded
+    again, not sent as the file spells it; any other line goes out as written."""
+    spelled = ['{"event": "message", "kind": "user",\r "text": "a"}', *messages(2)]
+    scenario = scenario_format.read(write(tmp_path, spelled))
+    sent = [
+        (exchange.wire, exchange.line)
+        for exchange in from_model(scenario, SPEC, strict=True)
+        if exchange.position is not None
+    ]
+    assert sent[0][0] is None
+    assert sent[0][1] == {
+        "event": "message",
+        "kind": "user",
+        "text": "a",
+        "at": 0,
+    }
+    assert [wire for wire, _ in sent[1:]] == [
+        f'{line[:-1]},"at":{at}}}'.encode() for at, line in enumerate(spelled[1:], 1)
+    ]
