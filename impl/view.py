@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
+from typing import Final
 
 from impl.constants import PLACEHOLDER
 from impl.digest import MASK, line_hash
@@ -34,7 +35,7 @@ from impl.render import row
 from impl.text import size as text_size
 from impl.tree import Node, Tree, first
 
-PLACEHOLDER_SIZE = text_size(PLACEHOLDER)
+PLACEHOLDER_SIZE: Final = text_size(PLACEHOLDER)
 
 
 class View:
