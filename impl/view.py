@@ -88,17 +88,18 @@ class View:
         """The rendered rows of the first `upto` lines (all by default): a
         line's text, or the placeholder while unbuilt (SPEC 3)."""
         made = self.made_rows[:upto]
-        texts, at = self.tree.texts, -1
-        # Counted first, so that finding the last missing row raises no
-        # ValueError: a render and every context ask for rows.
-        for _ in range(made.count(None)):
-            at = made.index(None, at + 1)
-            level, index = line = self.order[at]
-            text = texts[level][index]
-            if text is None:
-                made[at] = row(line, PLACEHOLDER)
-            else:
-                made[at] = self.made_rows[at] = row(line, text)
+        texts = self.tree.texts
+        # A plain loop, not list.count and list.index: those compare every
+        # row with None through the generic comparison, and the C build's
+        # loop tests identity.
+        for at in range(len(made)):
+            if made[at] is None:
+                level, index = line = self.order[at]
+                text = texts[level][index]
+                if text is None:
+                    made[at] = row(line, PLACEHOLDER)
+                else:
+                    made[at] = self.made_rows[at] = row(line, text)
         return made  # type: ignore[return-value]
 
     def has_line(self, node: Node) -> bool:
