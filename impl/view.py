@@ -25,8 +25,8 @@ same as last time.
 
 from __future__ import annotations
 
-import heapq
 from bisect import bisect_left
+from heapq import heappop, heappush
 from typing import Final
 
 from impl.constants import PLACEHOLDER
@@ -121,7 +121,7 @@ class View:
                 if level >= self.top:
                     self.top = level + 1
             else:
-                heapq.heappush(heap, left)
+                heappush(heap, left)
 
     def append(self, leaf: Node) -> None:
         """A message's leaf line joins the end (SPEC 3.3); its size is its
@@ -150,14 +150,14 @@ class View:
 
     def most_due(self) -> Node | None:
         """The most due mergeable pair at T = `count`, oldest among equals (SPEC 3.1)."""
-        top, pair = self.top, None
+        top, best = self.top, -1
         best_due = best_first = -1  # every due is positive
         for level, heap in self.pairs.items():
             first_message = heap[0] << level
             due = (self.count + 1 - first_message) << (top - level)
             if due > best_due or (due == best_due and first_message < best_first):
-                best_due, best_first, pair = due, first_message, (level, heap[0])
-        return pair
+                best_due, best_first, best = due, first_message, level
+        return None if best < 0 else (best, self.pairs[best][0])
 
     def merge(self, pair: Node) -> Node:
         """Replace `pair`, which must be `most_due()`, by its parent; returns the
@@ -165,7 +165,7 @@ class View:
         halves: no placeholder is involved."""
         level, left = pair
         heap = self.pairs[level]
-        heapq.heappop(heap)
+        heappop(heap)
         if not heap:
             del self.pairs[level]
         up = (level + 1, left >> 1)
@@ -177,8 +177,10 @@ class View:
         del self.lines[(left + 1) << level]
         self.lines[start] = level + 1
         at = bisect_left(self.starts, start)
-        self.order[at : at + 2] = [up]
-        self.made_rows[at : at + 2] = [None]
+        self.order[at] = up
+        del self.order[at + 1]
+        self.made_rows[at] = None
+        del self.made_rows[at + 1]
         del self.starts[at + 1]
         self._snapshot = None
         self._offer(level + 1, (left >> 1) & ~1)
