@@ -20,7 +20,10 @@ in `order` by bisection when a merge replaces two lines by one. Beside
 `order`, `made_rows` holds each built line's rendered row once it has been
 asked for (None until then; an unbuilt line's placeholder row is made each
 time): the view is rendered after every batch, and most of its rows are the
-same as last time.
+same as last time. A row missing in one view is taken from the other view
+when that view has made it (`rows(upto, other)`): the compaction view merges
+ahead of the chat view, so most lines new to the chat view were rendered as
+compaction lines first.
 """
 
 from __future__ import annotations
@@ -84,9 +87,11 @@ class View:
             self._snapshot = tuple(self.order)
         return self._snapshot
 
-    def rows(self, upto: int | None = None) -> list[str]:
+    def rows(self, upto: int | None = None, other: View | None = None) -> list[str]:
         """The rendered rows of the first `upto` lines (all by default): a
-        line's text, or the placeholder while unbuilt (SPEC 3)."""
+        line's text, or the placeholder while unbuilt (SPEC 3). A built
+        line's row that `other`, a view on the same tree, has made is taken
+        from it (see `made_row`)."""
         made = self.made_rows[:upto]
         texts = self.tree.texts
         # A plain loop, not list.count and list.index: those compare every
@@ -99,8 +104,19 @@ class View:
                 if text is None:
                     made[at] = row(line, PLACEHOLDER)
                 else:
-                    made[at] = self.made_rows[at] = row(line, text)
+                    found = None if other is None else other.made_row(line)
+                    made[at] = self.made_rows[at] = row(line, text) if found is None else found
         return made  # type: ignore[return-value]
+
+    def made_row(self, node: Node) -> str | None:
+        """The row made for line `node` of this view, if it is one and its row
+        is made. The compaction view merges further than the chat view, so
+        the chat view's new lines are often rows the compaction view has
+        already rendered."""
+        start = first(node)
+        if self.lines.get(start) != node[0]:
+            return None
+        return self.made_rows[bisect_left(self.starts, start)]
 
     def has_line(self, node: Node) -> bool:
         """Whether `node` is a line of the view (SPEC 3)."""
