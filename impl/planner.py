@@ -50,13 +50,12 @@ class Outcome:
         self.cview_batch = cview_batch
 
 
-def check_message(kind: str, text: str, kinds: tuple[str, ...] = KINDS, limit: int = -1) -> int:
+def check_message(kind: str, text: str, kinds: tuple[str, ...] = KINDS) -> int:
     """Refuse a message of a kind not among `kinds` (SPEC 1, or the profile's,
-    SPEC 10) or with no UTF-8 form; returns the byte size of its text, or
-    with a `limit` some size above it for a text over it (see check_utf8)."""
+    SPEC 10) or with no UTF-8 form; returns the byte size of its text."""
     if kind not in kinds:
         raise Refused("kind", f"kind {kind!r} is not taken; kinds are {', '.join(kinds)}")
-    return check_utf8(text, "the message", limit)
+    return check_utf8(text, "the message")
 
 
 class Planner:
@@ -108,11 +107,8 @@ class Planner:
         build its leaf when free and append the leaf to both views; returns
         the nodes built."""
         self.forget_batch()
-        # Only a line of at most NODE bytes is built at once: a longer one's
-        # exact size is never asked for (an unbuilt line shows the placeholder).
-        word_size = self._word_sizes.get(kind, 0)
-        limit = self.constants.node - 2 - word_size
-        line_size = word_size + 2 + check_message(kind, text, self.profile.kinds, limit)
+        text_size = check_message(kind, text, self.profile.kinds)
+        line_size = self._word_sizes[kind] + 2 + text_size
         if self.profile.retry_at_message:
             self.queue.release()
         leaf = (0, self.count)
@@ -216,7 +212,7 @@ class Planner:
         self.forget_batch()
         self._check_running(node, "end_needs_running")
         for reply in replies:
-            check_utf8(reply, "a reply", 0)
+            check_utf8(reply, "a reply")
         chooser = self.chooser(self.tree.source(node))
         try:
             for reply in replies:

@@ -27,20 +27,12 @@ def flatten(text: str) -> str:
     return text.replace("\n", " ")
 
 
-def check_utf8(text: str, what: str, limit: int = -1) -> int:
+def check_utf8(text: str, what: str) -> int:
     """The byte size of `text` in UTF-8; refuse text that has no UTF-8 form,
-    e.g. a lone surrogate (rule utf8). With a `limit`, a text of more than
-    `limit` characters, so of more than `limit` bytes, is only checked and
-    its character count returned, a size above `limit` all the same."""
+    e.g. a lone surrogate (rule utf8)."""
     if text.isascii():
         return len(text)
     try:
-        if limit < 0 or len(text) <= limit:
-            return len(text.encode("utf-8"))
-        # The UTF-32 encoder refuses the same texts as the UTF-8 one (lone
-        # surrogates, for the same reason) and is half again as fast on
-        # text beyond Latin-1: a message's long text needs no exact size.
-        text.encode("utf-32-le")
-        return len(text)
+        return len(text.encode("utf-8"))
     except UnicodeEncodeError as error:
         raise Refused("utf8", f"{what} is not valid UTF-8 text: {error.reason}") from None
