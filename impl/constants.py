@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
-PLACEHOLDER = "(not summarized yet: zoom it)"
+PLACEHOLDER: Final = "(not summarized yet: zoom it)"
 """What a line whose node is not built shows (SPEC 3, 7)."""
 
 KINDS = ("user", "unii", "tool", "echo", "work", "note")

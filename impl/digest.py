@@ -9,13 +9,22 @@ be added or taken away in one step.
 
 from __future__ import annotations
 
-MASK = 0xFFFFFFFF
-MIX = 0x045D9F3B
+from typing import Final
+
+MASK: Final = 0xFFFFFFFF
+MIX: Final = 0x045D9F3B
+
+
+def _mix(x: int) -> int:
+    """`(x ^ (x >> 16)) * MIX` modulo 2^32, for `x` below 2^32."""
+    x ^= x >> 16
+    # Multiplied by halves: the C build multiplies machine integers only
+    # while both factors are below 2^30, and goes through Python integers
+    # otherwise; 16-bit halves keep every product far below that bound.
+    return ((((x >> 16) * MIX & 0xFFFF) << 16) + (x & 0xFFFF) * MIX) & MASK
 
 
 def line_hash(level: int, index: int) -> int:
     """The 32-bit hash of line `(level, index)` (bridge/PROTOCOL.md)."""
-    x = ((index << 6) + level + 1) & MASK
-    x = ((x ^ (x >> 16)) * MIX) & MASK
-    x = ((x ^ (x >> 16)) * MIX) & MASK
+    x = _mix(_mix(((index << 6) + level + 1) & MASK))
     return x ^ (x >> 16)

@@ -433,7 +433,7 @@ class Planner:
 
     def render(self) -> str:
         """The chat view rendered, byte for byte (SPEC 3)."""
-        return render_rows(self.chat.rows(), self._empty)
+        return render_rows(self.chat.rows(None, self.cview), self._empty)
 
     def render_timed_out(self) -> str:
         """The chat view for a turn that stopped waiting unsettled: unbuilt
@@ -467,7 +467,8 @@ class Planner:
 
     def render_context(self, node: Node) -> str:
         """A node's context rendered like the view (SPEC 3.4)."""
-        return render_rows(self.cview.rows(self._context_lines(node)), self._empty)
+        rows = self.cview.rows(self._context_lines(node), self.chat)
+        return render_rows(rows, self._empty)
 
     def zoom(self, id: int, n: int) -> str:
         """`zoom(id, 1)`: message `id`'s line whole; for a larger power of two

@@ -28,11 +28,12 @@ def _discard(items: list[Any], key: Any) -> None:
 
 
 def _without(nodes: tuple[Node, ...], node: Node) -> tuple[Node, ...]:
-    """`nodes` less `node`, if it is there."""
-    if node not in nodes:
-        return nodes
-    at = nodes.index(node)
-    return nodes[:at] + nodes[at + 1 :]
+    """`nodes` less `node`, if it is there; `nodes` itself otherwise. One
+    pass: a node is a tuple, and each comparison compares two of them."""
+    for at in range(len(nodes)):
+        if nodes[at] == node:
+            return nodes[:at] + nodes[at + 1 :]
+    return nodes
 
 
 class Queue:
@@ -163,8 +164,9 @@ class Queue:
         if self._offered is not None:
             calm, waiting = self._offered
             stopped_by_wait = self.need_first and node[0] > 0
-            if node in calm and (node in waiting or stopped_by_wait):
-                self._offered = (_without(calm, node), _without(waiting, node))
+            calm_left, waiting_left = _without(calm, node), _without(waiting, node)
+            if calm_left is not calm and (waiting_left is not waiting or stopped_by_wait):
+                self._offered = (calm_left, waiting_left)
             else:
                 self._offered = None
 

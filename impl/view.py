@@ -20,13 +20,17 @@ in `order` by bisection when a merge replaces two lines by one. Beside
 `order`, `made_rows` holds each built line's rendered row once it has been
 asked for (None until then; an unbuilt line's placeholder row is made each
 time): the view is rendered after every batch, and most of its rows are the
-same as last time.
+same as last time. A row missing in one view is taken from the other view
+when that view has made it (`rows(upto, other)`): the compaction view merges
+ahead of the chat view, so most lines new to the chat view were rendered as
+compaction lines first.
 """
 
 from __future__ import annotations
 
-import heapq
 from bisect import bisect_left
+from heapq import heappop, heappush
+from typing import Final
 
 from impl.constants import PLACEHOLDER
 from impl.digest import MASK, line_hash
@@ -34,7 +38,7 @@ from impl.render import row
 from impl.text import size as text_size
 from impl.tree import Node, Tree, first
 
-PLACEHOLDER_SIZE = text_size(PLACEHOLDER)
+PLACEHOLDER_SIZE: Final = text_size(PLACEHOLDER)
 
 
 class View:
@@ -83,22 +87,36 @@ class View:
             self._snapshot = tuple(self.order)
         return self._snapshot
 
-    def rows(self, upto: int | None = None) -> list[str]:
+    def rows(self, upto: int | None = None, other: View | None = None) -> list[str]:
         """The rendered rows of the first `upto` lines (all by default): a
-        line's text, or the placeholder while unbuilt (SPEC 3)."""
+        line's text, or the placeholder while unbuilt (SPEC 3). A built
+        line's row that `other`, a view on the same tree, has made is taken
+        from it (see `made_row`)."""
         made = self.made_rows[:upto]
-        texts, at = self.tree.texts, -1
-        # Counted first, so that finding the last missing row raises no
-        # ValueError: a render and every context ask for rows.
-        for _ in range(made.count(None)):
-            at = made.index(None, at + 1)
-            level, index = line = self.order[at]
-            text = texts[level][index]
-            if text is None:
-                made[at] = row(line, PLACEHOLDER)
-            else:
-                made[at] = self.made_rows[at] = row(line, text)
+        texts = self.tree.texts
+        # A plain loop, not list.count and list.index: those compare every
+        # row with None through the generic comparison, and the C build's
+        # loop tests identity.
+        for at in range(len(made)):
+            if made[at] is None:
+                level, index = line = self.order[at]
+                text = texts[level][index]
+                if text is None:
+                    made[at] = row(line, PLACEHOLDER)
+                else:
+                    found = None if other is None else other.made_row(line)
+                    made[at] = self.made_rows[at] = row(line, text) if found is None else found
         return made  # type: ignore[return-value]
+
+    def made_row(self, node: Node) -> str | None:
+        """The row made for line `node` of this view, if it is one and its row
+        is made. The compaction view merges further than the chat view, so
+        the chat view's new lines are often rows the compaction view has
+        already rendered."""
+        start = first(node)
+        if self.lines.get(start) != node[0]:
+            return None
+        return self.made_rows[bisect_left(self.starts, start)]
 
     def has_line(self, node: Node) -> bool:
         """Whether `node` is a line of the view (SPEC 3)."""
@@ -119,7 +137,7 @@ class View:
                 if level >= self.top:
                     self.top = level + 1
             else:
-                heapq.heappush(heap, left)
+                heappush(heap, left)
 
     def append(self, leaf: Node) -> None:
         """A message's leaf line joins the end (SPEC 3.3); its size is its
@@ -148,14 +166,14 @@ class View:
 
     def most_due(self) -> Node | None:
         """The most due mergeable pair at T = `count`, oldest among equals (SPEC 3.1)."""
-        top, pair = self.top, None
+        top, best = self.top, -1
         best_due = best_first = -1  # every due is positive
         for level, heap in self.pairs.items():
             first_message = heap[0] << level
             due = (self.count + 1 - first_message) << (top - level)
             if due > best_due or (due == best_due and first_message < best_first):
-                best_due, best_first, pair = due, first_message, (level, heap[0])
-        return pair
+                best_due, best_first, best = due, first_message, level
+        return None if best < 0 else (best, self.pairs[best][0])
 
     def merge(self, pair: Node) -> Node:
         """Replace `pair`, which must be `most_due()`, by its parent; returns the
@@ -163,7 +181,7 @@ class View:
         halves: no placeholder is involved."""
         level, left = pair
         heap = self.pairs[level]
-        heapq.heappop(heap)
+        heappop(heap)
         if not heap:
             del self.pairs[level]
         up = (level + 1, left >> 1)
@@ -175,8 +193,10 @@ class View:
         del self.lines[(left + 1) << level]
         self.lines[start] = level + 1
         at = bisect_left(self.starts, start)
-        self.order[at : at + 2] = [up]
-        self.made_rows[at : at + 2] = [None]
+        self.order[at] = up
+        del self.order[at + 1]
+        self.made_rows[at] = None
+        del self.made_rows[at + 1]
         del self.starts[at + 1]
         self._snapshot = None
         self._offer(level + 1, (left >> 1) & ~1)
