@@ -457,9 +457,9 @@ _UTF8_ONCE = (
         None,
         _UTF8.key_separator,
         _UTF8.item_separator,
-        False,
-        False,
-        True,
+        _UTF8.sort_keys,
+        _UTF8.skipkeys,
+        _UTF8.allow_nan,
     )
 )
 """`_UTF8`'s own C encoder, made once: `_UTF8.encode` makes it again at
