@@ -20,7 +20,7 @@ def _mix(x: int) -> int:
     x ^= x >> 16
     # Multiplied by halves: the C build multiplies machine integers only
     # while both factors are below 2^30, and goes through Python integers
-    # otherwise; 16-bit halves keep every product far below that bound.
+    # otherwise; `x` may reach 2^32, its 16-bit halves stay below the bound.
     return ((((x >> 16) * MIX & 0xFFFF) << 16) + (x & 0xFFFF) * MIX) & MASK
 
 

@@ -311,7 +311,9 @@ cost the replay pays at every event it reads."""
 def loads(text: str) -> Any:
     """One JSON value, strictly: no NaN or Infinity, nor a number too large
     for a float; ValueError says what is wrong."""
-    try:  # the whole text one value, as every line written here is: read once, no errors to word
+    # Most texts are one value with nothing around it, read in one pass
+    # here; any other goes through `decode`, which words what is wrong.
+    try:
         value, end = _STRICT.raw_decode(text)
     except (ValueError, RecursionError):
         end = -1
