@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import queue
 import random
+import shlex
 import sys
 import threading
 import time
@@ -196,6 +197,8 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
         again = f"{prog} --profile {profile.name} --seed {seed}"
         if args.only is not None:
             again += f" --only {' '.join(args.only)}"
+        if args.engine_profile is not None:
+            again += f" --engine-profile {shlex.quote(str(args.engine_profile))}"
         if shard.count > 1:
             again += f" --shard {shard}"
             print(

@@ -288,3 +288,20 @@ def test_histories_draw_their_events_without_data_draws_bookkeeping(
     assert isinstance(verdicts.results["view_covers"], Held)
     # One `data.draw` per history (its length), none per event.
     assert len(calls) == verdicts.tally.histories < verdicts.tally.events // 5
+
+
+def test_the_repeat_line_keeps_the_engine_profile_the_laws_ran_under(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A seeded run under `--engine-profile` prints a command that checks the
+    same laws under the same profile, its path quoted for the shell."""
+    profile = tmp_path / "my engine.json"
+    profile.write_text(json.dumps({"trim_lines": True}), encoding="utf-8")
+    argv = ["--only", "first_is_not_last", "--seed", "3", "--jobs", "1"]
+    argv += ["--engine-profile", str(profile), "--regressions", str(tmp_path / "r")]
+    assert laws_main.main(argv) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"seed 3 (again: python -m laws --profile ci --seed 3 --only first_is_not_last"
+        f" --engine-profile '{profile}')" in out
+    ), out
