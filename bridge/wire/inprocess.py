@@ -46,18 +46,21 @@ def model_event(event: dict[str, Any], position: int) -> Event:
 
 class ModelEngine(InProcess):
     """The oracle: `model.machine` under a profile, one immutable state per
-    event. `refusal` keeps the last refusal's full text, for reports."""
+    event. `refusal` keeps the last refusal's full text, for reports. With
+    `refusals_only`, an answer says only whether the event was refused, and
+    by which rule (observe.Refusals)."""
 
     name = "model"
 
-    def __init__(self, profile: Profile = SPEC) -> None:
+    def __init__(self, profile: Profile = SPEC, refusals_only: bool = False) -> None:
         super().__init__()
         self.profile = profile
+        self.refusals_only = refusals_only
 
     def start(self, scenario: Scenario) -> Ready:
         self.answers.clear()
         self.state = machine.initial(ModelConstants(**scenario.constants), self.profile)
-        self.observer = observe.ModelAnswers()
+        self.observer = observe.Refusals() if self.refusals_only else observe.ModelAnswers()
         self.refusal = ""
         return Ready(profile=self.profile, sessions=True, engine="optchat-spec model")
 

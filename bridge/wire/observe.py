@@ -179,3 +179,18 @@ class ModelAnswers:
     def refused(self, state: State, rule: str) -> dict[str, Any]:
         """The answer to a refused event: the unchanged state, and the rule."""
         return {**self.brief(state), "refused": rule}
+
+
+class Refusals(ModelAnswers):
+    """Only what a count of delivery reads (bridge/checking/delivery.py):
+    each answer says whether the event was refused, and by which rule; no
+    field of the state, no view, render or context."""
+
+    def detail(self, state: State) -> dict[str, Any]:
+        return {}
+
+    def accepted(self, before: State, event: Event, after: State) -> dict[str, Any]:
+        return {}
+
+    def refused(self, state: State, rule: str) -> dict[str, Any]:
+        return {"refused": rule}

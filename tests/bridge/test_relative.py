@@ -251,6 +251,33 @@ def test_a_refusal_by_the_kinds_rule_is_delivered_and_any_other_unmarked_one_is_
     assert (said.refused, said.delivered) == ((1, 2), 1)
 
 
+def test_a_replay_for_refusals_only_sends_and_refuses_as_the_full_one() -> None:
+    """What delivery is counted from (tests/scenarios/delivery.py): with
+    `refusals_only` the model is sent the same lines in the same order and
+    refuses the same of them by the same rules as in a full replay, under
+    SPEC, calls self and fewer kinds; its answers hold nothing else."""
+    made = Scenario(
+        CONSTANTS,
+        [*EVENTS, {"event": "settle"}, {"event": "message", "kind": "tool", "size": 10}],
+    )
+    marked = scenario_format.read(CORPUS / "refused_end_needs_running_0.jsonl")
+    rules: set[str | None] = set()
+    for scenario in (made, marked):
+        for profile in (SPEC, SELF, from_options({"kinds": ["user", "unii"]})):
+            full, lean = (
+                [
+                    (e.position, e.line, e.sent, e.lacking, e.expected.get("refused"))
+                    for e in from_model(scenario, profile, strict=False, refusals_only=only)
+                ]
+                for only in (False, True)
+            )
+            assert lean == full
+            rules |= {e[-1] for e in full}
+            answers = from_model(scenario, profile, strict=False, refusals_only=True)
+            assert all(set(e.expected) <= {"refused"} for e in answers)
+    assert rules == {None, "settle_needs_wait", "kind", "end_needs_running"}
+
+
 def test_the_coverage_says_the_delivered_fraction_and_sums_it() -> None:
     one = Coverage(8, compared=8, owed=8, delivered=6, ended=1)
     assert one.summary() == (

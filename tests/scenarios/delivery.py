@@ -115,7 +115,7 @@ class Count:
 
 def measure(scenario: Scenario, profile: Profile) -> Delivery:
     """The scenario replayed through the model under `profile`, counted."""
-    return counted(scenario, profile, from_model(scenario, profile, strict=False))
+    return counted(scenario, profile, from_model(scenario, profile, False, refusals_only=True))
 
 
 def counted(scenario: Scenario, profile: Profile, exchanges: Iterable[Exchange]) -> Delivery:

@@ -81,7 +81,7 @@ def test_under_fewer_kinds_the_kind_rule_is_checked_and_the_chat_goes_on() -> No
             if e["event"] == "message" and e["kind"] not in profile.kinds and "refused" not in e
         ]
         firsts = {scenario.events[p]["kind"]: p for p in reversed(left_out)}
-        exchanges = list(from_model(scenario, profile, strict=False))
+        exchanges = list(from_model(scenario, profile, strict=False, refusals_only=True))
         for exchange in exchanges:
             if exchange.position in left_out:
                 first = exchange.position in firsts.values()
