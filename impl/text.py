@@ -21,7 +21,9 @@ def message_line(kind: str, text: str) -> str:
 
 def cut(text: str, limit: int) -> str:
     """`text` cut to at most `limit` bytes at a character boundary (SPEC 4, 5)."""
-    return text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
+    # A character is at least a byte, so the first `limit` bytes lie in the
+    # first `limit` characters: a long source is not encoded whole.
+    return text[:limit].encode("utf-8")[:limit].decode("utf-8", errors="ignore")
 
 
 def check_utf8(text: str, what: str) -> int:

@@ -1,6 +1,7 @@
 """impl/textscan.c, the C build's text scans, held equal to impl/textscan.py
 (the reference) and to independent oracles: Python's UTF-8 encoder for sizes,
-a regular expression of SPEC 3's rule for flattening. Texts of every storage
+a regular expression of SPEC 3's rule for flattening; and impl.text.cut to
+the cut of a text's whole encoding. Texts of every storage
 width a str has (one, two and four bytes a character), lone surrogates and
 line breaks included."""
 
@@ -17,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import impl
+from impl.text import cut
 
 
 def module_at(path: Path, name: str) -> ModuleType:
@@ -98,3 +100,12 @@ def test_the_c_build_runs_the_c_scanner() -> None:
     import impl.textscan
 
     assert impl.textscan.__file__ == str(BUILT)
+
+
+@given(
+    text=st.lists(characters.filter(lambda c: encoded_size(c) > 0), max_size=40).map("".join),
+    limit=st.integers(0, 60),
+)
+def test_cut_is_the_first_bytes_that_hold_whole_characters(text: str, limit: int) -> None:
+    """impl.text.cut (SPEC 4, 5), which encodes only the characters it can keep."""
+    assert cut(text, limit) == text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
