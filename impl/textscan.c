@@ -14,6 +14,23 @@
 #include <Python.h>
 #include <stdint.h>
 
+/* Runs SCAN, one of the macros below, on the string's storage: one, two
+   or four bytes a character. */
+#define BY_WIDTH(kind, SCAN)          \
+    do {                              \
+        switch (kind) {               \
+        case PyUnicode_1BYTE_KIND:    \
+            SCAN(Py_UCS1);            \
+            break;                    \
+        case PyUnicode_2BYTE_KIND:    \
+            SCAN(Py_UCS2);            \
+            break;                    \
+        default:                      \
+            SCAN(Py_UCS4);            \
+            break;                    \
+        }                             \
+    } while (0)
+
 /* Characters summed in 32 bits before the sum joins the total. */
 #define BLOCK 65536
 
@@ -50,17 +67,7 @@ utf8_size(PyObject *module, PyObject *text)
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t extra = 0;
     uint32_t surrogates = 0;
-    switch (PyUnicode_KIND(text)) {
-    case PyUnicode_1BYTE_KIND:
-        EXTRA_BYTES(Py_UCS1);
-        break;
-    case PyUnicode_2BYTE_KIND:
-        EXTRA_BYTES(Py_UCS2);
-        break;
-    default:
-        EXTRA_BYTES(Py_UCS4);
-        break;
-    }
+    BY_WIDTH(PyUnicode_KIND(text), EXTRA_BYTES);
     return PyLong_FromSsize_t(surrogates ? -1 : length + extra);
 }
 
@@ -105,17 +112,7 @@ flatten(PyObject *module, PyObject *text)
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t breaks = 0, pairs = 0;
-    switch (kind) {
-    case PyUnicode_1BYTE_KIND:
-        COUNT_BREAKS(Py_UCS1);
-        break;
-    case PyUnicode_2BYTE_KIND:
-        COUNT_BREAKS(Py_UCS2);
-        break;
-    default:
-        COUNT_BREAKS(Py_UCS4);
-        break;
-    }
+    BY_WIDTH(kind, COUNT_BREAKS);
     if (breaks == 0) {
         return Py_NewRef(text);
     }
@@ -125,17 +122,7 @@ flatten(PyObject *module, PyObject *text)
     if (flat == NULL) {
         return NULL;
     }
-    switch (kind) {
-    case PyUnicode_1BYTE_KIND:
-        FLATTEN(Py_UCS1);
-        break;
-    case PyUnicode_2BYTE_KIND:
-        FLATTEN(Py_UCS2);
-        break;
-    default:
-        FLATTEN(Py_UCS4);
-        break;
-    }
+    BY_WIDTH(kind, FLATTEN);
     return flat;
 }
 
