@@ -5,10 +5,11 @@
    Python's UTF-8 encoder writes a copy of a text only for the planner to
    measure it, and `str.replace` passes over a text once per pattern. The
    corpus's texts are four bytes a character (its filler holds an emoji),
-   and there those copies were a fifth of the planner's time. The loops
-   below are branch-free sums and writes the compiler makes into vector
-   instructions. tests/impl/test_textscan.py holds them equal to the
-   reference and to Python's own encoder. */
+   and there those passes took a quarter of the planner's time (perf: the
+   size 19 %, the flattening 7 %). The loops below are branch-free sums
+   and writes the compiler makes into vector instructions.
+   tests/impl/test_textscan.py holds them equal to the reference and to
+   Python's own encoder. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
