@@ -39,11 +39,13 @@ $(VENV)/.stamp: requirements.lock pyproject.toml
 	fi
 	touch $@
 
-# The planner compiled to C by mypyc (impl/__init__.py says when it is loaded).
+# The planner compiled to C by mypyc, and its text scans from impl/textscan.c
+# (impl/__init__.py says when they are loaded).
 engine: $(ENGINE)
 
-# Rebuilt when any engine source changes (impl.PLANNER names the compiled ones).
-$(ENGINE): $(VENV)/.stamp $(wildcard impl/*.py)
+# Rebuilt when any engine source changes (impl.PLANNER and impl.SCANNER name
+# the ones built).
+$(ENGINE): $(VENV)/.stamp $(wildcard impl/*.py) $(wildcard impl/*.c)
 	$(PY) -m impl.build
 
 lint: venv

@@ -1,6 +1,7 @@
 """`python -m impl.build`: compile the planner's modules (`impl.PLANNER`) to
-C with mypyc into `build/engine/`, and record the hash of the sources they
-were made from; `impl/__init__.py` loads them only while that hash matches.
+C with mypyc, and `impl.SCANNER` from its C source, into `build/engine/`,
+and record the hash of the sources they were made from; `impl/__init__.py`
+loads them only while that hash matches.
 `python -m impl.build --clean` removes the build.
 
 mypyc compiles the modules as they are, type hints included: a type error
@@ -25,7 +26,7 @@ def build() -> None:
     """Compile the planner and write its SOURCES hash last, so that a failed
     build is never loaded."""
     from mypyc.build import mypycify
-    from setuptools import setup
+    from setuptools import Extension, setup
 
     # setuptools reads pyproject.toml and calls its [tool.setuptools] table beta.
     warnings.filterwarnings("ignore", module="setuptools")
@@ -38,9 +39,15 @@ def build() -> None:
         extensions = mypycify(
             [cache, *paths], group_name="impl.engine", target_dir=f"{scratch}/c", opt_level="1"
         )
+        # -O3: gcc makes textscan.c's loops vector instructions only from -O3.
+        scanner = Extension(
+            f"impl.{impl.SCANNER}",
+            [str(impl.HERE / f"{impl.SCANNER}.c")],
+            extra_compile_args=["-O3"],
+        )
         setup(
             name="optchat-engine",
-            ext_modules=extensions,
+            ext_modules=[*extensions, scanner],
             # The extension alone: no package discovery in the project's root.
             packages=[],
             py_modules=[],

@@ -5,7 +5,8 @@ then, after a "too long" follow-up, short enough."""
 from __future__ import annotations
 
 from impl.compactor import ruler
-from impl.text import cut, flatten
+from impl.text import cut
+from impl.textscan import flatten
 
 
 class FakeSummarizer:

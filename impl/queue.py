@@ -107,9 +107,12 @@ class Queue:
         by (level, index); none running or held; as many as JOBS leaves room
         for. With `waiting` the calls a wait stops count as stopped, and with
         `ahead_in_wait` off AHEAD does not apply (SPEC 4, 10)."""
-        if self._offered is None:
-            self._offered = self._work()
-        return self._offered[waiting]
+        offered = self._offered
+        if offered is None:
+            offered = self._offered = self._work()
+        # Indexed by constants, not by `waiting`: the C build then reads the
+        # pair it holds, where a bool index made it build a Python tuple.
+        return offered[1] if waiting else offered[0]
 
     def _work(self) -> tuple[tuple[Node, ...], tuple[Node, ...]]:
         """The candidates as they are while no turn waits, and as they are
@@ -134,19 +137,17 @@ class Queue:
         if room <= 0:
             return ()
         running, held = self.running, self.held
-        if running or held:
-            work = [n for n in leaves if n not in running and n not in held]
-        else:
-            work = list(leaves)
+        if not running and not held:
+            if not merges or len(leaves) >= room:
+                return tuple(leaves[:room])
+            return tuple(leaves + self.ready[: room - len(leaves)])
+        work = [n for n in leaves if n not in running and n not in held]
         if merges and len(work) < room:
-            if running or held:
-                for merge in self.ready:
-                    if merge not in running and merge not in held:
-                        work.append(merge)
-                        if len(work) == room:
-                            break
-            else:
-                work += self.ready[: room - len(work)]
+            for merge in self.ready:
+                if merge not in running and merge not in held:
+                    work.append(merge)
+                    if len(work) == room:
+                        break
         return tuple(work) if len(work) <= room else tuple(work[:room])
 
     def jobs_taken(self) -> int:

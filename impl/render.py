@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from impl.text import flatten
+from impl.textscan import flatten
 from impl.tree import Node, name
 
 

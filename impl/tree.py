@@ -5,8 +5,6 @@ A node is `(l, i)` with machine integers: the 2^l messages from `i << l`.
 
 from __future__ import annotations
 
-from array import array
-
 from impl.text import message_line
 
 Node = tuple[int, ...]
@@ -48,8 +46,10 @@ class Tree:
     the built nodes' texts and sizes (SPEC 1, 2).
 
     Texts and sizes are kept per level in lists indexed by the node index
-    (None and -1 while unbuilt): a node costs a list slot, not a dict entry,
-    which keeps a chat of a million messages well under a gigabyte. Level l
+    (None and -1 while unbuilt): a node costs two list slots and an int, not
+    a dict entry, which keeps a chat of a million messages well under a
+    gigabyte. Sizes are a list, not an `array`: the C build reads a list's
+    ints directly, and an array's through Python's item protocol. Level l
     has a slot for every node inside the log, `T >> l` of them, added as
     messages arrive, so a node inside the log is found without a bounds check."""
 
@@ -58,7 +58,7 @@ class Tree:
         self.words = words or {}
         self.messages: list[tuple[str, str]] = []
         self.texts: list[list[str | None]] = [[] for _ in range(LEVELS)]
-        self.sizes: list[array[int]] = [array("l") for _ in range(LEVELS)]
+        self.sizes: list[list[int]] = [[] for _ in range(LEVELS)]
 
     @property
     def count(self) -> int:

@@ -114,21 +114,23 @@ class View:
         the chat view's new lines are often rows the compaction view has
         already rendered."""
         start = first(node)
-        if self.lines.get(start) != node[0]:
+        if self.lines.get(start, -1) != node[0]:
             return None
         return self.made_rows[bisect_left(self.starts, start)]
 
     def has_line(self, node: Node) -> bool:
         """Whether `node` is a line of the view (SPEC 3)."""
-        return self.lines.get(first(node)) == node[0]
+        return self.lines.get(first(node), -1) == node[0]
 
     def _offer(self, level: int, left: int) -> None:
         """Queue pair `(level, left)` when both lines are present and the
         parent built. Both lines present puts the parent inside the log."""
         lines = self.lines
+        # Looked up with a default of -1, not None: the C build then
+        # compares two machine integers, not two Python objects.
         if (
-            lines.get(left << level) == level
-            and lines.get((left + 1) << level) == level
+            lines.get(left << level, -1) == level
+            and lines.get((left + 1) << level, -1) == level
             and self.tree.texts[level + 1][left >> 1] is not None
         ):
             heap = self.pairs.get(level)
@@ -159,7 +161,7 @@ class View:
         """`node` was just built: a line of it drops its placeholder, and a pair
         under it may become mergeable (SPEC 3.1, 3.3)."""
         level, index = node
-        if self.lines.get(index << level) == level:
+        if self.lines.get(index << level, -1) == level:
             self.size += self.tree.sizes[level][index] - PLACEHOLDER_SIZE
         if level > 0:
             self._offer(level - 1, 2 * index)
@@ -193,11 +195,12 @@ class View:
         del self.lines[(left + 1) << level]
         self.lines[start] = level + 1
         at = bisect_left(self.starts, start)
+        # `pop`, not `del`: the C build calls the list's own pop directly.
         self.order[at] = up
-        del self.order[at + 1]
+        self.order.pop(at + 1)
         self.made_rows[at] = None
-        del self.made_rows[at + 1]
-        del self.starts[at + 1]
+        self.made_rows.pop(at + 1)
+        self.starts.pop(at + 1)
         self._snapshot = None
         self._offer(level + 1, (left >> 1) & ~1)
         return up

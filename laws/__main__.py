@@ -90,13 +90,14 @@ def check_law(name: str, profile: Profile) -> tuple[Result, float]:
 
 
 def engine_profile(path: Path | None) -> EngineProfile | None:
-    """The engine profile of `--engine-profile FILE` (SPEC 10), or None."""
+    """The engine profile of `--engine-profile FILE` (SPEC 10), or None;
+    ValueError names the file and what is wrong with it."""
     if path is None:
         return None
     try:
         return from_options(loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError) as error:
-        raise SystemExit(f"laws: --engine-profile {path}: {error}") from None
+        raise ValueError(f"--engine-profile {path}: {error}") from None
 
 
 PROG = "python -m laws"
@@ -181,10 +182,10 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
         return 2
     try:
         shard, url = campaign(args)
+        engine = engine_profile(args.engine_profile)
     except ValueError as error:
         print(f"laws: {error}", file=sys.stderr)
         return 2
-    engine = engine_profile(args.engine_profile)
     chosen = [law for law in laws if args.only is None or law.name in args.only]
     if not shard.first:
         chosen = [law for law in chosen if law.kind == "step"]

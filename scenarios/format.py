@@ -324,7 +324,8 @@ def loads(text: str) -> Any:
     except RecursionError:
         raise ValueError("nested too deeply") from None
     except json.JSONDecodeError as error:
-        raise ValueError(f"not JSON: {error.msg} (column {error.colno})") from None
+        where = f"line {error.lineno}, column" if "\n" in text.rstrip("\n") else "column"
+        raise ValueError(f"not JSON: {error.msg} ({where} {error.colno})") from None
     except ValueError as error:
         # Python refuses integers of more than 4,300 digits with its own words.
         if "digits" in str(error):

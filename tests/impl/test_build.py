@@ -46,15 +46,19 @@ def test_the_build_is_loaded_beside_its_own_sources(project: Path) -> None:
 
 
 @needs_build
-def test_an_edited_source_runs_as_plain_python(project: Path) -> None:
-    view = project / "impl" / "view.py"
-    view.write_text(view.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+@pytest.mark.parametrize("source", ["view.py", "textscan.py", "textscan.c"])
+def test_an_edited_source_runs_as_plain_python(project: Path, source: str) -> None:
+    edited = project / "impl" / source
+    comment = "#" if edited.suffix == ".py" else "//"
+    text = edited.read_text(encoding="utf-8")
+    edited.write_text(f"{text}\n{comment} edited\n", encoding="utf-8")
     assert loaded_from(project) == (False, str(project / "impl" / "planner.py"))
 
 
 @needs_build
-def test_a_build_missing_a_module_is_not_loaded(project: Path) -> None:
-    next((project / "build" / "engine" / "impl").glob("queue.*")).unlink()
+@pytest.mark.parametrize("module", ["queue", "textscan"])
+def test_a_build_missing_a_module_is_not_loaded(project: Path, module: str) -> None:
+    next((project / "build" / "engine" / "impl").glob(f"{module}.*")).unlink()
     assert loaded_from(project) == (False, str(project / "impl" / "planner.py"))
 
 

@@ -305,3 +305,31 @@ def test_the_repeat_line_keeps_the_engine_profile_the_laws_ran_under(
         f"seed 3 (again: python -m laws --profile ci --seed 3 --only first_is_not_last"
         f" --engine-profile '{profile}')" in out
     ), out
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (None, "No such file or directory"),
+        (
+            '{\n  "trim_lines": true,\n}\n',
+            "not JSON: Expecting property name enclosed in double quotes (line 3, column 1)",
+        ),
+        ('{"trim_lines": "yes"}', "trim_lines"),
+    ],
+    ids=["missing", "not-json", "bad-option"],
+)
+def test_a_bad_engine_profile_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str | None, problem: str
+) -> None:
+    """SPEC 10's profile file is the user's input: a mistake in it is a usage
+    error, one line naming the file (and for JSON the line in it), no law run."""
+    profile = tmp_path / "engine.json"
+    if text is not None:
+        profile.write_text(text, encoding="utf-8")
+    argv = ["--only", "first_is_not_last", "--jobs", "1", "--engine-profile", str(profile)]
+    assert laws_main.main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    [line] = captured.err.splitlines()
+    assert line.startswith(f"laws: --engine-profile {profile}: ") and problem in line, line
