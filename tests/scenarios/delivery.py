@@ -115,7 +115,8 @@ class Count:
 
 def measure(scenario: Scenario, profile: Profile) -> Delivery:
     """The scenario replayed through the model under `profile`, counted."""
-    return counted(scenario, profile, from_model(scenario, profile, False, refusals_only=True))
+    exchanges = from_model(scenario, profile, strict=False, refusals_only=True)
+    return counted(scenario, profile, exchanges)
 
 
 def counted(scenario: Scenario, profile: Profile, exchanges: Iterable[Exchange]) -> Delivery:
