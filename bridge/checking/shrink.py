@@ -14,6 +14,7 @@ from typing import Any
 
 from bridge.checking.compare import Divergence, run
 from bridge.formats.capabilities import Capability
+from bridge.formats.limits import NONE, Limits
 from bridge.wire.engine import Engine, EngineFault
 from bridge.wire.stream import DETAIL_REQUEST, from_model
 from model.profile import Profile
@@ -61,15 +62,19 @@ def diverges_as(
     way: Way,
     strict: bool = True,
     lacks: tuple[Capability, ...] = (),
+    accepted: Limits = NONE,
 ) -> Callable[[Scenario], bool]:
     """Whether a scenario is valid for the model under `profile` (with
-    `strict`, refused exactly where it says) and the engine, started again
-    on it, lacking `lacks`, diverges from the model there in `way`. Every
-    answer is read, so that an engine taking sessions takes the next try in
-    the same process. An engine that faults on a try ends the shrink
-    (`until_fault` keeps what was found before it)."""
+    `strict`, refused exactly where it says), has constants the engine
+    `accepted`, and the engine, started again on it, lacking `lacks`,
+    diverges from the model there in `way`. Every answer is read, so that
+    an engine taking sessions takes the next try in the same process. An
+    engine that faults on a try ends the shrink (`until_fault` keeps what
+    was found before it)."""
 
     def still(scenario: Scenario) -> bool:
+        if accepted.broken(scenario.constants) is not None:
+            return False
         try:
             ready = engine.start(scenario)
             if ready.unsupported is not None:

@@ -11,6 +11,7 @@ from typing import Any
 from bridge.checking.compare import MISSING, Divergence
 from bridge.checking.coverage import Coverage
 from bridge.formats.capabilities import Capability, lacking, only_tests
+from bridge.formats.limits import Limits
 from bridge.formats.sections import section
 from bridge.wire.engine import Ready, capabilities_of
 from scenarios.format import Scenario
@@ -48,10 +49,28 @@ class Verdict:
     """The HTML page written for it (`corpus --report`), relative to that folder."""
     stderr: str = ""
     """The end of what the engine wrote on stderr, when it failed."""
+    outside: str = ""
+    """The constants the engine accepts, said in words, when the scenario was
+    SKIPPED for lying outside them (bridge/formats/limits.py); else ""."""
 
 
 class Skipped(Exception):
     """The engine cannot take the scenario, and why: never a pass."""
+
+
+class Outside(Skipped):
+    """The scenario's constants lie outside those the engine accepts."""
+
+    def __init__(self, accepted: Limits, broken: str) -> None:
+        super().__init__(f"its constants lie outside those the engine accepts: {broken}")
+        self.accepted = accepted
+
+
+def within(scenario: Scenario, accepted: Limits) -> None:
+    """Outside when the scenario's constants lie outside `accepted`."""
+    broken = accepted.broken(scenario.constants)
+    if broken is not None:
+        raise Outside(accepted, broken)
 
 
 def lacks_for(

@@ -25,6 +25,7 @@ from bridge.cli.options import (
     Commands,
     capabilities_option,
     checking,
+    constants_option,
     engine_options,
     live_model_option,
     shrink_budget,
@@ -37,6 +38,7 @@ from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import write_regression
 from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import make_engine, replay_checked
+from bridge.wire.engine import limits_of
 from bridge.wire.inprocess import ModelEngine
 
 
@@ -45,6 +47,7 @@ def add_parser(commands: Commands) -> None:
     command.add_argument("file", help="a scenario file, or a bundled scenario's name")
     engine_options(command)
     capabilities_option(command)
+    constants_option(command)
     shrink_options(command, "the shrunk scenario")
     live_model_option(command)
     command.add_argument(
@@ -62,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     options = checking(args)
     subject = make_engine(options)
     try:
-        profile, result, _ = replay_checked(path, scenario, subject, options)
+        profile, result, ready = replay_checked(path, scenario, subject, options)
     except Skipped as skipped:
         print(f"SKIPPED {path}: {skipped}")
         return 0
@@ -89,7 +92,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         small, stopped = until_fault(
             lambda still: simplify(start, still, seconds, args.shrink_tries),
-            diverges_as(kept, profile, way, strict=False, lacks=result.lacks),
+            diverges_as(
+                kept,
+                profile,
+                way,
+                strict=False,
+                lacks=result.lacks,
+                accepted=limits_of(ready.constants, options.constants, subject.name),
+            ),
             start,
         )
     finally:

@@ -12,6 +12,7 @@ from bridge.cli.options import (
     Commands,
     capabilities_option,
     checking,
+    constants_option,
     engine_options,
     live_model_option,
     report_options,
@@ -29,7 +30,7 @@ from bridge.outputs.writing import check_file, check_folder
 from bridge.runs.corpus import Run, check_all, reproduction, unless_broken
 from bridge.runs.expect import corpus_version
 from bridge.runs.shards import share
-from bridge.runs.tally import Tally, still_known
+from bridge.runs.tally import Tally, outside_lines, still_known
 
 
 def add_parser(commands: Commands) -> None:
@@ -37,6 +38,7 @@ def add_parser(commands: Commands) -> None:
     scenario_options(command, "check")
     engine_options(command)
     capabilities_option(command)
+    constants_option(command)
     command.add_argument(
         "--known-failures",
         type=Path,
@@ -143,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
     if args.report is not None:
         print(f"the report: {write_index(run_report, args.report)}")
     print(run_report.coverage().summary())
+    for line in outside_lines(verdicts):
+        print(line)
     tally = Tally.of(verdicts, known)
     print(tally.summary(args.engine, named))
     return tally.code()

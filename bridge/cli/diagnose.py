@@ -10,6 +10,7 @@ import math
 from bridge.cli.options import (
     Commands,
     capabilities_option,
+    constants_option,
     engine_options,
     live_model_option,
     named_engine,
@@ -18,7 +19,7 @@ from bridge.cli.options import (
     scenarios,
     shrink_options,
 )
-from bridge.formats.usage import read_capabilities, read_profile
+from bridge.formats.usage import read_capabilities, read_constants, read_profile
 from bridge.outputs.diagnosis import text, write_bugs, write_json, write_junit
 from bridge.outputs.writing import check_file, check_folder
 from bridge.runs.corpus import Options
@@ -32,6 +33,7 @@ def add_parser(commands: Commands) -> None:
     scenario_options(command, "diagnose")
     engine_options(command)
     capabilities_option(command)
+    constants_option(command)
     report_options(command)
     shrink_options(command, "each likely bug, shrunk,")
     live_model_option(command)
@@ -50,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         read_profile(args.profile),
         args.live_model,
         capabilities=read_capabilities(args.capabilities),
+        constants=read_constants(args.constants),
     )
     seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
     report = diagnose(paths, options, args.jobs, args.shrink_tries, seconds)

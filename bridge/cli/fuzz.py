@@ -17,6 +17,7 @@ from bridge.checking.shrink import marked, said, stopped_line, until_fault, way_
 from bridge.cli.options import (
     Commands,
     capabilities_option,
+    constants_option,
     engine_options,
     named_engine,
     shard_of,
@@ -27,8 +28,9 @@ from bridge.cli.options import (
 )
 from bridge.formats.invocation import command
 from bridge.formats.layout import slug
+from bridge.formats.limits import NONE
 from bridge.formats.profile import agreement
-from bridge.formats.usage import UsageError, read_capabilities, read_profile
+from bridge.formats.usage import UsageError, read_capabilities, read_constants, read_profile
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import REGRESSIONS, write_regression
 from bridge.outputs.writing import check_folder
@@ -55,6 +57,7 @@ def add_parser(commands: Commands) -> None:
     command = commands.add_parser("fuzz", help="generated scenarios until one diverges, shrunk")
     engine_options(command)
     capabilities_option(command)
+    constants_option(command)
     command.add_argument(
         "--seconds",
         type=positive,
@@ -103,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         args.timeout,
         read_profile(args.profile),
         capabilities=read_capabilities(args.capabilities),
+        constants=read_constants(args.constants),
     )
     check_folder(args.regressions, "--regressions")
     subject = make_engine(options)
@@ -127,10 +131,14 @@ def example_database(given: str | None, local: Path) -> ExampleDatabase | None:
 
 
 def lacked(fuzzer: Fuzzer) -> str:
-    """What the engine does not implement, as the run's first line says it."""
-    if not fuzzer.lacks:
-        return ""
-    return "; not implemented: " + ", ".join(c.name for c in fuzzer.lacks)
+    """What the engine does not implement, and the constants it accepts when
+    it limits them, as the run's first line says it."""
+    out = ""
+    if fuzzer.lacks:
+        out += "; not implemented: " + ", ".join(c.name for c in fuzzer.lacks)
+    if fuzzer.accepted != NONE:
+        out += f"; constants accepted: {fuzzer.accepted}"
+    return out
 
 
 def fuzz(
@@ -158,6 +166,8 @@ def fuzz(
         again += f" --profile {shlex.quote(str(args.profile))}"
     if args.capabilities is not None:
         again += f" --capabilities {shlex.quote(args.capabilities)}"
+    if args.constants is not None:
+        again += f" --constants {shlex.quote(str(args.constants))}"
     again += shrink_said(args)
     if args.regressions != REGRESSIONS:
         again += f" --regressions {shlex.quote(str(args.regressions))}"

@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 
 from bridge.checking.shrink import TRIES
 from bridge.formats.layout import choose, files
-from bridge.formats.usage import UsageError, read_capabilities, read_profile
+from bridge.formats.usage import UsageError, read_capabilities, read_constants, read_profile
 from bridge.outputs.regressions import REGRESSIONS
 from bridge.runs.corpus import Options
 from scenarios.arguments import jobs_option, positive, positive_int
@@ -48,6 +48,17 @@ def capabilities_option(command: argparse.ArgumentParser) -> None:
         metavar="NAME,NAME|FILE",
         help="the optional SPEC parts the engine implements, if it declares none "
         "(bridge/PROTOCOL.md, Capabilities); default: all",
+    )
+
+
+def constants_option(command: argparse.ArgumentParser) -> None:
+    """`--constants`: the constants the engine accepts, if it declares none."""
+    command.add_argument(
+        "--constants",
+        type=Path,
+        metavar="FILE",
+        help="the constants the engine accepts, if it declares none: a JSON object "
+        "(bridge/PROTOCOL.md, Constants an engine accepts); default: any",
     )
 
 
@@ -111,6 +122,7 @@ def checking(args: argparse.Namespace, **more: Any) -> Options:
         args.live_model,
         args.keep_going,
         capabilities=read_capabilities(args.capabilities),
+        constants=read_constants(args.constants),
         **more,
     )
 

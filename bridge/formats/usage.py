@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bridge.formats import capabilities
+from bridge.formats import capabilities, limits
 from bridge.formats.profile import parse
 from model.profile import Profile
 from scenarios.format import loads
@@ -37,6 +37,17 @@ def read_capabilities(given: str | None) -> frozenset[str] | None:
         return capabilities.from_text(given, "the list")
     except (OSError, ValueError) as error:
         raise UsageError(f"--capabilities {given}: {error}") from None
+
+
+def read_constants(path: Path | None) -> limits.Limits | None:
+    """The constants a `--constants` file says the engine accepts; None when
+    none is named."""
+    if path is None:
+        return None
+    try:
+        return limits.parse(loads(path.read_text(encoding="utf-8")), str(path))
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--constants {path}: {error}") from None
 
 
 KNOWN_OUTCOMES = {"fail": "FAIL", "fault": "FAULT", "skip": "SKIPPED"}

@@ -18,14 +18,15 @@ from typing import Any
 from bridge.checking.compare import Result, add_states, run
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
-from bridge.checking.verdict import Skipped, Verdict, divergence_json, lacks_for
+from bridge.checking.verdict import Outside, Skipped, Verdict, divergence_json, lacks_for, within
 from bridge.formats import transcript
 from bridge.formats.invocation import command
 from bridge.formats.layout import stream_checked, unique_name
+from bridge.formats.limits import Limits
 from bridge.formats.profile import SPEC, agreement, declared, to_json
 from bridge.runs.progress import Heartbeat
 from bridge.wire import factory
-from bridge.wire.engine import Engine, EngineFault, Ready, profile_of
+from bridge.wire.engine import Engine, EngineFault, Ready, limits_of, profile_of
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.process import ProcessEngine
 from bridge.wire.stream import exchanges
@@ -58,6 +59,8 @@ class Options:
     """What writes those reports."""
     capabilities: frozenset[str] | None = None
     """The capabilities of `--capabilities`; None to take the ones the engine declares."""
+    constants: Limits | None = None
+    """The constants of `--constants`; None to take the ones the engine declares."""
     program: str = field(default_factory=command)
     """The runner as the user started it, for the command a report repeats."""
 
@@ -128,11 +131,17 @@ def replay_checked(
     profile and capabilities; Skipped when the engine cannot take the
     scenario. Also what the engine said to the header. What was compared is
     counted in `coverage`, with the scenario's events counted after the
-    replay (a streamed scenario is read only as far as the replay went)."""
+    replay (a streamed scenario is read only as far as the replay went). A
+    scenario outside the constants of `--constants` is skipped before the
+    engine is started on it, one outside those the engine declares before
+    any event is sent."""
+    if options.constants is not None:
+        within(scenario, options.constants)
     try:
         ready = subject.start(scenario)
     except EngineFault as fault:
         raise StartFault(str(fault)) from None
+    within(scenario, limits_of(ready.constants, options.constants, subject.name))
     if ready.unsupported:
         said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
         raise Skipped(f"the engine cannot take it ({said})")
@@ -205,7 +214,12 @@ def checked(
         profile, result, ready = replay_checked(path, scenario, subject, options, coverage)
     except Skipped as skipped:
         count = scenario.count()
-        return verdict("SKIPPED", reason=str(skipped), coverage=Coverage(count, skipped=count))
+        return verdict(
+            "SKIPPED",
+            reason=str(skipped),
+            coverage=Coverage(count, skipped=count),
+            outside=str(skipped.accepted) if isinstance(skipped, Outside) else "",
+        )
     except (EngineFault, transcript.TranscriptError) as error:
         status = "FAULT" if isinstance(error, EngineFault) else "BAD"
         coverage.stopped = True

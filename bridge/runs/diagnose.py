@@ -43,14 +43,14 @@ from bridge.checking.compare import Divergence, run
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
 from bridge.checking.shrink import Way, cut, diverges_as, marked, simplify, until_fault, way_of
-from bridge.checking.verdict import Skipped, lacks_for
+from bridge.checking.verdict import Skipped, lacks_for, within
 from bridge.formats import transcript
 from bridge.formats.capabilities import described, only_tests
 from bridge.formats.layout import expected_path, read_checked
 from bridge.formats.profile import agreement
 from bridge.runs.corpus import Options, keep, kept_engine, largest_first, make_engine
 from bridge.runs.expect import profiles
-from bridge.wire.engine import EngineFault, capabilities_of, profile_of
+from bridge.wire.engine import EngineFault, capabilities_of, limits_of, profile_of
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import Exchange, exchanges, from_model
 from scenarios.format import CONSTANTS, Scenario, ScenarioError
@@ -111,7 +111,13 @@ class Follower:
         self.replays = 0
         self.coverage: Coverage | None = None
         """What the last replay compared."""
-        ready = recorded.start(scenario)
+        try:
+            if opts.constants is not None:
+                within(scenario, opts.constants)
+            ready = recorded.start(scenario)
+            within(scenario, limits_of(ready.constants, opts.constants, recorded.name))
+        except Skipped as skipped:
+            raise Skip(str(skipped)) from None
         if ready.unsupported:
             raise Skip("the engine cannot take it (" + "; ".join(ready.unsupported.values()) + ")")
         self.ready = ready
@@ -367,7 +373,14 @@ def shrunk_bug(
         start = cut(scenario, result.divergence)
         small, _ = until_fault(
             lambda still: simplify(start, still, seconds, tries),
-            diverges_as(engine, profile, way, strict=False, lacks=lacks),
+            diverges_as(
+                engine,
+                profile,
+                way,
+                strict=False,
+                lacks=lacks,
+                accepted=limits_of(ready.constants, opts.constants, engine.name),
+            ),
             start,
         )
     finally:

@@ -31,9 +31,10 @@ from typing import TYPE_CHECKING
 from bridge.checking.compare import Divergence, run
 from bridge.checking.shrink import Way, cut, simplify, way_of
 from bridge.formats.capabilities import Capability, lacking
+from bridge.formats.limits import NONE, Limits
 from bridge.formats.profile import agreement
 from bridge.runs.corpus import Options
-from bridge.wire.engine import Engine, EngineFault, capabilities_of, profile_of
+from bridge.wire.engine import Engine, EngineFault, capabilities_of, limits_of, profile_of
 from bridge.wire.stream import Exchange, from_model
 from model.constants import Constants
 from model.profile import Profile
@@ -98,6 +99,9 @@ class Fuzzer:
     lacks: tuple[Capability, ...] = ()
     """The capabilities the engine lacks (declared, or `--capabilities`):
     their events are not generated nor sent, their fields not compared."""
+    accepted: Limits = NONE
+    """The constants the engine accepts (declared, or `--constants`): no
+    history is drawn outside them, and a shrunk one outside is not sent."""
     began: float = field(default_factory=time.monotonic)
     histories: int = 0
     events: int = 0
@@ -168,6 +172,9 @@ class Fuzzer:
         (also when the engine cannot take it), the model's answers given as
         `exchanges` or made now. With `keep_going` every answer is read, so
         that a session engine can take the next scenario."""
+        if self.accepted.broken(scenario.constants) is not None:
+            self.skipped += self.searching()
+            return None
         ready = self.engine.start(scenario)
         declared = profile_of(ready.profile, self.options.profile, self.engine.name)
         if ready.unsupported is None and declared != self.profile:
@@ -246,8 +253,8 @@ def search(
     from hypothesis import seed as with_seed
     from hypothesis.errors import Flaky
 
-    from bridge.runs.fuzz_draws import drawn, split_seeds
-    from scenarios.strategies import CONSTANTS, below
+    from bridge.runs.fuzz_draws import accepted_constants, drawn, split_seeds
+    from scenarios.strategies import below
 
     # The length first (up to max_events, evenly), then the events' seeds as
     # one string of bytes: one choice for Hypothesis, which shortens it from
@@ -268,7 +275,7 @@ def search(
     )
     # Inside the settings: `seed` alone sets no database (Hypothesis's rule).
     @with_seed(seed)
-    @given(CONSTANTS, seeds)
+    @given(accepted_constants(fuzzer.accepted), seeds)
     def history(constants: Constants, events: list[int]) -> None:
         if fuzzer.fault is not None or (fuzzer.searching() and fuzzer.out_of_time()):
             raise Halt
@@ -315,11 +322,15 @@ def started(
     shrink_tries: int,
     shrink_seconds: float = math.inf,
 ) -> Fuzzer:
-    """A fuzzer of the engine, started once to learn its profile and capabilities."""
+    """A fuzzer of the engine, started once to learn its profile,
+    capabilities and the constants it accepts."""
     from model.constants import Constants
     from scenarios.strategies import constants_dict
 
     ready = subject.start(Scenario(constants_dict(Constants()), [], "bridge fuzz"))
     profile = profile_of(ready.profile, options.profile, subject.name)
     held = capabilities_of(ready.capabilities, options.capabilities, subject.name)
-    return Fuzzer(subject, profile, options, seconds, shrink_tries, shrink_seconds, lacking(held))
+    accepted = limits_of(ready.constants, options.constants, subject.name)
+    return Fuzzer(
+        subject, profile, options, seconds, shrink_tries, shrink_seconds, lacking(held), accepted
+    )

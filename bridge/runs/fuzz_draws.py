@@ -22,13 +22,22 @@ from typing import Any
 from hypothesis import strategies as st
 
 from bridge.formats.capabilities import Capability, gives_lines, withheld
+from bridge.formats.limits import NONE, Limits
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.stream import DETAIL_REQUEST, Exchange, wire
 from model.constants import Constants
 from model.events import Start
 from model.profile import Profile
 from scenarios import format as scenario_format
-from scenarios.strategies import LETTERS, below, constants_dict, draw_event, event_dict, two_rules
+from scenarios.strategies import (
+    CONSTANTS,
+    LETTERS,
+    below,
+    constants_dict,
+    draw_event,
+    event_dict,
+    two_rules,
+)
 from scenarios.strategies import replies as replies_strategy
 from scenarios.strategies import texts as texts_strategy
 
@@ -103,6 +112,28 @@ class Chance:
             self.sized(1, 3 * node, 41) if chance.randrange(2) else chance.choice(("", " ", " \n"))
             for _ in range(chance.randint(1, 7))
         )
+
+
+def fitted(constants: Constants, accepted: Limits) -> Constants | None:
+    """`constants` with each one the engine limits moved to the nearest value
+    it accepts; None when they still lie outside (limits that name a
+    constant moved later, or contradict) or break SPEC 7's own bounds."""
+    moved = accepted.fit(constants_dict(constants))
+    if accepted.broken(moved) is not None:
+        return None
+    try:
+        return Constants(**moved)  # type: ignore[arg-type]
+    except ValueError:
+        return None
+
+
+def accepted_constants(accepted: Limits) -> st.SearchStrategy[Constants]:
+    """The constants of a history (scenarios/strategies.py CONSTANTS) for an
+    engine that accepts `accepted`: each drawn one `fitted`; one that cannot
+    be is left out, and Hypothesis draws another."""
+    if accepted == NONE:
+        return CONSTANTS
+    return CONSTANTS.map(lambda c: fitted(c, accepted)).filter(lambda c: c is not None)  # type: ignore[return-value]
 
 
 def drawn(

@@ -3,6 +3,7 @@ counted against the known-failures list, in plain words."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -71,3 +72,14 @@ def still_known(verdicts: list[Verdict], known: Mapping[str, str] | None) -> dic
         if known is None or listed(verdict, known) == verdict.status:
             kept[verdict.path.stem] = verdict.status
     return kept
+
+
+def outside_lines(verdicts: list[Verdict]) -> list[str]:
+    """What a run says once about the scenarios SKIPPED for lying outside
+    the constants the engine accepts (bridge/PROTOCOL.md): a line per
+    declaration (one, unless the engine changed it), with how many."""
+    skipped = Counter(v.outside for v in verdicts if v.status == "SKIPPED" and v.outside)
+    return [
+        f"declared constants limits: {limits}: {counted(number, 'scenario')} skipped"
+        for limits, number in skipped.items()
+    ]

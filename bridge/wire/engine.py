@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge.formats.capabilities import ALL
+from bridge.formats.limits import NONE, Limits
 from bridge.formats.profile import SPEC, agreement
 from model.profile import Profile
 from scenarios.format import Scenario
@@ -41,6 +42,9 @@ class Ready:
     capabilities: frozenset[str] | None = None
     """The optional parts of SPEC the engine declared; None when it declared
     none (bridge/formats/capabilities.py)."""
+    constants: Limits | None = None
+    """The constants the engine declared it accepts; None when it declared
+    none (bridge/formats/limits.py)."""
 
 
 class Engine(ABC):
@@ -115,3 +119,13 @@ def capabilities_of(
     if declared is not None:
         return declared
     return ALL if given is None else given
+
+
+def limits_of(declared: Limits | None, given: Limits | None, name: str) -> Limits:
+    """The constants an engine accepts: what it declared, or `--constants`;
+    both must agree when both are there; any by default."""
+    if declared is not None and given is not None and declared != given:
+        raise EngineFault(
+            f"engine {name!r} declares other constants than --constants': {declared} / {given}"
+        )
+    return declared or given or NONE

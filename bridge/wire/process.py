@@ -15,7 +15,7 @@ from collections import deque
 from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
 
-from bridge.formats import capabilities
+from bridge.formats import capabilities, limits
 from bridge.formats.profile import ProfileError, parse
 from bridge.wire import observe
 from bridge.wire.engine import Engine, EngineFault, Ready
@@ -177,7 +177,10 @@ class ProcessEngine(Engine):
                 raise self._fault(
                     "the header", 'said it is not ready without an "unsupported" object'
                 )
-            return Ready(unsupported={str(k): str(v) for k, v in unsupported.items()})
+            return Ready(
+                unsupported={str(k): str(v) for k, v in unsupported.items()},
+                constants=self._accepted(answer),
+            )
         if answer == {"ready": True}:
             raise self._fault(
                 "the header",
@@ -203,7 +206,17 @@ class ProcessEngine(Engine):
             sessions=answer.get("sessions") is True,
             engine=str(answer.get("engine", "")),
             capabilities=held,
+            constants=self._accepted(answer),
         )
+
+    def _accepted(self, answer: dict[str, Any]) -> limits.Limits | None:
+        """The constants an answer to the header declares the engine accepts."""
+        if "constants" not in answer:
+            return None
+        try:
+            return limits.parse(answer["constants"], "the constants it declared")
+        except limits.LimitsError as error:
+            raise self._fault("the header", str(error)) from None
 
     # Lines out and in.
 
