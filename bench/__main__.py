@@ -291,6 +291,21 @@ def shrunk_sizes() -> Row:
     )
 
 
+def zipapp_start() -> Row:
+    """Row 15: the single-file runner beside the clone's runner on a command
+    that is nearly all starting, after the zipapp's first run."""
+    found = run_json("-m", "bench.zipapp")
+    ratio = found["ratio_wall"]
+    return Row(
+        "15. the zipapp vs the clone's runner, corpus --engine reference on empty_chat",
+        f"{ratio:.2f}x wall, {found['ratio_cpu']:.2f}x CPU ({found['zipapp_wall']:.2f} s vs "
+        f"{found['clone_wall']:.2f} s; first run {found['first_run_wall']:.1f} s)",
+        "<= 1.5x",
+        ratio <= 1.5,
+        "python -m bench.zipapp",
+    )
+
+
 DEEP_SEED = 1
 """The nightly's seed in the benchmark, so that every `make bench` checks the same cases."""
 
@@ -334,6 +349,7 @@ def main() -> int:
         lambda: [fuzz_rate()],
         lambda: [failing_engine(quick)],
         lambda: [shrunk_sizes()],
+        lambda: [zipapp_start()],
     ]
     if not quick:
         steps.append(lambda: [laws_deep()])

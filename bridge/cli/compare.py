@@ -32,6 +32,7 @@ from bridge.cli.options import (
     shrink_options,
 )
 from bridge.formats.invocation import command
+from bridge.formats.kit import shown
 from bridge.formats.layout import named, read_checked, unique_name
 from bridge.formats.profile import agreement
 from bridge.outputs.page import write_divergence_report
@@ -75,14 +76,15 @@ def run(args: argparse.Namespace) -> int:
     found = result.divergence
     if found is None:
         print(
-            f"{path}: {subject.name} agrees at all {result.answers} answers; {agreement(profile)}"
+            f"{shown(path)}: {subject.name} agrees at all {result.answers} answers; "
+            f"{agreement(profile)}"
         )
         print(f"  {result.coverage.summary()}")
         for note in notes:
             print(f"note: {note}")
         return 0
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
-    print(found.report(str(path), ("expected", subject.name)), flush=True)
+    print(found.report(shown(path), ("expected", subject.name)), flush=True)
     print(f"  {result.coverage.summary()}", flush=True)
     start = cut(scenario, found)
     way = way_of(found)

@@ -1,7 +1,9 @@
 """Where the kit's documents and data are (`optchat-spec files`), in a clone
 and in an installed copy alike: each is found beside the package that carries
 it, never relative to the current directory. The bundled corpus, its
-transcripts and the kept engine profiles are folders of `scenarios/`."""
+transcripts and the kept engine profiles are folders of `scenarios/`; a
+report names a scenario of the bundled corpus `corpus/NAME.jsonl`, wherever
+the runner was installed (a clone, a wheel, the zipapp's cache)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,28 @@ SCENARIOS = Path(scenarios.__file__).resolve().parent
 CORPUS = SCENARIOS / "corpus"
 EXPECTED = SCENARIOS / "expected"
 PROFILES = SCENARIOS / "profiles"
+BUNDLED = "corpus"
+"""The first part of a bundled scenario's name in reports (`corpus/late_1500.jsonl`)."""
+
+
+def shown(path: Path) -> str:
+    """A scenario as reports and hints name it: `corpus/NAME.jsonl` for a
+    file of the bundled corpus, any other as the run was given it."""
+    try:
+        inside = path.resolve().relative_to(CORPUS)
+    except (ValueError, OSError):
+        return str(path)
+    return f"{BUNDLED}/{inside.as_posix()}"
+
+
+def located(path: Path) -> Path:
+    """The file or folder a scenario argument names: the path itself when it
+    exists, else the bundled corpus's file a report named (`corpus/NAME.jsonl`,
+    `shown`), or its folder (`corpus`); else the path, which does not exist."""
+    if path.exists() or path.is_absolute() or path.parts[:1] != (BUNDLED,):
+        return path
+    bundled = CORPUS.joinpath(*path.parts[1:])
+    return bundled if bundled.exists() else path
 
 
 def spec() -> Path:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bridge.formats import transcript
-from bridge.formats.kit import CORPUS
+from bridge.formats.kit import CORPUS, located
 from bridge.formats.profile import SPEC, key
 from model.constants import Constants
 from model.profile import Profile
@@ -26,12 +26,14 @@ from scenarios.format import Scenario, ScenarioError, file_lines, parse, read_by
 
 def files(targets: list[Path] | None = None) -> list[Path]:
     """The scenario files named: a folder gives its `*.jsonl` in name order;
-    nothing named gives the bundled corpus. ScenarioError for a path that
-    does not exist or a folder without scenarios."""
+    nothing named gives the bundled corpus; `corpus/NAME.jsonl`, as reports
+    name a bundled scenario, is that scenario (kit.py `located`). ScenarioError
+    for a path that does not exist or a folder without scenarios."""
     if not targets:
         return sorted(CORPUS.glob("*.jsonl"))
     out: list[Path] = []
-    for target in targets:
+    for given in targets:
+        target = located(given)
         if target.is_dir():
             found = sorted(target.glob("*.jsonl"))
             if not found:
@@ -40,14 +42,15 @@ def files(targets: list[Path] | None = None) -> list[Path]:
         elif target.is_file():
             out.append(target)
         else:
-            raise ScenarioError(f"{target}: no such file or folder")
+            raise ScenarioError(f"{given}: no such file or folder")
     return out
 
 
 def named(target: str) -> Path:
-    """A scenario named on the command line: a file, or the name of a scenario
-    of the bundled corpus (`late_1500`, as `--only` takes it)."""
-    path = Path(target)
+    """A scenario named on the command line: a file, the name of a scenario
+    of the bundled corpus (`late_1500`, as `--only` takes it), or a bundled
+    scenario as reports name it (`corpus/late_1500.jsonl`)."""
+    path = located(Path(target))
     if path.exists() or path.suffix or "/" in target:
         return path
     bundled = CORPUS / f"{target}.jsonl"

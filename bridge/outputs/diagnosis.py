@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge import __version__
+from bridge.formats.kit import shown
 from bridge.formats.layout import unique_name
 from bridge.formats.profile import SPEC, to_json
 from bridge.outputs.junit import add, compared, partly
@@ -131,7 +132,7 @@ def to_json_report(report: Report, written: dict[Path, Path]) -> dict[str, Any]:
         scenarios.append(
             {
                 "scenario": d.path.name,
-                "path": str(d.path),
+                "path": shown(d.path),
                 "status": d.status,
                 "seconds": round(d.seconds, 3),
                 "replays": d.replays,
@@ -209,7 +210,7 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
             "testcase",
             classname="diagnose",
             name=d.path.stem,
-            file=str(d.path),
+            file=shown(d.path),
             time=f"{d.seconds:.3f}",
         )
         said = [

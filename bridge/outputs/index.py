@@ -11,6 +11,7 @@ from urllib.parse import quote
 from bridge import __version__
 from bridge.checking.coverage import percent
 from bridge.checking.verdict import Verdict, outcome
+from bridge.formats.kit import shown
 from bridge.outputs.markup import escape
 from bridge.outputs.writing import write_whole
 from bridge.runs.corpus import Run
@@ -64,7 +65,7 @@ def row(verdict: Verdict, seen: str) -> str:
         f'<a href="{escape(quote(verdict.page))}">the page</a>' if verdict.page is not None else ""
     )
     return (
-        f"<tr><td><code>{escape(verdict.path)}</code></td>"
+        f"<tr><td><code>{escape(shown(verdict.path))}</code></td>"
         f'<td class="{escape(seen.replace(" ", "-"))}">{escape(seen)}</td>'
         f"<td>{first_divergence(verdict)}</td><td>{compared(verdict)}</td>"
         f"<td>{delivered(verdict)}</td><td>{link}</td></tr>"

@@ -10,6 +10,7 @@ from typing import Any
 
 from bridge import __version__
 from bridge.checking.verdict import outcome
+from bridge.formats.kit import shown
 from bridge.outputs.writing import write_whole
 from bridge.runs.corpus import Run
 
@@ -26,7 +27,7 @@ def to_json(run: Run) -> dict[str, Any]:
         cases.append(
             {
                 "scenario": verdict.path.name,
-                "path": str(verdict.path),
+                "path": shown(verdict.path),
                 "family": verdict.family,
                 "status": seen,
                 "seconds": round(verdict.seconds, 3),

@@ -10,6 +10,7 @@ from pathlib import Path
 from bridge import __version__
 from bridge.checking.coverage import Coverage
 from bridge.checking.verdict import Verdict, outcome
+from bridge.formats.kit import shown
 from bridge.outputs.markup import visible
 from bridge.outputs.writing import write_whole
 from bridge.runs.corpus import Run
@@ -62,7 +63,7 @@ def test_case(suite: ET.Element, verdict: Verdict, seen: str) -> str | None:
         "testcase",
         classname=classname(verdict),
         name=verdict.path.stem,
-        file=str(verdict.path),
+        file=shown(verdict.path),
         time=f"{verdict.seconds:.3f}",
     )
     counted = None

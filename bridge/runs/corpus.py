@@ -21,6 +21,7 @@ from bridge.checking.delivery import add_delivery
 from bridge.checking.verdict import Outside, Skipped, Verdict, divergence_json, lacks_for, within
 from bridge.formats import transcript
 from bridge.formats.invocation import command
+from bridge.formats.kit import shown
 from bridge.formats.layout import stream_checked, unique_name
 from bridge.formats.limits import Limits
 from bridge.formats.profile import SPEC, agreement, declared, to_json
@@ -176,7 +177,7 @@ def stderr_tail(subject: Engine) -> str:
 def reproduction(path: Path, options: Options) -> str:
     """The command that checks this one scenario again and shrinks its divergence."""
     engine = shlex.quote(options.engine)
-    return f"{options.program} compare {shlex.quote(str(path))} --engine {engine}"
+    return f"{options.program} compare {shlex.quote(shown(path))} --engine {engine}"
 
 
 def check(path: Path, options: Options) -> Verdict:
@@ -276,7 +277,7 @@ def checked(
     return verdict(
         "FAIL",
         reason=found.summary(),
-        report=found.report(str(path), ("expected", subject.name)),
+        report=found.report(shown(path), ("expected", subject.name)),
         divergence=divergence_json(found),
         answers=result.answers,
         agreement=said,

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bench import drive, growth, scale, storage
+from bench import drive, growth, scale, storage, zipapp
 
 CASES = [
     (scale.main, "bench.scale", ["ten"], "argument COUNT: ten: not a positive whole number"),
@@ -15,6 +15,7 @@ CASES = [
     (drive.main, "bench.drive", ["128000"], "the following arguments are required: COUNT"),
     (drive.main, "bench.drive", ["-5", "10"], "argument CEILING: -5: not a positive whole number"),
     (growth.main, "bench.growth", ["0"], "argument MB: 0: not a positive whole number"),
+    (zipapp.main, "bench.zipapp", ["--runs", "0"], "argument --runs: 0: not a positive whole"),
 ]
 
 

@@ -7,9 +7,12 @@ reference engine (`--engine reference`: impl.protocol, started by the
 zipapp's own interpreter from its unpacked folder) and writes both reports
 (the whole corpus through impl.protocol, from the same sources, is
 tests/packaging/test_install.py's). Its payload is unpacked once per
-build into the user's cache, checked at every start, repaired when changed, unpacked by concurrent
-first runs without a clash, and put in a folder of the user's own (or a
-scratch folder) when the cache cannot be written."""
+build into the user's cache with its modules compiled, checked at every
+start (by a stamp of each file's size and times, the file hashed again when
+they moved), repaired when changed, unpacked by concurrent first runs
+without a clash, and put in a folder of the user's own (or a scratch
+folder) when the cache cannot be written. Its reports name the bundled
+scenarios `corpus/NAME.jsonl`, never by the cache they were unpacked into."""
 
 from __future__ import annotations
 
@@ -83,7 +86,7 @@ def test_the_single_file_holds_the_corpus_and_the_runner_as_in_the_project(built
 
 def test_the_single_file_replays_bundled_scenarios_from_an_empty_directory(pyz: Path) -> None:
     only = [arg for name in FAMILIES for arg in ("--only", name)]
-    reports = ("--junit-xml", "r.xml", "--json", "r.json")
+    reports = ("--junit-xml", "r.xml", "--json", "r.json", "--report", "pages")
     done = run(pyz, "corpus", "--engine", "reference", "--jobs", "2", *only, *reports)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     assert f"ALL {len(FAMILIES)} SCENARIOS AGREE" in done.stdout
@@ -97,7 +100,23 @@ def test_the_single_file_replays_bundled_scenarios_from_an_empty_directory(pyz: 
     assert report["corpus_version"] == corpus_version()
     cases = list(ET.parse(pyz.parent / "r.xml").getroot().iter("testcase"))
     assert len(cases) == len(FAMILIES) and not [case for case in cases if list(case)]
-    assert sorted(p.name for p in pyz.parent.iterdir()) == ["optchat-spec.pyz", "r.json", "r.xml"]
+    assert sorted(p.name for p in pyz.parent.iterdir()) == [
+        "optchat-spec.pyz",
+        "pages",
+        "r.json",
+        "r.xml",
+    ]
+    assert [case["path"] for case in report["scenarios"]] == [
+        f"corpus/{name}.jsonl" for name in sorted(FAMILIES)
+    ]
+    assert sorted(case.get("file") for case in cases) == [
+        f"corpus/{name}.jsonl" for name in sorted(FAMILIES)
+    ]
+    (folder,) = cached(pyz)
+    for written in ("r.json", "r.xml", "pages/index.html"):
+        text = (pyz.parent / written).read_text()
+        assert folder.name not in text and ".cache" not in text, written
+        assert "corpus/late_1500.jsonl" in text, written
 
 
 def test_it_says_its_version_and_that_it_is_not_a_release(pyz: Path) -> None:
@@ -118,10 +137,18 @@ def test_the_payload_is_unpacked_once_and_repaired_when_changed(pyz: Path) -> No
     (folder,) = cached(pyz)
     cli = folder / "bridge" / "cli" / "__init__.py"
     assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
+    # Compiled at unpacking: also what `files` does not import.
+    assert list((folder / "bridge" / "outputs" / "__pycache__").glob("page.*.pyc"))
     cli.write_text("raise SystemExit(99)\n")
     listed = run(pyz, "files")
     assert listed.returncode == 0, listed.stderr
     assert cached(pyz) == [folder], "a second folder for the same build"
+    assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
+    # The same size, its modification time set back: the stamp still sees it.
+    before = cli.stat()
+    cli.write_bytes(b"#" * before.st_size)
+    os.utime(cli, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert run(pyz, "files").returncode == 0
     assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
     spec = next(line for line in listed.stdout.splitlines() if line.startswith("spec:"))
     assert Path(spec.split(":", 1)[1].strip()).read_bytes() == (ROOT / "SPEC.md").read_bytes()
