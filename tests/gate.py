@@ -3,13 +3,15 @@ run side by side on every core.
 
 Each stage is one command of the project (README, "Testing"); its output
 goes to build/gate/STAGE.log. Every 10 s a line says which stages run and
-the last thing each printed; at the end a table gives each stage's result,
-wall time and CPU time, and the log of each failed stage is shown. The exit
-code keeps the project's contract: 0 when every stage passes, 2 when a
-stage reports bad input, an engine fault or a harness error (its own exit
-code 2, or a crash), else 1. Each stage is a process group of its own: on
-SIGTERM or Ctrl-C the gate ends every running stage with whatever it
-started, and exits 2.
+how far each is: what it wrote to build/gate/STAGE.progress (the file
+OPTCHAT_GATE_PROGRESS names; the unit tests write how many are done of
+how many, tests/progress.py), else the last thing it printed; at the end
+a table gives each stage's result, wall time and CPU time, and the log of
+each failed stage is shown. The exit code keeps the project's contract: 0
+when every stage passes, 2 when a stage reports bad input, an engine fault
+or a harness error (its own exit code 2, or a crash), else 1. Each stage
+is a process group of its own: on SIGTERM or Ctrl-C the gate ends every
+running stage with whatever it started, and exits 2.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 from types import FrameType
 
 from laws.mutants import group_cpu
+from tests.progress import PROGRESS
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "build" / "gate"
@@ -68,7 +71,7 @@ STAGES = [
     Stage(
         "unit",
         (PY, "-m", "pytest", "-n", str(UNIT_WORKERS), "--dist", "loadgroup")
-        + ("-p", "no:cacheprovider", "--durations", "15"),
+        + ("-p", "no:cacheprovider", "-p", "tests.progress", "--durations", "15"),
         f"unit tests (pytest, {UNIT_WORKERS} workers; the 15 slowest named in its log)",
         needs=ENGINE,
     ),
@@ -126,9 +129,15 @@ class Running:
     """When it was last seen using CPU."""
 
 
+def progress_file(name: str) -> Path:
+    """Where a stage may say how far it is (the heartbeat shows it)."""
+    return LOGS / f"{name}.progress"
+
+
 def start(stage: Stage) -> Running:
     LOGS.mkdir(parents=True, exist_ok=True)
     log = LOGS / f"{stage.name}.log"
+    progress_file(stage.name).unlink(missing_ok=True)
     with log.open("wb") as out:
         process = subprocess.Popen(
             stage.command,
@@ -136,7 +145,7 @@ def start(stage: Stage) -> Running:
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
-            env={**os.environ, **dict(stage.env)},
+            env={**os.environ, PROGRESS: str(progress_file(stage.name)), **dict(stage.env)},
             start_new_session=True,
         )
     now = time.monotonic()
@@ -198,6 +207,16 @@ def last_line(log: Path, width: int = 70) -> str:
         return said
     end = width // 3  # how far it is, at the end of pytest's line and the corpus's
     return said[: width - end - 3] + "..." + said[-end:]
+
+
+def how_far(stage: Running) -> str:
+    """What the heartbeat says of a running stage: what it last wrote to its
+    progress file, else the last line of its log."""
+    try:
+        said = progress_file(stage.stage.name).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        said = ""
+    return said or last_line(stage.log)
 
 
 def reap(running: list[Running]) -> Running | None:
@@ -272,7 +291,7 @@ def run(
             said = time.monotonic()
             for stage in running:
                 print(
-                    f"[{said - began:5.0f} s]   {stage.stage.name}: {last_line(stage.log)}",
+                    f"[{said - began:5.0f} s]   {stage.stage.name}: {how_far(stage)}",
                     flush=True,
                 )
                 if hung(stage, said):

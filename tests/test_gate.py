@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests import gate
+from tests.progress import PROGRESS
 
 
 def stage(name: str, code: int, said: str) -> gate.Stage:
@@ -107,6 +108,20 @@ def test_a_stage_is_said_by_its_last_whole_line(tmp_path: Path) -> None:
     assert gate.last_line(log) == "." * 44 + "..." + "." * 16 + " [  4%]"
 
 
+def test_a_stage_that_says_how_far_it_is_is_said_by_that(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gate, "LOGS", tmp_path)
+    said = stage("unit", 0, "bringing up nodes...")
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    unit = gate.Running(said, process, tmp_path / "unit.log", 0.0)
+    unit.log.write_text("bringing up nodes...\n" + "." * 30)
+    assert gate.how_far(unit) == "bringing up nodes..."
+    gate.progress_file("unit").write_text("312 of 905 tests done, 1 failed\n")
+    assert gate.how_far(unit) == "312 of 905 tests done, 1 failed"
+
+
 def running(pid: int) -> bool:
     """Whether a process runs (a zombie waiting for its parent does not)."""
     try:
@@ -170,30 +185,38 @@ def test_a_stage_that_uses_no_cpu_for_long_is_hung_and_fails_the_gate(
     assert "==== stuck: CRASHED (exit -9)" in out and "waiting on a lock" in out
 
 
-def test_the_unit_stage_keeps_each_xdist_group_on_one_worker(tmp_path: Path) -> None:
+def test_the_unit_stage_keeps_each_xdist_group_on_one_worker_and_counts_its_tests(
+    tmp_path: Path,
+) -> None:
     """The unit stage's `--dist loadgroup` runs the tests of one `xdist_group`
     on one worker, so a group's costly fixtures (one wheel and its
     environment, one zipapp) are made once: pytest 9.2.0 with pytest-xdist
-    3.8.0 ignored the groups and scattered them (pytest-xdist issue 1386)."""
+    3.8.0 ignored the groups and scattered them (pytest-xdist issue 1386).
+    Its plugin (tests/progress.py) counts the tests done of all, a failed
+    one too, in the file the gate reads."""
     unit = next(s for s in gate.STAGES if s.name == "unit")
     at = unit.command.index("--dist")
+    plugin = unit.command.index("tests.progress") - 1
     for name in ("a", "b"):
         (tmp_path / f"test_{name}.py").write_text(
             "import pytest\n"
             "pytestmark = pytest.mark.xdist_group('together')\n"
             "@pytest.mark.parametrize('k', range(4))\n"
             "def test_k(k):\n"
-            "    pass\n"
+            f"    assert (k, {name!r}) != (3, 'b')\n"
         )
+    progress = tmp_path / "unit.progress"
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "2", *unit.command[at : at + 2]]
-        + ["-p", "no:cacheprovider", "-o", "addopts=", "-v", "-c", os.devnull]
-        + ["--rootdir", str(tmp_path), str(tmp_path)],
+        + [*unit.command[plugin : plugin + 2], "-p", "no:cacheprovider", "-o", "addopts="]
+        + ["-v", "-c", os.devnull, "--rootdir", str(tmp_path), str(tmp_path)],
         cwd=tmp_path,
+        env={**os.environ, PROGRESS: str(progress)},
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr
     ran = [line.split("]")[0] for line in done.stdout.splitlines() if "PASSED" in line]
-    assert len(ran) == 8 and len(set(ran)) == 1, done.stdout
+    assert len(ran) == 7 and len(set(ran)) == 1, done.stdout
+    assert progress.read_text() == "8 of 8 tests done, 1 failed\n"
