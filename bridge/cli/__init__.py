@@ -5,14 +5,14 @@ A FILE is a scenario file or the name of a bundled one (`late_1500`).
   compare FILE        an engine on one scenario; on a divergence, the report
                       and a shrunk scenario in --regressions
   replay FILE         an engine's answers to one scenario, one JSON line each
+  expect [PATH ...]   the model's transcripts of scenarios of your own; in a
+                      clone, the bundled corpus's again (the corpus version)
+  show FILE           a scenario, and a divergence, as one HTML page (NAME.html)
   fuzz                generated scenarios until one diverges, shrunk
-  merge-reports OUT IN ...
-                      the JSON or JUnit reports of shards (--shard K/N) as one
   diagnose [PATH ...] which profile explains an engine's divergences; the
                       likely bugs left, shrunk
-  expect [PATH ...]   make the committed transcripts again (the corpus version;
-                      only in a clone: it writes into the runner's own data)
-  show FILE           a scenario, and a divergence, as one HTML page (NAME.html)
+  merge-reports OUT IN ...
+                      the JSON or JUnit reports of shards (--shard K/N) as one
   laws [...]          the laws of SPEC 8 (needs the `laws` extra)
   files               where SPEC.md, PROTOCOL.md, the schemas and the corpus are
 
@@ -44,7 +44,7 @@ from bridge.cli import (
     replay,
     show,
 )
-from bridge.formats.invocation import clone, command
+from bridge.formats.invocation import command
 from bridge.formats.profile import ProfileError
 from bridge.formats.transcript import TranscriptError
 from bridge.formats.usage import UsageError
@@ -53,9 +53,9 @@ from bridge.wire.engine import EngineFault
 from scenarios.format import ScenarioError
 
 COMMANDS = (corpus, compare, replay, expect, show, fuzz, diagnose, merge_reports, laws, files)
-"""Each command's module, in the order `--help` lists them: it adds its
-arguments (`add_parser`) and runs the command (`run`). `expect` is left out
-of a runner that is not a clone (bridge/formats/invocation.py `clone`)."""
+"""Each command's module, in the order `--help` lists them, here and in the
+table above: it adds its arguments (`add_parser`) and runs the command
+(`run`)."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -69,8 +69,7 @@ def parser() -> argparse.ArgumentParser:
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
-        if module is not expect or clone():
-            module.add_parser(commands)
+        module.add_parser(commands)
     return top
 
 

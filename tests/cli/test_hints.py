@@ -5,11 +5,13 @@ shell from the same directory and environment, with the exit code the
 contract gives (1 for a divergence, 0 for `--version`). Three runners: a
 clone (`python -m bridge`), the wheel installed into a bare virtual
 environment (`optchat-spec`), and the zipapp (`python3 optchat-spec.pyz`).
-Each also knows the reference engine by name, and only the clone has `expect`."""
+Each also knows the reference engine by name; each lists `expect`, which
+remakes the bundled corpus's transcripts only in the clone."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -79,6 +81,20 @@ def assert_reference_agrees(runner: Runner) -> None:
     assert done.stdout.splitlines()[-1].startswith("ALL 2 SCENARIOS AGREE (engine reference;")
 
 
+def assert_expect_is_for_a_clone(runner: Runner) -> None:
+    """An installed runner lists `expect`, makes the transcripts of a
+    scenario of the user's own, and leaves its bundled data alone."""
+    assert "\n    expect " in runner("--help").stdout
+    refused = runner("expect")
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert refused.stderr.count("\n") == 1 and "only in a clone" in refused.stderr
+    (runner.cwd / "mine").mkdir()
+    shutil.copy(ROOT / "scenarios" / "corpus" / "empty_chat.jsonl", runner.cwd / "mine")
+    made = runner("expect", "mine")
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert (runner.cwd / "expected" / "mine" / "empty_chat.jsonl.gz").is_file()
+
+
 @pytest.fixture
 def clone(tmp_path: Path) -> Runner:
     """`python -m bridge` from a directory of its own, the clone on PYTHONPATH."""
@@ -138,8 +154,7 @@ def test_an_installed_runner_prints_hints_that_work(
     path = os.pathsep.join([str(installed.venv / "bin"), installed.env.get("PATH", "")])
     on_path = Runner([command], tmp_path, {**installed.env, "PATH": path})
     assert_hints_work(on_path, lambda prog: prog == "optchat-spec")
-    hidden = runner("expect")
-    assert hidden.returncode == 2 and "invalid choice: 'expect'" in hidden.stderr
+    assert_expect_is_for_a_clone(runner)
 
 
 @pytest.mark.xdist_group("zipapp")
@@ -148,5 +163,4 @@ def test_the_zipapp_prints_hints_that_work(pyz: Path) -> None:
     runner = Runner([str(PYTHON), "-I", pyz.name], pyz.parent, env)
     assert_hints_work(runner, lambda prog: prog.endswith(f" {pyz.resolve()}"))
     assert_reference_agrees(runner)
-    hidden = runner("expect")
-    assert hidden.returncode == 2 and "invalid choice: 'expect'" in hidden.stderr
+    assert_expect_is_for_a_clone(runner)
