@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import re
 import shlex
 import sys
 from dataclasses import replace
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 from bridge.checking.compare import add_states
 from bridge.checking.shrink import marked, said, stopped_line, until_fault, way_of
 from bridge.cli.options import (
+    TIMEOUT,
     Commands,
     capabilities_option,
     constants_option,
@@ -38,6 +40,7 @@ from bridge.runs.corpus import Options, make_engine
 from bridge.runs.fuzz import (
     DEFAULT_SECONDS,
     Fuzzer,
+    replay_kept,
     search,
     shrink_starts,
     size_of,
@@ -97,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     if shard.count > 1 and args.seed is None:
         raise UsageError("--shard needs --seed: the run's seed, the same on every shard")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
-    examples = example_database(args.database, args.regressions / "examples")
+    examples, kept_in = example_database(args.database, args.regressions / "examples")
     seconds = args.seconds
     if seconds is None and args.histories is None:
         seconds = DEFAULT_SECONDS
@@ -111,23 +114,54 @@ def run(args: argparse.Namespace) -> int:
     check_folder(args.regressions, "--regressions")
     subject = make_engine(options)
     try:
-        return fuzz(args, options, subject, seed, seconds, shard, examples)
+        return fuzz(args, options, subject, seed, seconds, shard, examples, kept_in)
     finally:
         subject.close()
 
 
-def example_database(given: str | None, local: Path) -> ExampleDatabase | None:
-    """The database `--database` (or OPTCHAT_DATABASE) names, None for none;
-    `local` is the folder paired with a read-only one."""
-    from scenarios.database import chosen, database
+def example_database(given: str | None, local: Path) -> tuple[ExampleDatabase | None, str]:
+    """The database `--database` (or OPTCHAT_DATABASE) names, None for none,
+    and how the line that repeats the search gives it (the variable, not
+    its value, when it came from there: a URL may hold a password); `local`
+    is the folder paired with a read-only one."""
+    from scenarios.database import VARIABLE, chosen, database
 
     url = chosen(given, "")
     if not url:
-        return None
+        return None, ""
     try:
-        return database(url, str(local))
+        found = database(url, str(local))
     except ValueError as error:
         raise UsageError(str(error)) from None
+    return found, shlex.quote(given) if given else f'"${VARIABLE}"'
+
+
+def without_password(url: str) -> str:
+    """A database's URL as the run's lines say it: no password."""
+    return re.sub(r"^([a-z]+://)[^/@]*@", r"\1***@", url)
+
+
+def kept(
+    fuzzer: Fuzzer, seed: int, max_events: int, examples: ExampleDatabase, given: str | None
+) -> None:
+    """Replay the histories the example database kept, saying so, and what
+    they found."""
+    from scenarios.database import chosen
+
+    named = without_password(chosen(given, ""))
+    print(f"replaying the histories kept in the example database {named} first", flush=True)
+    replay_kept(fuzzer, seed, max_events, examples)
+    count = fuzzer.replayed
+    replayed = f"{count} {'history' if count == 1 else 'histories'} replayed"
+    if count == 0:
+        said = "it keeps no history for this search yet"
+    elif fuzzer.first is not None:
+        said = f"{replayed}; history {count} still diverges"
+    elif fuzzer.fault is not None:
+        said = f"{replayed}; the engine failed on history {count}"
+    else:
+        said = f"{replayed}; none diverges now (Hypothesis takes them out of it)"
+    print(f"the example database: {said}", flush=True)
 
 
 def lacked(fuzzer: Fuzzer) -> str:
@@ -149,6 +183,7 @@ def fuzz(
     seconds: float | None,
     shard: Shard,
     examples: ExampleDatabase | None,
+    kept_in: str = "",
 ) -> int:
     shrink_seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
     fuzzer = started(subject, options, seconds, args.shrink_tries, shrink_seconds)
@@ -160,6 +195,10 @@ def fuzz(
         again += f" --shard {shard}"
     if args.histories is not None:
         again += f" --histories {args.histories}"
+    if args.seconds is not None:
+        again += f" --seconds {args.seconds:g}"
+    if kept_in:
+        again += f" --database {kept_in}"
     if args.max_events != 100:
         again += f" --max-events {args.max_events}"
     if args.profile is not None:
@@ -168,6 +207,8 @@ def fuzz(
         again += f" --capabilities {shlex.quote(args.capabilities)}"
     if args.constants is not None:
         again += f" --constants {shlex.quote(str(args.constants))}"
+    if args.timeout != TIMEOUT:
+        again += f" --timeout {args.timeout:g}"
     again += shrink_said(args)
     if args.regressions != REGRESSIONS:
         again += f" --regressions {shlex.quote(str(args.regressions))}"
@@ -180,10 +221,16 @@ def fuzz(
         flush=True,
     )
     if histories == 0:
-        print(f"shard {shard}: no history left to it of the {args.histories} asked for")
+        print(
+            f"shard {shard}: no history left to it of the {args.histories} asked for "
+            f"(--histories {args.histories} over {shard.count} shards): nothing checked"
+        )
         return 0
     name = f"fuzz-{shard.seed(seed)}"
-    search(fuzzer, shard.seed(seed), histories, args.max_events, examples)
+    if examples is not None:
+        kept(fuzzer, shard.seed(seed), args.max_events, examples, args.database)
+    if fuzzer.first is None and fuzzer.fault is None:
+        search(fuzzer, shard.seed(seed), histories, args.max_events, examples)
     spent = fuzzer.first.seconds if fuzzer.first else fuzzer.seconds()
     skipped = f", {fuzzer.skipped} skipped (the engine cannot take them)" if fuzzer.skipped else ""
     print(
@@ -209,8 +256,11 @@ def fuzz(
         )
         return 0
     first = fuzzer.first
+    where = f"history {fuzzer.histories}"
+    if fuzzer.histories <= fuzzer.replayed:
+        where += ", one kept in the example database"
     print(
-        f"DIVERGED after {first.seconds:.1f} s, at history {fuzzer.histories} "
+        f"DIVERGED after {first.seconds:.1f} s, at {where} "
         f"({first.generated} events): {first.divergence.summary()}",
         flush=True,
     )
@@ -260,8 +310,9 @@ def fuzz(
     path = write_regression(final, profile, args.regressions, f"{name}-{slug(subject.name)}")
     add_states(found, final, ModelEngine(profile), make_engine(options))
     print(found.report(str(path), ("expected", subject.name)), flush=True)
+    named = replace(final, source=str(path))  # the page's title names its file
     page = write_divergence_report(
-        path.with_suffix(".html"), final, found, ("model", subject.name), profile, final
+        path.with_suffix(".html"), named, found, ("model", subject.name), profile, named
     )
     profile_given = f" --profile {shlex.quote(str(args.profile))}" if args.profile else ""
     print(

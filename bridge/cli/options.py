@@ -19,6 +19,9 @@ Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """The command line's table of commands, each module adds its own to."""
 
 
+TIMEOUT = 10.0
+"""Seconds an engine has for each answer, unless `--timeout` says otherwise."""
+
 ENGINES = (
     "`reference` (impl.protocol, run by this runner's Python), `model`, `impl` "
     "(in process), or the command of an engine speaking bridge/PROTOCOL.md"
@@ -37,7 +40,10 @@ def engine_options(
         help="the engine's profile (SPEC 10), if it declares none (default: the one it declares)",
     )
     command.add_argument(
-        "--timeout", type=positive, default=10.0, help="seconds per answer (default: %(default)s)"
+        "--timeout",
+        type=positive,
+        default=TIMEOUT,
+        help="seconds per answer (default: %(default)s)",
     )
 
 

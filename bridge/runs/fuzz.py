@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
+from unittest import SkipTest
 
 from bridge.checking.compare import Divergence, run
 from bridge.checking.shrink import Way, cut, simplify, way_of
@@ -41,6 +42,7 @@ from model.profile import Profile
 from scenarios.format import Scenario
 
 if TYPE_CHECKING:
+    from hypothesis import Phase
     from hypothesis.database import ExampleDatabase
 
 DEFAULT_SECONDS = 60.0
@@ -104,6 +106,8 @@ class Fuzzer:
     history is drawn outside them, and a shrunk one outside is not sent."""
     began: float = field(default_factory=time.monotonic)
     histories: int = 0
+    replayed: int = 0
+    """Of `histories`, those replayed from the example database (`replay_kept`)."""
     events: int = 0
     skipped: int = 0
     tries: int = 0
@@ -237,6 +241,17 @@ class Fuzzer:
         self.smallest = min(self.smallest, events) if self.smallest else events
 
 
+def replay_kept(fuzzer: Fuzzer, seed: int, max_events: int, database: ExampleDatabase) -> None:
+    """Replay the histories that diverged before and were kept in `database`
+    (by any run or shard sharing it), until one still diverges (then it is
+    the one found), the time is up, or the engine faults; counted in
+    `fuzzer.replayed`. `search` then generates new ones."""
+    from hypothesis import Phase
+
+    hypothesis(fuzzer, seed, None, max_events, database, [Phase.reuse, Phase.shrink])
+    fuzzer.replayed = fuzzer.histories
+
+
 def search(
     fuzzer: Fuzzer,
     seed: int,
@@ -246,10 +261,23 @@ def search(
 ) -> None:
     """Generate histories with Hypothesis and replay each, until one diverges
     (then Hypothesis shrinks it, within the shrinking budget), the time is
-    up, `histories` ran, or the engine faults. With a `database`, the
-    histories that diverged before (on any shard sharing it) are replayed
-    first, and the one found is kept there."""
-    from hypothesis import HealthCheck, Phase, Verbosity, given, settings, strategies
+    up, `histories` ran, or the engine faults. With a `database`, the one
+    found is kept there (`replay_kept` replays those first)."""
+    from hypothesis import Phase
+
+    hypothesis(fuzzer, seed, histories, max_events, database, [Phase.generate, Phase.shrink])
+
+
+def hypothesis(
+    fuzzer: Fuzzer,
+    seed: int,
+    histories: int | None,
+    max_events: int,
+    database: ExampleDatabase | None,
+    phases: list[Phase],
+) -> None:
+    """One Hypothesis run of `phases` over the histories (`search`)."""
+    from hypothesis import HealthCheck, Verbosity, given, settings, strategies
     from hypothesis import seed as with_seed
     from hypothesis.errors import Flaky
 
@@ -268,7 +296,7 @@ def search(
         derandomize=False,
         database=database,
         deadline=None,
-        phases=[Phase.reuse, Phase.generate, Phase.shrink],
+        phases=phases,
         suppress_health_check=list(HealthCheck),
         report_multiple_bugs=False,
         verbosity=Verbosity.quiet,
@@ -288,6 +316,8 @@ def search(
         history()
     except (Halt, Diverged, Flaky):
         pass  # what was found is in `fuzzer`; Flaky: shrinking was cut short
+    except SkipTest:
+        pass  # no history ran: a database that keeps none for this search
 
 
 def shrink_starts(fuzzer: Fuzzer) -> list[Scenario]:

@@ -1,7 +1,8 @@
 """`python -m bridge fuzz`: nothing found against the engine, a planted break
-found, shrunk, written and replayed by `compare`, engine faults and missing
-Hypothesis as exit 2 without a traceback, and the same seed giving the same
-histories."""
+found, shrunk, written (its page titled by its file) and replayed by
+`compare`, kept in an example database and found there first by the next
+search, which says so; engine faults and missing Hypothesis as exit 2
+without a traceback, and the same seed giving the same histories."""
 
 from __future__ import annotations
 
@@ -84,18 +85,22 @@ def test_histories_follow_the_profile_the_engine_declares(
 
 @pytest.mark.usefixtures("engine_path")
 def test_a_planted_break_is_found_shrunk_written_and_replayed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    found = tmp_path / "found"
+    found, kept = tmp_path / "found", tmp_path / "kept"
     code = fuzz(
-        *("--engine", LATE_CAP, "--histories", "200", "--seed", "2"),
+        *("--engine", LATE_CAP, "--histories", "200", "--seed", "2", "--database", str(kept)),
         *("--shrink-tries", "300", "--regressions", str(found)),
     )
     out = capsys.readouterr().out
     assert code == 1, out
+    assert f"replaying the histories kept in the example database {kept} first" in out
+    assert "the example database: it keeps no history for this search yet" in out
     assert re.search(r"^throughput: \d+ histories, \d+ events", out, re.M)
     (written,) = (found / "scenarios").glob("fuzz-2-*.jsonl")
-    assert written.with_suffix(".html").exists()
+    assert f"<title>{written.name}</title>" in written.with_suffix(".html").read_text()
+    again = re.search(r"^repeat the search: .*$", out, re.M)
+    assert again is not None and f" --database {kept} " in again.group(0)
     assert (found / "expected" / "scenarios" / f"{written.stem}.jsonl.gz").exists()
     scenario = scenario_format.read(written)
     assert 1 <= len(scenario.events) <= 10
@@ -121,6 +126,18 @@ def test_a_planted_break_is_found_shrunk_written_and_replayed(
     assert code == 1
     replayed = re.search(r"^DIVERGENCE in .*\n  field .*$", again, re.M)
     assert replayed is not None and replayed.group(0) == report.group(0)
+
+    # Another seed, the database named by the variable: what it kept is found first.
+    monkeypatch.setenv("OPTCHAT_DATABASE", str(kept))
+    code = fuzz(
+        *("--engine", LATE_CAP, "--histories", "200", "--seed", "3"),
+        *("--shrink-tries", "1", "--regressions", str(tmp_path / "next")),
+    )
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "the example database: 1 history replayed; history 1 still diverges" in out
+    assert "at history 1, one kept in the example database" in out
+    assert ' --database "$OPTCHAT_DATABASE" ' in out
 
 
 @pytest.mark.usefixtures("engine_path")

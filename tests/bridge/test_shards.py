@@ -214,6 +214,14 @@ def test_fuzz_shards_draw_their_own_histories_the_same_every_time(
     assert seen["1/2"][0].split("histories, ")[1] != seen["2/2"][0].split("histories, ")[1]
 
 
+def test_a_fuzz_shard_left_with_no_history_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["fuzz", "--engine", "model", "--histories", "1", "--seed", "3", "--shard", "2/2"]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "shard 2/2: no history left to it of the 1 asked for" in out
+    assert "nothing checked" in out and "throughput" not in out
+
+
 def test_the_check_laws_run_on_the_first_shard_only(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
