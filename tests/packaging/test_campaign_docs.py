@@ -1,7 +1,8 @@
 """docs/ci.md's nightly campaign: a workflow that actionlint and zizmor
-(pedantic) pass, with a matrix of shards for fuzz, the deep laws and the
-corpus, every command one the runner (or the laws) takes, the shared
-database in the variable the runner reads, the corpus reports joined by
+(its auditor persona, the strictest) pass, with a matrix of shards for
+fuzz, the deep laws and the corpus, every command one the runner (or the
+laws) takes, the shared database in the variable the runner reads (its
+secret in an environment of its own), the corpus reports joined by
 merge-reports, the zipapp pinned as the other workflows pin it (and moved
 with them by a release), and actions pinned by the commits the other
 workflows use."""
@@ -44,7 +45,7 @@ def test_actionlint_and_zizmor_find_nothing(tmp_path: Path) -> None:
     block, _ = nightly()
     checked = lint("actionlint", "-no-color", workflow=block, tmp_path=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    audited = lint("zizmor", "--offline", "--pedantic", workflow=block, tmp_path=tmp_path)
+    audited = lint("zizmor", "--offline", "--persona", "auditor", workflow=block, tmp_path=tmp_path)
     assert audited.returncode == 0, audited.stdout + audited.stderr
 
 
@@ -58,6 +59,7 @@ def test_a_matrix_of_shards_for_fuzz_the_deep_laws_and_the_corpus() -> None:
     assert matrix["shard"] == list(range(1, int(workflow["env"]["SHARDS"]) + 1))
     assert search["strategy"]["fail-fast"] is False
     assert search["env"][VARIABLE] == "${{ secrets.OPTCHAT_DATABASE }}"
+    assert search["environment"] == "optchat-spec-nightly"  # its secret kept there
     for job_ in workflow["jobs"].values():
         assert 0 < job_["timeout-minutes"] <= 60
     ran = {}

@@ -1,15 +1,15 @@
 """docs/ci.md's workflows are GitHub Actions workflows as written, that
-work copied into a new repository: YAML that actionlint and zizmor
-(pedantic) pass, read-only permissions, a time limit, every action pinned
-by a full commit with its version beside it, no credentials left in the
-checkout; each gets the runner as the pinned zipapp, checked against its
-SHA-256, builds its engine, replays the corpus (with the known-failures
-list only when the file exists) into both reports, and uploads them even
-when the run fails. Their `run` steps, run in order in a new repository
-made of a starter adapter (examples/) with the zipapp served from a local
-folder, pass. docs/ci-local.sh pins the same, and works offline from a
-clone and copied elsewhere, exiting 2 and leaving nothing half-made when
-the runner cannot be had."""
+work copied into a new repository: YAML that actionlint and zizmor (its
+auditor persona, the strictest) pass, read-only permissions, a time limit,
+every action pinned by a full commit with its version beside it, no
+credentials left in the checkout; each gets the runner as the pinned
+zipapp, checked against its SHA-256, builds its engine, replays the corpus
+(with the known-failures list only when the file exists) into both
+reports, and uploads them even when the run fails. Their `run` steps, run
+in order in a new repository made of a starter adapter (examples/) with
+the zipapp served from a local folder, pass. docs/ci-local.sh pins the
+same, and works offline from a clone and copied elsewhere, exiting 2 and
+leaving nothing half-made when the runner cannot be had."""
 
 from __future__ import annotations
 
@@ -137,7 +137,9 @@ def test_actionlint_and_zizmor_find_nothing(tmp_path: Path) -> None:
     for block in blocks(DOC.read_text()):
         checked = lint("actionlint", "-no-color", workflow=block, tmp_path=tmp_path)
         assert checked.returncode == 0, checked.stdout + checked.stderr
-        audited = lint("zizmor", "--offline", "--pedantic", workflow=block, tmp_path=tmp_path)
+        audited = lint(
+            "zizmor", "--offline", "--persona", "auditor", workflow=block, tmp_path=tmp_path
+        )
         assert audited.returncode == 0, audited.stdout + audited.stderr
     # and they do look: an action by tag, a step that is not a step
     loose = blocks(DOC.read_text())[0]
