@@ -13,6 +13,8 @@ A FILE is a scenario file or the name of a bundled one (`late_1500`).
                       likely bugs left, shrunk
   merge-reports OUT IN ...
                       the JSON or JUnit reports of shards (--shard K/N) as one
+  matrix REPORT ...   several engines' JSON reports side by side: one page
+                      (and --json), scenarios by engines, sortable
   laws [...]          the laws of SPEC 8 (needs the `laws` extra)
   files               where SPEC.md, PROTOCOL.md, the schemas and the corpus are
 
@@ -40,6 +42,7 @@ from bridge.cli import (
     files,
     fuzz,
     laws,
+    matrix,
     merge_reports,
     replay,
     show,
@@ -52,7 +55,19 @@ from bridge.runs.expect import corpus_version
 from bridge.wire.engine import EngineFault
 from scenarios.format import ScenarioError
 
-COMMANDS = (corpus, compare, replay, expect, show, fuzz, diagnose, merge_reports, laws, files)
+COMMANDS = (
+    corpus,
+    compare,
+    replay,
+    expect,
+    show,
+    fuzz,
+    diagnose,
+    merge_reports,
+    matrix,
+    laws,
+    files,
+)
 """Each command's module, in the order `--help` lists them, here and in the
 table above: it adds its arguments (`add_parser`) and runs the command
 (`run`)."""

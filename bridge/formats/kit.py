@@ -58,6 +58,7 @@ def documents() -> dict[str, Path]:
         "answer schema": BRIDGE / "answer.schema.json",
         "report schema": BRIDGE / "report.schema.json",
         "diagnosis schema": BRIDGE / "diagnosis.schema.json",
+        "matrix schema": BRIDGE / "matrix.schema.json",
         "corpus": SCENARIOS / "corpus",
         "expected transcripts": SCENARIOS / "expected",
         "corpus version": SCENARIOS / "expected" / "CORPUS.json",

@@ -23,9 +23,15 @@ from scenarios.database import VARIABLE
 from tests.packaging.test_ci_docs import DOC, PINNED_ACTION, blocks, job, lint, workflows
 
 
-def nightly(text: str | None = None) -> tuple[str, dict[str, Any]]:
-    (block,) = re.findall(r"^```yaml nightly\n(.*?)^```$", text or DOC.read_text(), re.M | re.S)
+def tagged(tag: str, text: str | None = None) -> tuple[str, dict[str, Any]]:
+    """The workflow of the block ```yaml TAG, as text and as read."""
+    found = re.findall(rf"^```yaml {tag}\n(.*?)^```$", text or DOC.read_text(), re.M | re.S)
+    (block,) = found
     return block, yaml.safe_load(block)
+
+
+def nightly(text: str | None = None) -> tuple[str, dict[str, Any]]:
+    return tagged("nightly", text)
 
 
 def steps(workflow: dict[str, Any], name: str) -> list[dict[str, Any]]:
@@ -109,3 +115,53 @@ def test_pins_are_the_other_workflows_and_move_with_them() -> None:
     for line in uses:
         pinned = PINNED_ACTION.match(line)
         assert pinned is not None and f"{pinned[1]}@{pinned[2]}" in others, line
+
+
+def test_the_engines_side_by_side_each_engine_s_report_made_into_one_page(
+    tmp_path: Path,
+) -> None:
+    """docs/ci.md's side-by-side workflow: linted as the others are, pinned
+    as they are (and moved with them), each engine's corpus run writing its
+    pages beside its report and uploading both, and a job after them all
+    that makes the matrix from every report it downloads, beside them."""
+    block, workflow = tagged("side-by-side")
+    checked = lint("actionlint", "-no-color", workflow=block, tmp_path=tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    audited = lint("zizmor", "--offline", "--persona", "auditor", workflow=block, tmp_path=tmp_path)
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    assert set(workflow.get("on") or workflow[True]) == {"schedule", "workflow_dispatch"}
+    assert workflow["permissions"] == {"contents": "read"}
+    env = {k: str(v) for k, v in workflow["env"].items()}
+    assert env == {k: str(v) for k, v in job(workflows()[0])["env"].items()}
+    moved = tagged("side-by-side", cut.pinned(DOC.read_text(), "9.8.7", "ab" * 32))[1]["env"]
+    assert (moved["OPTCHAT_SPEC_VERSION"], moved["OPTCHAT_SPEC_SHA256"]) == ("9.8.7", "ab" * 32)
+    others = "\n".join(blocks(DOC.read_text()))
+    for line in (line for line in block.splitlines() if "uses:" in line):
+        pinned = PINNED_ACTION.match(line)
+        assert pinned is not None and f"{pinned[1]}@{pinned[2]}" in others, line
+
+    corpus, together = workflow["jobs"]["corpus"], workflow["jobs"]["side-by-side"]
+    engines = corpus["strategy"]["matrix"]["include"]
+    assert [e["engine"] for e in engines] == ["rust", "node"]
+    assert corpus["env"] == {"NAME": "${{ matrix.engine }}", "ENGINE": "${{ matrix.command }}"}
+    ran = [line for step in steps(workflow, "corpus") for line in commands(step.get("run", ""))]
+    (run,) = [line for line in ran if "corpus" in line]
+    parsed = cli.parser().parse_args([a.replace("$NAME", "node") for a in run[2:]])
+    assert parsed.command == "corpus" and parsed.engine == "$ENGINE"
+    assert parsed.json.parent == parsed.report  # its pages beside its report
+    (upload,) = [s for s in steps(workflow, "corpus") if "upload-artifact@" in s.get("uses", "")]
+    assert upload["if"] == "always()" and Path(upload["with"]["path"]) == parsed.report.parent
+
+    assert together["needs"] == "corpus" and together["if"] == "always()"
+    made = [line for s in steps(workflow, "side-by-side") for line in commands(s.get("run", ""))]
+    download = next(line for line in made if line[:3] == ["gh", "run", "download"])
+    into = Path(download[download.index("--dir") + 1])
+    (matrix,) = [cli.parser().parse_args(line[2:]) for line in made if "matrix" in line]
+    assert matrix.command == "matrix" and matrix.json is not None
+    # Each downloaded artifact is a folder of `into` holding NAME/report.json.
+    assert [str(r) for r in matrix.reports] == [f"{into}/*/*/report.json"]
+    assert matrix.output.parent == matrix.json.parent == into
+    (kept,) = [
+        s for s in steps(workflow, "side-by-side") if "upload-artifact@" in s.get("uses", "")
+    ]
+    assert Path(kept["with"]["path"]) == into

@@ -90,6 +90,7 @@ def test_the_wheel_holds_the_packages_and_their_data(installed: Installed) -> No
         "bridge/answer.schema.json",
         "bridge/report.schema.json",
         "bridge/diagnosis.schema.json",
+        "bridge/matrix.schema.json",
         "bridge/PROTOCOL.md",
         "laws/LAWS.lock",
         "laws/proofs/push_bounded.py",

@@ -1,0 +1,241 @@
+"""A value checked against one of the kit's JSON Schemas (2020-12), in the
+standard library: the keywords those schemas use, and no other. A report
+another machine wrote (`matrix` reads them) is untrusted input, checked
+whole before any of it is used. A schema keyword this checker does not
+know is refused (SchemaUnknown), never skipped, so a schema that starts
+using one cannot let values through unchecked; tests/bridge/test_schema.py
+holds it to `jsonschema` on the kit's report and matrix schemas."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+ANNOTATIONS = frozenset(("$schema", "$id", "$defs", "$comment", "title", "description"))
+"""Keywords that say something of a schema and check nothing."""
+
+TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "number": (int, float),
+    "integer": (int, float),
+}
+
+
+class SchemaError(ValueError):
+    """A value the schema does not take: where, and why, in one line."""
+
+
+class SchemaUnknown(ValueError):
+    """A schema that uses a keyword this checker does not know."""
+
+
+@dataclass(frozen=True)
+class At:
+    """Where a check is: the whole schema (for `$ref`), the schema object
+    the keyword is in, and the place in the value (`scenarios[3].status`)."""
+
+    root: dict[str, Any]
+    schema: dict[str, Any]
+    where: str
+
+    def inside(self, part: str) -> str:
+        """The place of a part of the value here (`.name` or `[k]`)."""
+        return f"{self.where}{part}".lstrip(".")
+
+
+def check(value: Any, schema: dict[str, Any]) -> None:
+    """SchemaError naming the first place where `value` breaks `schema`."""
+    problem = first_problem(value, schema, schema, "")
+    if problem is not None:
+        raise SchemaError(problem)
+
+
+def of_type(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return name == "boolean"
+    if name == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, TYPES[name])
+
+
+def same(a: Any, b: Any) -> bool:
+    """JSON's equality: `true` is not 1, and 1.0 is 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    numbers = of_type(a, "number") and of_type(b, "number")
+    return (numbers or type(a) is type(b)) and a == b
+
+
+def shown(value: Any) -> str:
+    """A value as a problem names it: short, on one line."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def resolve(root: dict[str, Any], ref: str) -> Any:
+    """The schema a `$ref` inside the schema (`#/$defs/name`) points to."""
+    if not ref.startswith("#"):
+        raise SchemaUnknown(f"$ref {ref}: only references inside the schema are known")
+    found: Any = root
+    for part in filter(None, ref[1:].split("/")):
+        found = found[part.replace("~1", "/").replace("~0", "~")]
+    return found
+
+
+def first_problem(value: Any, schema: Any, root: dict[str, Any], where: str) -> str | None:
+    """Where and why `value` breaks `schema` first; None when it does not."""
+    if schema is True:
+        return None
+    if schema is False:
+        return f"{where or 'the value'}: not allowed"
+    at = At(root, schema, where)
+    for keyword, wanted in schema.items():
+        if keyword in ANNOTATIONS:
+            continue
+        checked = KEYWORDS.get(keyword)
+        if checked is None:
+            raise SchemaUnknown(f"the schema uses {keyword!r}, which this checker does not know")
+        problem = checked(value, wanted, at)
+        if problem is not None:
+            return problem
+    return None
+
+
+def here(at: At, problem: str) -> str:
+    return f"{at.where or 'the top'}: {problem}"
+
+
+def _ref(value: Any, ref: str, at: At) -> str | None:
+    return first_problem(value, resolve(at.root, ref), at.root, at.where)
+
+
+def _type(value: Any, wanted: str | list[str], at: At) -> str | None:
+    names = [wanted] if isinstance(wanted, str) else wanted
+    if any(of_type(value, name) for name in names):
+        return None
+    return here(at, f"{shown(value)} is not {' or '.join(names)}")
+
+
+def _const(value: Any, wanted: Any, at: At) -> str | None:
+    return None if same(value, wanted) else here(at, f"{shown(value)} is not {shown(wanted)}")
+
+
+def _enum(value: Any, wanted: list[Any], at: At) -> str | None:
+    if any(same(value, option) for option in wanted):
+        return None
+    return here(at, f"{shown(value)} is not one of {', '.join(map(shown, wanted))}")
+
+
+def _minimum(value: Any, wanted: float, at: At) -> str | None:
+    if of_type(value, "number") and value < wanted:
+        return here(at, f"{shown(value)} is less than {wanted}")
+    return None
+
+
+def _maximum(value: Any, wanted: float, at: At) -> str | None:
+    if of_type(value, "number") and value > wanted:
+        return here(at, f"{shown(value)} is more than {wanted}")
+    return None
+
+
+def _min_length(value: Any, wanted: int, at: At) -> str | None:
+    if isinstance(value, str) and len(value) < wanted:
+        return here(at, f"{shown(value)} is shorter than {wanted}")
+    return None
+
+
+def _pattern(value: Any, wanted: str, at: At) -> str | None:
+    if isinstance(value, str) and re.search(wanted, value) is None:
+        return here(at, f"{shown(value)} does not match {wanted}")
+    return None
+
+
+def _required(value: Any, wanted: list[str], at: At) -> str | None:
+    missing = [name for name in wanted if isinstance(value, dict) and name not in value]
+    return here(at, f"no {', '.join(missing)}") if missing else None
+
+
+def _properties(value: Any, wanted: dict[str, Any], at: At) -> str | None:
+    if not isinstance(value, dict):
+        return None
+    for name, schema in wanted.items():
+        if name in value:
+            problem = first_problem(value[name], schema, at.root, at.inside(f".{name}"))
+            if problem is not None:
+                return problem
+    return None
+
+
+def _additional_properties(value: Any, wanted: Any, at: At) -> str | None:
+    """The fields that the same schema's `properties` does not name."""
+    if not isinstance(value, dict):
+        return None
+    named = at.schema.get("properties", {})
+    for name, item in value.items():
+        if name not in named:
+            if wanted is False:
+                return here(at, f"{shown(name)} is not one of its fields")
+            problem = first_problem(item, wanted, at.root, at.inside(f".{name}"))
+            if problem is not None:
+                return problem
+    return None
+
+
+def _property_names(value: Any, wanted: Any, at: At) -> str | None:
+    if not isinstance(value, dict):
+        return None
+    for name in value:
+        problem = first_problem(name, wanted, at.root, at.inside(" (a field's name)"))
+        if problem is not None:
+            return problem
+    return None
+
+
+def _items(value: Any, wanted: Any, at: At) -> str | None:
+    if not isinstance(value, list):
+        return None
+    for k, item in enumerate(value):
+        problem = first_problem(item, wanted, at.root, at.inside(f"[{k}]"))
+        if problem is not None:
+            return problem
+    return None
+
+
+def _one_of(value: Any, wanted: list[Any], at: At) -> str | None:
+    problems = [first_problem(value, schema, at.root, at.where) for schema in wanted]
+    passed = problems.count(None)
+    if passed == 1:
+        return None
+    if passed == 0:
+        # The kind it comes nearest to is the one whose problem is deepest in it.
+        return max((p for p in problems if p is not None), key=lambda p: len(p.split(": ")[0]))
+    return here(at, f"{shown(value)} is {passed} of the kinds it must be one of")
+
+
+KEYWORDS: dict[str, Callable[[Any, Any, At], str | None]] = {
+    "$ref": _ref,
+    "type": _type,
+    "const": _const,
+    "enum": _enum,
+    "minimum": _minimum,
+    "maximum": _maximum,
+    "minLength": _min_length,
+    "pattern": _pattern,
+    "required": _required,
+    "properties": _properties,
+    "additionalProperties": _additional_properties,
+    "propertyNames": _property_names,
+    "items": _items,
+    "oneOf": _one_of,
+}
+"""Each keyword the kit's report and matrix schemas use, and its check."""

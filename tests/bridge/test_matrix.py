@@ -1,0 +1,230 @@
+"""`matrix`: engines side by side (issue 37). The JSON reports of three
+engines' corpus runs (the reference engine, the partial example engine
+with its planted bug, declared, and the Node starter), and a fourth report
+full of hostile text, make one page and one JSON document. Opened in
+headless Chromium, every cell says the outcome the engine's own report
+gives that scenario (read here from the report files, not from the
+matrix), linked to the divergence page its run wrote; a click on a heading
+sorts the rows by it, worst outcomes first, and a second click the other
+way; the hostile text stays text. A report that is not one a run writes is
+one line and exit 2."""
+
+from __future__ import annotations
+
+import html
+import json
+import shutil
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from bridge import cli
+from tests.bridge.browser import needs_chromium, visit
+from tests.bridge.test_report_payloads import Dangerous
+from tests.examples.toolchain import toolchain
+
+ROOT = Path(__file__).resolve().parents[2]
+PARTIAL = Path(__file__).parent / "engines" / "partial.py"
+SOME = ("empty_chat", "refused_kind_1", "refused_zoom_0", "both_kind_utf8")
+"""Scenarios the three engines end differently: the partial engine's bug
+fails refused_kind_1, it lacks zoom (SKIPPED), and the Node starter takes
+only the empty chat."""
+
+PAYLOAD = "<script>alert('m')</script><img src=x onerror=alert(1)>\u2028&amp;\x01"
+
+WORST_FIRST = ["ERROR", "FAULT", "BAD", "FAIL", "UNEXPECTED PASS", "expected failure", "SKIPPED"]
+"""How the page promises to sort a column: the worst outcomes first, then ok."""
+
+SORTER = """<script>
+addEventListener("load", () => {
+  const order = () => Array.from(document.querySelectorAll("#matrix tbody tr"),
+    (row) => row.cells[0].textContent).join("\\n");
+  const heading = (k) => document.querySelector(`#matrix thead button[data-column="${k}"]`);
+  const seen = [];
+  for (const k of [3, 3, 0]) { heading(k).click(); seen.push(order()); }
+  const out = document.createElement("pre");
+  out.id = "sorted";
+  out.textContent = JSON.stringify(seen);
+  document.body.append(out);
+});
+</script>"""
+"""Put in a copy of the page before its policy (as the probe is): clicks the
+partial engine's heading twice, then the scenario heading, and writes the
+rows' order after each click into the DOM."""
+
+
+def hostile(report: Path, into: Path) -> Path:
+    """A copy of `report` with hostile text wherever a report holds text,
+    its divergence pages beside it as in the original."""
+    data = json.loads(report.read_text())
+    data["engine"] = data["engine_name"] = "engine " + PAYLOAD
+    data["agreement"] = PAYLOAD
+    for case in data["scenarios"]:
+        case["path"] = f"{PAYLOAD}/{case['path']}"
+        case["family"] = case["reason"] = PAYLOAD
+        if case["divergence"]:
+            case["divergence"]["field"] = PAYLOAD
+            case["divergence"]["spec_section"] = "SPEC 4.1"
+    into.mkdir()
+    for page in report.parent.glob("*.html"):
+        shutil.copy(page, into)
+    (into / "report.json").write_text(json.dumps(data))
+    return into / "report.json"
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Each engine's run on SOME (its pages and report in a folder of its
+    own), and the hostile report."""
+    node = toolchain("node")
+    folder = tmp_path_factory.mktemp("matrix")
+    engines = {
+        "reference": "reference",
+        "partial": f"{sys.executable} {PARTIAL} --bug --declare",
+        "node": f"{node} {ROOT / 'examples' / 'node' / 'bridge.mjs'}",
+    }
+    only = [a for name in SOME for a in ("--only", name)]
+    made = []
+    for name, engine in engines.items():
+        out = folder / name
+        argv = ["corpus", "--engine", engine, *only, "--jobs", "1", "--report", str(out)]
+        cli.main([*argv, "--json", str(out / "report.json")])
+        made.append(out / "report.json")
+    return [*made, hostile(made[1], folder / "hostile")]
+
+
+class Table(HTMLParser):
+    """The rows of the page's table#matrix: each cell's text and link."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[tuple[str, str | None]]] = []
+        self.inside = self.body = False
+        self.cell: list[str] | None = None
+        self.link: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.inside |= tag == "table" and dict(attrs).get("id") == "matrix"
+        self.body |= self.inside and tag == "tbody"
+        if self.body and tag == "tr":
+            self.rows.append([])
+        if self.body and tag == "td":
+            self.cell, self.link = [], None
+        if self.cell is not None and tag == "a":
+            self.link = dict(attrs).get("href")
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td" and self.cell is not None:
+            self.rows[-1].append(("".join(self.cell), self.link))
+            self.cell = None
+        if tag == "table":
+            self.inside = self.body = False
+
+
+def sorted_from(dom: str) -> str:
+    """What the sorter wrote into the DOM."""
+    start = dom.index('<pre id="sorted">') + len('<pre id="sorted">')
+    return html.unescape(dom[start : dom.index("</pre>", start)])
+
+
+@needs_chromium
+def test_the_page_of_three_engines_shows_each_report_s_outcomes_sorts_and_escapes(
+    reports: list[Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "site" / "matrix.html"
+    written = tmp_path / "matrix.json"
+    argv = ["matrix", *map(str, reports), "-o", str(out), "--json", str(written)]
+    assert cli.main(argv) == 0
+    found = json.loads(written.read_text(encoding="ascii"))
+    jsonschema.validate(found, json.loads((ROOT / "bridge" / "matrix.schema.json").read_text()))
+
+    # What each report says, read from the files.
+    said = [json.loads(path.read_text()) for path in reports]
+    outcomes = [{case["path"]: case for case in report["scenarios"]} for report in said]
+    names = sorted({name for seen in outcomes for name in seen})
+    assert {outcomes[0][n]["status"] for n in outcomes[0]} == {"ok"}  # the reference
+    assert {c["status"] for c in outcomes[1].values()} == {"ok", "FAIL", "SKIPPED"}
+    assert {c["status"] for c in outcomes[2].values()} == {"ok", "SKIPPED"}
+
+    page = out.read_text(encoding="utf-8")
+    probed = out.with_name("sorted-" + out.name)
+    probed.write_text(page.replace("<head>", "<head>" + SORTER, 1))
+    seen = visit(probed)
+    assert seen.probe["errors"] == [] and seen.console == []
+    dangerous = Dangerous()
+    dangerous.feed(seen.dom)
+    assert dangerous.found == [] and dangerous.scripts == 3  # its own, the probe, the sorter
+    assert "alert('m')" in seen.dom  # the hostile text, shown as text
+
+    # The rows as the page was written (the sorter's clicks come after the load).
+    table = Table()
+    table.feed(page)
+    # A control character is shown as its escape (bridge/outputs/markup.py).
+    shown = {name.replace("\x01", "\\x01"): name for name in names}
+    assert [row[0][0] for row in table.rows] == list(shown)
+    for row in table.rows:
+        name = shown[row[0][0]]
+        for k, (text, link) in enumerate(row[2:]):
+            case = outcomes[k].get(name)
+            assert text == (case["status"] if case else "not run"), (name, k)
+            if case is not None and case["page"] is not None:
+                assert (
+                    link is not None
+                    and (out.parent / link).resolve()
+                    == (reports[k].parent / case["page"]).resolve()
+                ), (name, k)
+                assert (out.parent / link).is_file()
+            else:
+                assert link is None, (name, k)
+
+    # Sorted by the partial engine (column 3), worst first, then the other way.
+    clicked = json.loads(sorted_from(seen.dom))
+
+    def rank(name: str) -> int:
+        case = outcomes[1].get(name)
+        if case is None:
+            return len(WORST_FIRST) + 1
+        status = case["status"]
+        return WORST_FIRST.index(status) if status in WORST_FIRST else len(WORST_FIRST)
+
+    up = sorted(names, key=lambda n: (rank(n), n))
+    down = sorted(names, key=lambda n: (-rank(n), n))
+    seen_names = [[shown[name] for name in order.split("\n")] for order in clicked]
+    assert seen_names == [up, down, sorted(names)]
+    assert up[0] == "corpus/refused_kind_1.jsonl" and rank(up[-1]) == len(WORST_FIRST) + 1
+
+
+def test_a_report_no_run_writes_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = tmp_path / "good.json"
+    argv = ["corpus", "--engine", "model", "--only", "empty_chat", "--json", str(good)]
+    assert cli.main(argv) == 0
+    report: dict[str, Any] = json.loads(good.read_text())
+    bad = {
+        "not JSON": "{",
+        "NaN": good.read_text().replace('"seconds": ', '"seconds": NaN, "x": ', 1),
+        "a list": "[]",
+        "another format": json.dumps({**report, "format": "optchat-spec-diagnosis/1"}),
+        "a link out": json.dumps(
+            {**report, "scenarios": [{**report["scenarios"][0], "page": "javascript:x.html"}]}
+        ),
+    }
+    capsys.readouterr()
+    for what, text in bad.items():
+        path = tmp_path / f"{what}.json"
+        path.write_text(text)
+        assert cli.main(["matrix", str(good), str(path), "-o", str(tmp_path / "m.html")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(path) in err and "Traceback" not in err, (what, err)
+    assert cli.main(["matrix", str(tmp_path / "missing.json"), "-o", str(tmp_path / "m.html")]) == 2
+    assert "cannot be read" in capsys.readouterr().err
+    assert not (tmp_path / "m.html").exists()  # nothing written from a bad report

@@ -1,0 +1,116 @@
+"""bridge/formats/schema.py, the runner's own JSON Schema checker (the runner
+has no dependencies), agrees with `jsonschema` on the kit's report schema:
+both take the reports runs write (a passing run, a bad scenario, a
+divergence), and both refuse each of a list of damaged ones; its problem
+names the place. A keyword it does not know is refused, not skipped."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from bridge import cli
+from bridge.formats.schema import SchemaError, SchemaUnknown, check
+
+ROOT = Path(__file__).resolve().parents[2]
+REPORT = json.loads((ROOT / "bridge" / "report.schema.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The JSON report of the model on a passing scenario and a bad one."""
+    folder = tmp_path_factory.mktemp("schema")
+    (folder / "in").mkdir()
+    (folder / "in" / "bad.jsonl").write_text("{not json\n")
+    (folder / "in" / "empty.jsonl").write_bytes(
+        (ROOT / "scenarios" / "corpus" / "empty_chat.jsonl").read_bytes()
+    )
+    out = folder / "report.json"
+    assert cli.main(["corpus", str(folder / "in"), "--engine", "model", "--json", str(out)]) == 2
+    return json.loads(out.read_text())
+
+
+DIVERGENCE = {
+    "position": 3,
+    "file_line": 5,
+    "event": {"event": "wait"},
+    "field": "size",
+    "spec_section": "SPEC 3",
+    "expected": 10,
+    "found": 11,
+    "later": 0,
+}
+
+Change = Callable[[dict[str, Any]], None]
+
+
+def case(report: dict[str, Any]) -> dict[str, Any]:
+    return next(c for c in report["scenarios"] if c["coverage"] is not None)
+
+
+TAKEN: list[Change] = [
+    lambda r: None,
+    lambda r: case(r).update(status="FAIL", divergence=DIVERGENCE, page="x-1.html"),
+    lambda r: case(r).update(divergence={**DIVERGENCE, "position": None, "spec_section": None}),
+    lambda r: r.update(corpus_version=None, profile=None, engine_name=None),
+    lambda r: case(r)["coverage"].update(fraction=1.0, events=0.0),
+]
+"""Reports a run may write."""
+
+REFUSED: list[tuple[Change, str]] = [
+    (lambda r: case(r).update(status="WEIRD"), "scenarios[1].status"),
+    (lambda r: r.update(extra=1), "the top"),
+    (lambda r: r.pop("coverage"), "the top: no coverage"),
+    (lambda r: case(r)["coverage"].update(fraction=2), "scenarios[1].coverage.fraction"),
+    (lambda r: case(r).update(seconds=-1), "scenarios[1].seconds"),
+    (lambda r: case(r).update(page="javascript:alert(1)"), "scenarios[1].page"),
+    (lambda r: case(r).update(page="../x.html"), "scenarios[1].page"),
+    (lambda r: case(r).update(answers=True), "scenarios[1].answers"),
+    (lambda r: case(r).update(answers=1.5), "scenarios[1].answers"),
+    (lambda r: case(r).update(coverage="x"), "scenarios[1].coverage"),
+    (lambda r: case(r).update(divergence={**DIVERGENCE, "file_line": 1}), "file_line"),
+    (lambda r: case(r).update(divergence={"field": "size"}), "scenarios[1].divergence"),
+    (lambda r: r.update(counts={"ok": 0}), "counts.ok"),
+    (lambda r: r.update(counts={"WEIRD": 1}), "counts (a field's name)"),
+    (lambda r: r.update(format="optchat-spec-report/2"), "format"),
+    (lambda r: r.update(runner_version=""), "runner_version"),
+    (lambda r: r["coverage"]["not_implemented"].append({"capability": "zoom"}), "not_implemented"),
+    (lambda r: r.update(scenarios={}), "scenarios"),
+]
+"""Reports no run writes, and where the problem is."""
+
+
+@pytest.mark.parametrize("change", TAKEN)
+def test_both_take_what_a_run_writes(change: Change, written: dict[str, Any]) -> None:
+    report = copy.deepcopy(written)
+    assert {c["status"] for c in report["scenarios"]} == {"ok", "BAD"}
+    change(report)
+    jsonschema.validate(report, REPORT)
+    check(report, REPORT)
+
+
+@pytest.mark.parametrize(("change", "where"), REFUSED)
+def test_both_refuse_a_damaged_report_and_it_names_where(
+    change: Change, where: str, written: dict[str, Any]
+) -> None:
+    report = copy.deepcopy(written)
+    change(report)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(report, REPORT)
+    with pytest.raises(SchemaError) as refused:
+        check(report, REPORT)
+    assert where in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_keyword_it_does_not_know_is_refused() -> None:
+    with pytest.raises(SchemaUnknown, match="uniqueItems"):
+        check([1, 1], {"type": "array", "uniqueItems": True})
+    answer = json.loads((ROOT / "bridge" / "answer.schema.json").read_text())
+    with pytest.raises(SchemaUnknown):
+        check({"ready": True, "protocol": 2}, answer)
