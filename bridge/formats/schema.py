@@ -9,7 +9,7 @@ holds it to `jsonschema` on the kit's report and matrix schemas."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,50 +165,42 @@ def _required(value: Any, wanted: list[str], at: At) -> str | None:
     return here(at, f"no {', '.join(missing)}") if missing else None
 
 
+def each(parts: Iterable[tuple[Any, Any, str]], at: At) -> str | None:
+    """The first problem of the parts of a value: (part, its schema, where
+    it is below `at`)."""
+    for part, schema, where in parts:
+        problem = first_problem(part, schema, at.root, at.inside(where))
+        if problem is not None:
+            return problem
+    return None
+
+
 def _properties(value: Any, wanted: dict[str, Any], at: At) -> str | None:
     if not isinstance(value, dict):
         return None
-    for name, schema in wanted.items():
-        if name in value:
-            problem = first_problem(value[name], schema, at.root, at.inside(f".{name}"))
-            if problem is not None:
-                return problem
-    return None
+    return each(((value[k], s, f".{k}") for k, s in wanted.items() if k in value), at)
 
 
 def _additional_properties(value: Any, wanted: Any, at: At) -> str | None:
     """The fields that the same schema's `properties` does not name."""
     if not isinstance(value, dict):
         return None
-    named = at.schema.get("properties", {})
-    for name, item in value.items():
-        if name not in named:
-            if wanted is False:
-                return here(at, f"{shown(name)} is not one of its fields")
-            problem = first_problem(item, wanted, at.root, at.inside(f".{name}"))
-            if problem is not None:
-                return problem
-    return None
+    others = [k for k in value if k not in at.schema.get("properties", {})]
+    if wanted is False and others:
+        return here(at, f"{shown(others[0])} is not one of its fields")
+    return each(((value[k], wanted, f".{k}") for k in others), at)
 
 
 def _property_names(value: Any, wanted: Any, at: At) -> str | None:
     if not isinstance(value, dict):
         return None
-    for name in value:
-        problem = first_problem(name, wanted, at.root, at.inside(" (a field's name)"))
-        if problem is not None:
-            return problem
-    return None
+    return each(((k, wanted, " (a field's name)") for k in value), at)
 
 
 def _items(value: Any, wanted: Any, at: At) -> str | None:
     if not isinstance(value, list):
         return None
-    for k, item in enumerate(value):
-        problem = first_problem(item, wanted, at.root, at.inside(f"[{k}]"))
-        if problem is not None:
-            return problem
-    return None
+    return each(((item, wanted, f"[{k}]") for k, item in enumerate(value)), at)
 
 
 def _one_of(value: Any, wanted: list[Any], at: At) -> str | None:
