@@ -154,6 +154,18 @@ def _min_length(value: Any, wanted: int, at: At) -> str | None:
     return None
 
 
+def _min_items(value: Any, wanted: int, at: At) -> str | None:
+    if isinstance(value, list) and len(value) < wanted:
+        return here(at, f"has {len(value)} items, fewer than {wanted}")
+    return None
+
+
+def _max_items(value: Any, wanted: int, at: At) -> str | None:
+    if isinstance(value, list) and len(value) > wanted:
+        return here(at, f"has {len(value)} items, more than {wanted}")
+    return None
+
+
 def _pattern(value: Any, wanted: str, at: At) -> str | None:
     if isinstance(value, str) and re.search(wanted, value) is None:
         return here(at, f"{shown(value)} does not match {wanted}")
@@ -222,6 +234,8 @@ KEYWORDS: dict[str, Callable[[Any, Any, At], str | None]] = {
     "minimum": _minimum,
     "maximum": _maximum,
     "minLength": _min_length,
+    "minItems": _min_items,
+    "maxItems": _max_items,
     "pattern": _pattern,
     "required": _required,
     "properties": _properties,

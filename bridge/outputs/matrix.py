@@ -7,8 +7,10 @@ A row per scenario (the union of the reports', named as reports name them:
 the scenario's outcome in that report, linked to its divergence page when
 the report's run wrote one beside it (`corpus --report DIR --json
 DIR/report.json`); above them, each engine's profile, the optional parts of
-SPEC it lacks, what its run compared and delivered, and its counts. The
-page sorts by any column (a click on its heading), worst outcomes first.
+SPEC it lacks, what its run compared and delivered, its counts, and the
+causes its FAILs are of (bridge/checking/causes.py), when its report gives
+them, a row each. The page sorts by any column (a click on its heading),
+worst outcomes first.
 
 The reports are untrusted input (they come from other machines): each is
 checked whole against bridge/report.schema.json (bridge/formats/schema.py)
@@ -109,6 +111,7 @@ def cell(case: dict[str, Any], report: Report, out: Path) -> dict[str, Any]:
         "field": found["field"] if found else None,
         "spec_section": found["spec_section"] if found else None,
         "page": linked(report, case["page"], out),
+        "cause": case.get("cause"),
     }
 
 
@@ -130,6 +133,10 @@ def engine(report: Report) -> dict[str, Any]:
         "delivered": {k: delivery[k] for k in ("events", "delivered", "fraction")},
         "counts": data["counts"],
         "seconds": data["seconds"],
+        "causes": [
+            {"id": c["id"], "said": c["said"], "scenarios": len(c["scenarios"])}
+            for c in data.get("causes", [])
+        ],
     }
 
 
@@ -223,6 +230,8 @@ def shown_cell(found: dict[str, Any] | None) -> str:
     if found["field"] is not None:
         section = f" ({found['spec_section']})" if found["spec_section"] else ""
         why = f"field {found['field']}{section}: {why}"
+    if found["cause"] is not None:
+        why += f" (cause {found['cause']})"
     said = escape(status)
     if found["page"] is not None:
         said = f'<a href="{escape(quote(found["page"]))}">{said}</a>'
@@ -255,6 +264,23 @@ def engine_row(data: dict[str, Any]) -> str:
     )
 
 
+def causes(engines: list[dict[str, Any]]) -> str:
+    """Each engine's causes, a row each; nothing when no report gives any."""
+    rows = "".join(
+        f"<tr><td>{escape(e['label'])}</td><td><code>{escape(c['id'])}</code></td>"
+        f"<td>{escape(c['said'])}</td><td>{c['scenarios']:,}</td></tr>"
+        for e in engines
+        for c in e["causes"]
+    )
+    if not rows:
+        return ""
+    return (
+        "<h2>The causes</h2><p>Each engine's FAILs, grouped by what makes them fail.</p>"
+        "<table><tr><th>engine</th><th>cause</th><th>what fails</th><th>FAILs</th></tr>"
+        f"{rows}</table>"
+    )
+
+
 def page(found: dict[str, Any]) -> str:
     """The matrix as one HTML document."""
     engines = found["engines"]
@@ -283,7 +309,9 @@ def page(found: dict[str, Any]) -> str:
         "<table><tr><th>engine</th><th>profile (SPEC 10)</th><th>optional parts</th>"
         "<th>events compared</th><th>events delivered</th><th>outcomes</th><th>runner</th></tr>"
         + "".join(engine_row(e) for e in engines)
-        + "</table><h2>The scenarios</h2>"
+        + "</table>"
+        + causes(engines)
+        + "<h2>The scenarios</h2>"
         '<table id="matrix"><thead><tr><th><button data-column="0">scenario</button></th>'
         f'<th><button data-column="1">family</button></th>{heads}</tr></thead>'
         f"<tbody>{rows}</tbody></table><script>{SCRIPT}</script></body></html>\n"

@@ -23,6 +23,7 @@ import jsonschema
 import pytest
 
 from bridge import cli
+from bridge.outputs.matrix import Report, matrix, page
 from tests.bridge.browser import needs_chromium, visit
 from tests.bridge.test_report_payloads import Dangerous
 from tests.examples.toolchain import toolchain
@@ -70,8 +71,8 @@ def hostile(report: Path, into: Path) -> Path:
             case["divergence"]["field"] = PAYLOAD
             case["divergence"]["spec_section"] = "SPEC 4.1"
     into.mkdir()
-    for page in report.parent.glob("*.html"):
-        shutil.copy(page, into)
+    for written in report.parent.glob("*.html"):
+        shutil.copy(written, into)
     (into / "report.json").write_text(json.dumps(data))
     return into / "report.json"
 
@@ -154,9 +155,9 @@ def test_the_page_of_three_engines_shows_each_report_s_outcomes_sorts_and_escape
     assert {c["status"] for c in outcomes[1].values()} == {"ok", "FAIL", "SKIPPED"}
     assert {c["status"] for c in outcomes[2].values()} == {"ok", "SKIPPED"}
 
-    page = out.read_text(encoding="utf-8")
+    text = out.read_text(encoding="utf-8")
     probed = out.with_name("sorted-" + out.name)
-    probed.write_text(page.replace("<head>", "<head>" + SORTER, 1))
+    probed.write_text(text.replace("<head>", "<head>" + SORTER, 1))
     seen = visit(probed)
     assert seen.probe["errors"] == [] and seen.console == []
     dangerous = Dangerous()
@@ -166,7 +167,7 @@ def test_the_page_of_three_engines_shows_each_report_s_outcomes_sorts_and_escape
 
     # The rows as the page was written (the sorter's clicks come after the load).
     table = Table()
-    table.feed(page)
+    table.feed(text)
     # A control character is shown as its escape (bridge/outputs/markup.py).
     shown = {name.replace("\x01", "\\x01"): name for name in names}
     assert [row[0][0] for row in table.rows] == list(shown)
@@ -202,12 +203,44 @@ def test_the_page_of_three_engines_shows_each_report_s_outcomes_sorts_and_escape
     assert up[0] == "corpus/refused_kind_1.jsonl" and rank(up[-1]) == len(WORST_FIRST) + 1
 
 
-def test_a_report_no_run_writes_is_one_line_and_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def model_report(tmp_path: Path) -> Path:
+    """The JSON report of the model on the empty chat (a report in a second)."""
     good = tmp_path / "good.json"
     argv = ["corpus", "--engine", "model", "--only", "empty_chat", "--json", str(good)]
     assert cli.main(argv) == 0
+    return good
+
+
+def test_the_causes_a_report_gives_are_rows_of_its_engine(tmp_path: Path) -> None:
+    """A report of a run that grouped its FAILs into causes (issue 34) gives
+    them; each is a row under its engine, and a FAIL's cell names its cause."""
+    data: dict[str, Any] = json.loads(model_report(tmp_path).read_text())
+    (case,) = data["scenarios"]
+    case.update(status="FAIL", reason="size differs", cause="views@message:message")
+    data["causes"] = [
+        {"id": "views@message:message", "said": PAYLOAD, "scenarios": [case["path"]]},
+        {"id": "queue@start", "said": "the queue differs at a start", "scenarios": ["a", "b"]},
+    ]
+    found = matrix([Report(tmp_path / "r.json", data)], tmp_path / "m.html")
+    jsonschema.validate(found, json.loads((ROOT / "bridge" / "matrix.schema.json").read_text()))
+    assert [(c["id"], c["scenarios"]) for c in found["engines"][0]["causes"]] == [
+        ("views@message:message", 1),
+        ("queue@start", 2),
+    ]
+    shown = page(found)
+    table = shown[shown.index("<h2>The causes</h2>") : shown.index("<h2>The scenarios</h2>")]
+    assert table.count("<tr>") == 3 and "<code>queue@start</code>" in table
+    assert "&lt;script&gt;alert(&#x27;m&#x27;)" in table and "<script>alert" not in shown
+    assert 'title="size differs (cause views@message:message)"' in shown
+    assert "<h2>The causes</h2>" not in page(
+        matrix([Report(tmp_path, {**data, "causes": []})], tmp_path)
+    )
+
+
+def test_a_report_no_run_writes_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = model_report(tmp_path)
     report: dict[str, Any] = json.loads(good.read_text())
     bad = {
         "not JSON": "{",

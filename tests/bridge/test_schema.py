@@ -108,6 +108,24 @@ def test_both_refuse_a_damaged_report_and_it_names_where(
     assert where in str(refused.value) and "\n" not in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    ("value", "schema"),
+    [
+        ([], {"type": "array", "minItems": 1}),
+        ([1, 2], {"type": "array", "maxItems": 1}),
+        (1, {"const": True}),
+        (True, {"enum": [1]}),
+        ({"a": 1}, {"propertyNames": {"pattern": "^b"}}),
+        (2, {"oneOf": [{"type": "integer"}, {"minimum": 1}]}),
+    ],
+)
+def test_both_refuse_what_the_other_schemas_keywords_refuse(value: Any, schema: Any) -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(value, schema)
+    with pytest.raises(SchemaError):
+        check(value, schema)
+
+
 def test_a_keyword_it_does_not_know_is_refused() -> None:
     with pytest.raises(SchemaUnknown, match="uniqueItems"):
         check([1, 1], {"type": "array", "uniqueItems": True})
