@@ -158,10 +158,15 @@ def matrix(reports: list[Report], out: Path) -> dict[str, Any]:
             f"the reports are of corpus versions {', '.join(versions)}: a scenario of one "
             "name may hold other events in each"
         )
+    engines = [engine(r) for r in reports]
+    labels = [e["label"] for e in engines]
+    for e in engines:
+        if labels.count(e["label"]) > 1:  # one engine's reports: told apart by their files
+            e["label"] += f" ({e['report']})"
     return {
         "format": FORMAT,
         "runner_version": __version__,
-        "engines": [engine(r) for r in reports],
+        "engines": engines,
         "scenarios": [rows[name] for name in sorted(rows)],
         "notes": notes,
     }

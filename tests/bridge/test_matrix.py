@@ -232,9 +232,14 @@ def test_the_causes_a_report_gives_are_rows_of_its_engine(tmp_path: Path) -> Non
     assert table.count("<tr>") == 3 and "<code>queue@start</code>" in table
     assert "&lt;script&gt;alert(&#x27;m&#x27;)" in table and "<script>alert" not in shown
     assert 'title="size differs (cause views@message:message)"' in shown
-    assert "<h2>The causes</h2>" not in page(
-        matrix([Report(tmp_path, {**data, "causes": []})], tmp_path)
-    )
+    again = [Report(tmp_path / f"{k}.json", {**data, "causes": []}) for k in (1, 2)]
+    twice = matrix(again, tmp_path / "m.html")
+    assert "<h2>The causes</h2>" not in page(twice)
+    name = data["engine_name"]
+    assert [e["label"] for e in twice["engines"]] == [
+        f"{name} ({tmp_path / '1.json'})",
+        f"{name} ({tmp_path / '2.json'})",
+    ]
 
 
 def test_a_report_no_run_writes_is_one_line_and_exit_2(
