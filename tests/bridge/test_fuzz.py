@@ -14,6 +14,7 @@ import pytest
 
 from bridge import cli
 from bridge.checking.compare import run
+from bridge.cli.fuzz import without_password
 from bridge.formats.profile import SPEC
 from bridge.runs.corpus import Options, make_engine
 from bridge.wire.stream import from_model
@@ -174,3 +175,9 @@ def test_bad_options_are_usage_errors(bad: list[str], capsys: pytest.CaptureFixt
         fuzz("--engine", "impl", *bad)
     assert exit.value.code == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_database_s_password_is_not_printed() -> None:
+    assert without_password("redis://:s3cret@db.example:6379/0") == "redis://***@db.example:6379/0"
+    assert without_password("rediss://me:s3cret@db:1/2") == "rediss://***@db:1/2"
+    assert without_password("/a/folder@x") == "/a/folder@x"
