@@ -2,15 +2,18 @@
 standard library: the keywords those schemas use, and no other. A report
 another machine wrote (`matrix` reads them) is untrusted input, checked
 whole before any of it is used. A schema keyword this checker does not
-know is refused (SchemaUnknown), never skipped, so a schema that starts
+know is refused (SchemaError), never skipped, so a schema that starts
 using one cannot let values through unchecked; tests/bridge/test_schema.py
-holds it to `jsonschema` on the kit's report and matrix schemas."""
+holds it to `jsonschema` on the kit's report schema."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 ANNOTATIONS = frozenset(("$schema", "$id", "$defs", "$comment", "title", "description"))
@@ -28,10 +31,6 @@ TYPES: dict[str, tuple[type, ...]] = {
 
 
 class SchemaError(ValueError):
-    """A value the schema does not take: where, and why, in one line."""
-
-
-class SchemaUnknown(ValueError):
     """A schema that uses a keyword this checker does not know."""
 
 
@@ -49,11 +48,17 @@ class At:
         return f"{self.where}{part}".lstrip(".")
 
 
-def check(value: Any, schema: dict[str, Any]) -> None:
-    """SchemaError naming the first place where `value` breaks `schema`."""
-    problem = first_problem(value, schema, schema, "")
-    if problem is not None:
-        raise SchemaError(problem)
+@cache
+def load(path: Path) -> dict[str, Any]:
+    """A schema file, read once."""
+    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def problem(value: Any, path: Path) -> str | None:
+    """Where and why `value` breaks the schema file `path` first, in one
+    line; None when it holds."""
+    schema = load(path)
+    return first_problem(value, schema, schema, "")
 
 
 def of_type(value: Any, name: str) -> bool:
@@ -85,7 +90,7 @@ def shown(value: Any) -> str:
 def resolve(root: dict[str, Any], ref: str) -> Any:
     """The schema a `$ref` inside the schema (`#/$defs/name`) points to."""
     if not ref.startswith("#"):
-        raise SchemaUnknown(f"$ref {ref}: only references inside the schema are known")
+        raise SchemaError(f"$ref {ref}: only references inside the schema are known")
     found: Any = root
     for part in filter(None, ref[1:].split("/")):
         found = found[part.replace("~1", "/").replace("~0", "~")]
@@ -104,7 +109,7 @@ def first_problem(value: Any, schema: Any, root: dict[str, Any], where: str) -> 
             continue
         checked = KEYWORDS.get(keyword)
         if checked is None:
-            raise SchemaUnknown(f"the schema uses {keyword!r}, which this checker does not know")
+            raise SchemaError(f"the schema uses {keyword!r}, which this checker does not know")
         problem = checked(value, wanted, at)
         if problem is not None:
             return problem

@@ -34,7 +34,7 @@ from bridge import __version__
 from bridge.checking.coverage import percent
 from bridge.formats.capabilities import CAPABILITIES
 from bridge.formats.kit import BRIDGE
-from bridge.formats.schema import SchemaError, check
+from bridge.formats.schema import problem
 from bridge.formats.usage import UsageError
 from bridge.outputs.json_report import FORMAT as REPORT
 from bridge.outputs.markup import escape
@@ -55,10 +55,6 @@ class Report:
     data: dict[str, Any]
 
 
-def schema(name: str) -> dict[str, Any]:
-    return json.loads((BRIDGE / name).read_text(encoding="utf-8"))
-
-
 def no_constant(word: str) -> None:
     raise ValueError(f"{word} is not a JSON number")
 
@@ -77,11 +73,11 @@ def read_report(path: Path) -> Report:
     if not isinstance(data, dict) or data.get("format") != REPORT:
         raise UsageError(f"{path}: not a JSON report of `corpus --json` ({REPORT})")
     try:
-        check(data, schema("report.schema.json"))
-    except (SchemaError, RecursionError) as error:
-        raise UsageError(
-            f"{path}: not a report a run writes (bridge/report.schema.json): {error}"
-        ) from None
+        found = problem(data, BRIDGE / "report.schema.json")
+    except RecursionError:
+        found = "nested too deeply"
+    if found is not None:
+        raise UsageError(f"{path}: not a report a run writes (bridge/report.schema.json): {found}")
     return Report(path, data)
 
 
