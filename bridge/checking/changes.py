@@ -1,20 +1,58 @@
-"""The declared differences `diagnose` tries (bridge/runs/diagnose.py, issue
-21): a change of one profile option (SPEC 10) or one capability taken away
-(bridge/formats/capabilities.py), which of them to try at a divergence
-first, and which cannot change a scenario's replay at all."""
+"""The declared differences `diagnose` tries (bridge/runs/diagnose.py, issues
+21 and 34): a change of one profile option (SPEC 10) or one capability taken
+away (bridge/formats/capabilities.py), which of them to try at a divergence
+first, and which cannot change a scenario's replay at all.
+
+The options are read from their one definition, model/profile.py's
+`TYPES`: a true/false option is tried flipped, an option that lists its
+strings at each other string, so an option SPEC 10 gains is tried without
+a word here. An option of another type has too many values to try each: it
+is tried only at a value guessed from the divergence (`GUESSES`): the
+words of `kind_words` read from the texts (a line the model writes
+`unii: ...` and the engine `talk: ...`), a kind `kinds` leaves out from a
+message the engine refuses as `kind`. An option with neither is not tried
+(`untried` names it). The capabilities are read from CAPABILITIES the same
+way: the one owning the diverging field; one whose events are sent in
+another form without it, at such an event; one whose events are not sent
+without it only where the engine answers such an event as unsupported.
+
+At a divergence the changes come in tiers (`tiers`), each tier tried whole
+before the next, its best change taken: the capability owning the field
+when the engine left the field out, the guessed values, the options the
+diverging event or field concerns (`CONCERNS`, `FIELD_CONCERNS`: only an
+order, an option missing there is still tried), the capability owning the
+field when the engine wrote it otherwise (an option that explains it keeps
+the field compared, so it comes first), the other options, the
+capabilities that change what is sent, then pairs of an option concerned
+with any other. A divergence costs
+at most one replay per value of each option (O(values)), plus one per
+pair (O(concerned x values)), never every pair of options."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from itertools import combinations
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from typing import Any
 
 from bridge.checking.compare import MISSING, Divergence
-from bridge.formats.capabilities import ALL, BY_NAME, CAPABILITIES, Capability, lacking, only_tests
+from bridge.formats.capabilities import (
+    ALL,
+    BY_NAME,
+    CAPABILITIES,
+    GIVEN,
+    WITHHELD,
+    Capability,
+    lacking,
+    only_tests,
+)
 from bridge.formats.profile import SPEC
 from bridge.wire.stream import changes as changes_sent
-from model.profile import TYPES, Profile, from_options, options
+from model.constants import KINDS
+from model.profile import TYPES, Profile, options
 from scenarios.format import Scenario
 
 LACKS = "lacks"
@@ -23,14 +61,23 @@ LACKS = "lacks"
 
 @dataclass(frozen=True, order=True)
 class Change:
-    """One declared difference tried: a profile option at a value (SPEC 10),
-    or a capability the engine lacks (option `lacks`)."""
+    """One declared difference tried: a profile option at a value (SPEC 10,
+    held as model/profile.py's `Profile` holds it: `kind_words` as sorted
+    pairs, `kinds` as a tuple), or a capability the engine lacks (option
+    `lacks`)."""
 
     option: str
     value: Any
 
+    @property
+    def shown(self) -> Any:
+        """The value as the protocol writes it (a JSON value)."""
+        if self.option == LACKS:
+            return self.value
+        return options(replace(SPEC, **{self.option: self.value}))[self.option]
+
     def said(self) -> str:
-        return f"{self.option}: {json.dumps(self.value)}"
+        return f"{self.option}: {json.dumps(self.shown, ensure_ascii=False)}"
 
     @property
     def key(self) -> tuple[str, Any]:
@@ -50,76 +97,292 @@ class Trial:
         return lacking(self.held)
 
 
-def changes(base: Trial) -> list[Change]:
-    """Every change of one option of `base`'s profile the option's type
-    enumerates (a boolean flipped, each other string of an option that
-    lists them), then each capability it holds taken away (those that
-    take others with them last)."""
-    now = options(base.profile)
+def singles(trial: Trial) -> list[Change]:
+    """Every change of one option of `trial`'s profile its type enumerates:
+    a boolean flipped, each other string of an option that lists them."""
     out: list[Change] = []
     for name, kind in TYPES.items():
+        now = getattr(trial.profile, name)
         if kind is bool:
-            out.append(Change(name, not now[name]))
+            out.append(Change(name, not now))
         elif isinstance(kind, tuple):
-            out += [Change(name, value) for value in kind if value != now[name]]
-    held = sorted((c for c in CAPABILITIES if c.name in base.held), key=lambda c: len(c.implies))
-    return out + [Change(LACKS, c.name) for c in held]
+            out += [Change(name, value) for value in kind if value != now]
+    return out
 
 
-def applied(base: Trial, made: tuple[Change, ...]) -> Trial | None:
+def taken_away(trial: Trial) -> list[Change]:
+    """Each capability `trial` holds taken away (those that take others with them last)."""
+    held = sorted((c for c in CAPABILITIES if c.name in trial.held), key=lambda c: len(c.implies))
+    return [Change(LACKS, c.name) for c in held]
+
+
+def changes(base: Trial) -> list[Change]:
+    """Every single change tried without a guess: `singles`, then `taken_away`."""
+    return singles(base) + taken_away(base)
+
+
+def applied(base: Trial, made: Iterable[Change]) -> Trial | None:
     """`base` with the changes made; None when they make no profile."""
+    made = tuple(made)
     told = {c.option: c.value for c in made if c.option != LACKS}
     try:
-        profile = from_options({**options(base.profile), **told})
+        profile = replace(base.profile, **told)
     except ValueError:
         return None
     return Trial(profile, base.held - {c.value for c in made if c.option == LACKS})
 
 
+def between(start: Trial, end: Trial) -> tuple[Change, ...]:
+    """The changes that take `start` to `end`: each option that differs at
+    `end`'s value, each capability `end` lacks that `start` holds. (A
+    capability `end` holds that `start` lacks is no change: see `regained`.)"""
+    made = [
+        Change(name, getattr(end.profile, name))
+        for name in TYPES
+        if getattr(start.profile, name) != getattr(end.profile, name)
+    ]
+    return tuple(made + [Change(LACKS, name) for name in sorted(start.held - end.held)])
+
+
+def regained(start: Trial, end: Trial) -> bool:
+    """Whether `end` holds a capability `start` lacks."""
+    return bool(end.held - start.held)
+
+
+def untried() -> list[str]:
+    """The options of SPEC 10 diagnose neither enumerates nor guesses."""
+    return [n for n, k in TYPES.items() if not (k is bool or isinstance(k, tuple) or n in GUESSES)]
+
+
 def owning(change: Change, found: Divergence) -> bool:
-    """Whether a change takes away the capability owning a field the engine left out."""
-    return (
-        change.option == LACKS
-        and found.found is MISSING
-        and found.field in BY_NAME[change.value].fields
-    )
+    """Whether a change takes away the capability owning the diverging field
+    (whether the engine left it out or wrote it otherwise), or one whose
+    events are not sent without it, at such an event the engine said it
+    does not support (field `unsupported`)."""
+    if change.option != LACKS:
+        return False
+    capability = BY_NAME[change.value]
+    if found.field == "unsupported":
+        return capability.handling == WITHHELD and event_of(found) in capability.events
+    return found.field in capability.fields
 
 
 def at_its_events(change: Change, found: Divergence) -> bool:
-    """Whether a change takes away a capability that changes what is sent, at one of its events."""
-    if change.option != LACKS or BY_NAME[change.value].fields:
+    """Whether a change takes away a capability whose events are sent in
+    another form without it (an `end`'s replies as the model's line), at
+    one of its events. (One whose events are not sent at all is tried only
+    on the engine's word, `owning`: withholding events explains any
+    divergence at them, a bug's too.)"""
+    if change.option != LACKS or BY_NAME[change.value].handling != GIVEN:
         return False
-    return (found.event or {}).get("event") in BY_NAME[change.value].events
+    return event_of(found) in BY_NAME[change.value].events
+
+
+def event_of(found: Divergence) -> str | None:
+    """The kind of the event a divergence is at (None at the detail request)."""
+    return (found.event or {}).get("event")
+
+
+def withheld_for(trial: Trial, found: Divergence) -> bool:
+    """Whether a capability `trial` holds would withhold the event the engine
+    said it does not support."""
+    return any(owning(c, found) for c in taken_away(trial))
 
 
 CONCERNS = {
-    "end": ("empty_reply", "not_shorter"),
+    "end": ("empty_reply", "not_shorter", "trim_lines"),
     "fail": ("retry", "failure_cap", "held_takes_job"),
-    "message": ("retry", "failure_cap", "held_takes_job", "trim_lines", "kinds"),
-    "wait": ("resume", "ahead_in_wait"),
+    "message": ("retry", "failure_cap", "held_takes_job", "trim_lines", "kinds", "kind_words"),
+    "wait": ("resume", "ahead_in_wait", "need_first"),
     "settle": ("resume",),
+    "start": ("calls", "need_first", "ahead_in_wait", "held_takes_job"),
 }
 """The profile options tried first at a divergence at each kind of event
-(SPEC 10 says where each applies); the others follow, in the same turn."""
+(SPEC 10 says where each applies); the others follow, in a later tier."""
+FIELD_CONCERNS = {
+    "render_crc": ("empty_chat", "kind_words", "trim_lines"),
+    "render": ("empty_chat", "kind_words", "trim_lines"),
+    "contexts_crc": ("empty_chat", "kind_words", "trim_lines"),
+    "contexts": ("empty_chat", "kind_words", "trim_lines"),
+    "line": ("trim_lines", "empty_reply", "not_shorter", "kind_words"),
+    "queue": ("merge_order", "held_takes_job", "retry", "ahead_in_wait", "need_first"),
+    "queue_waiting": ("merge_order", "held_takes_job", "ahead_in_wait", "need_first"),
+    "started": ("calls",),
+}
+"""The profile options tried first when a field differs, whatever the event."""
+
+
+def concerned(found: Divergence) -> set[str]:
+    """The options the diverging event or field concerns."""
+    event = (found.event or {}).get("event", "")
+    return set(CONCERNS.get(event, ())) | set(FIELD_CONCERNS.get(found.field, ()))
+
+
+TEXT_FIELDS = ("render", "render_timed_out", "contexts", "zoom", "line")
+"""Answer fields that hold texts: the words written where kinds go show there."""
+TEXT_CRCS = ("render_crc", "render_timed_out_crc", "contexts_crc")
+"""Answer fields that stand for texts: the texts must be asked for (a detail request)."""
+
+Texts = tuple[list[str], list[str]]
+"""The texts the model and the engine wrote at a divergence, in pairs."""
+
+
+def wants_texts(found: Divergence) -> bool:
+    """Whether the words written where kinds go may explain a divergence:
+    a text differs, or a message's answer does (a word of another length
+    changes its size first)."""
+    event = (found.event or {}).get("event")
+    return found.field in TEXT_FIELDS or found.field in TEXT_CRCS or event == "message"
+
+
+def texts_of(value: Any) -> list[str]:
+    """The texts in an answer field's value (a text, a context list, a detail)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for name in TEXT_FIELDS for t in texts_of(value.get(name))]
+    if isinstance(value, list):
+        return [t for item in value for t in texts_of(item)]
+    return []
+
+
+LINE = re.compile(r"(\d+\+\d+\|)?(.*)", re.S)
+"""A rendered line: `first+count|` (SPEC 3) before its text, or a text alone."""
+
+
+def written(profile: Profile, model: str, engine: str) -> tuple[str, str] | None:
+    """The kind and the engine's word, when the model wrote a line as the
+    kind's word under `profile`, `: `, then a text, and the engine wrote
+    the same text after another word (SPEC 1, 10: `kind_words`)."""
+    a, b = LINE.fullmatch(model), LINE.fullmatch(engine)
+    if a is None or b is None or a.group(1) != b.group(1):
+        return None
+    word, sep, rest = b.group(2).partition(": ")
+    if not sep or not word or "\r" in word:
+        return None
+    for kind in KINDS:
+        said = profile.word(kind)
+        if a.group(2) == f"{said}: {rest}" and word != said:
+            return kind, word
+    return None
+
+
+def words_written(profile: Profile, texts: Texts) -> dict[str, str]:
+    """The word the engine writes for each kind where it writes another than
+    `profile` says, read from pairs of texts line by line (the lines that
+    differ between the two, where their counts agree); each kind takes the
+    word most lines show."""
+    seen: dict[str, Counter[str]] = {}
+    for model, engine in zip(*texts, strict=False):
+        ours, theirs = model.split("\n"), engine.split("\n")
+        matcher = SequenceMatcher(None, ours, theirs, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag != "replace" or i2 - i1 != j2 - j1:
+                continue
+            for a, b in zip(ours[i1:i2], theirs[j1:j2], strict=True):
+                pair = written(profile, a, b)
+                if pair is not None:
+                    seen.setdefault(pair[0], Counter())[pair[1]] += 1
+    return {kind: words.most_common(1)[0][0] for kind, words in sorted(seen.items())}
+
+
+def guess_kind_words(trial: Trial, found: Divergence, texts: Texts | None) -> list[Change]:
+    """`kind_words` with the words the engine writes (`words_written`)."""
+    if texts is None:
+        return []
+    words = dict(trial.profile.kind_words) | words_written(trial.profile, texts)
+    value = tuple(sorted((k, w) for k, w in words.items() if w != k))
+    return [] if value == trial.profile.kind_words else [Change("kind_words", value)]
+
+
+def guess_kinds(trial: Trial, found: Divergence, texts: Texts | None) -> list[Change]:
+    """`kinds` without a kind the engine refuses a message of as `kind`, or
+    with one the model refused so and the engine took (SPEC 10)."""
+    event = found.event or {}
+    kind = event.get("kind")
+    if found.field != "refused" or event.get("event") != "message" or kind not in KINDS:
+        return []
+    taken = set(trial.profile.kinds)
+    if found.found == "kind" and found.expected is MISSING and kind in taken:
+        taken.discard(kind)
+    elif found.expected == "kind" and found.found is MISSING:
+        taken.add(kind)
+    else:
+        return []
+    value = tuple(k for k in KINDS if k in taken)
+    return [Change("kinds", value)] if value else []
+
+
+Guess = Callable[[Trial, Divergence, "Texts | None"], list[Change]]
+GUESSES: dict[str, Guess] = {"kind_words": guess_kind_words, "kinds": guess_kinds}
+"""The options of a type with too many values to try each (a map, a list),
+each with the value a divergence suggests."""
+
+
+def guessed(trial: Trial, found: Divergence, texts: Texts | None) -> list[Change]:
+    """Every guessed change a divergence suggests (`GUESSES`)."""
+    return [c for guess in GUESSES.values() for c in guess(trial, found, texts)]
 
 
 def tiers(
-    trial: Trial, taken: set[tuple[str, Any]], found: Divergence
+    trial: Trial,
+    taken: set[tuple[str, Any]],
+    found: Divergence,
+    guesses: list[Change],
+    known: bool = False,
 ) -> list[list[tuple[Change, ...]]]:
     """The changes to try at a divergence, in turn (see the module's
-    docstring): none of an option or capability already changed."""
+    docstring): none of an option or capability already changed. A `known`
+    symptom (one other scenarios showed that no change explained) is tried
+    only with the changes its field or event concerns."""
     left = [c for c in changes(trial) if c.key not in taken]
-    first = CONCERNS.get((found.event or {}).get("event", ""), ())
-    profile = sorted(
-        ((c,) for c in left if c.option != LACKS), key=lambda made: made[0].option not in first
-    )
-    pairs = [a + b for a, b in combinations(profile, 2) if a[0].option != b[0].option]
-    return [
-        [(c,) for c in left if owning(c, found)],
-        profile,
-        [(c,) for c in left if at_its_events(c, found)],
-        pairs,
+    near = concerned(found)
+    profile = [c for c in left if c.option != LACKS]
+    first = [(c,) for c in profile if c.option in near]
+    rest = [(c,) for c in profile if c.option not in near]
+    pairs = [
+        (a, b)
+        for (a,) in first
+        for b in profile
+        if b.option != a.option and (b.option not in near or a < b)
     ]
+    owners = [(c,) for c in left if owning(c, found)]
+    absent = found.found is MISSING or found.field == "unsupported"
+    near_tiers = [
+        owners if absent else [],
+        [(c,) for c in guesses if c.key not in taken],
+        first,
+        [] if absent else owners,
+    ]
+    if known:
+        return near_tiers
+    return [*near_tiers, rest, [(c,) for c in left if at_its_events(c, found)], pairs]
+
+
+def symptom(found: Divergence) -> tuple[Any, ...]:
+    """How a divergence shows, as a bug shows alike wherever it shows: the
+    field, and how its values differ: for lists of nodes, the levels of the
+    nodes only the engine has (`+`) and of those only the model has (`-`),
+    or `order` when they hold the same; for numbers, which side is larger;
+    for a refusal, both rules; for anything else the field alone. Not the
+    event: a bug in the queue shows at whichever event moves the queue."""
+    a, b = found.expected, found.found
+    if found.field == "refused":
+        return (found.field, None if a is MISSING else a, None if b is MISSING else b)
+    if nodes(a) and nodes(b):
+        ours, theirs = {tuple(n) for n in a}, {tuple(n) for n in b}
+        more = sorted({("+", n[0]) for n in theirs - ours} | {("-", n[0]) for n in ours - theirs})
+        return (found.field, *more) if more else (found.field, "order")
+    if type(a) is int and type(b) is int:
+        return (found.field, "more" if b > a else "less")
+    return (found.field,)
+
+
+def nodes(value: Any) -> bool:
+    """Whether a value is a list of nodes (`[level, index]` pairs)."""
+    return isinstance(value, list) and all(
+        isinstance(n, list) and len(n) == 2 and all(type(x) is int for x in n) for n in value
+    )
 
 
 CHOOSER = ("empty_reply", "not_shorter")
@@ -168,10 +431,8 @@ def stand_in(scenario: Scenario, profile: Profile, kept: list[Profile]) -> Profi
     transcript instead of stepping the model)."""
     if profile in kept:
         return profile
-    wanted = options(profile)
+    wanted = Trial(profile)
     for other in kept:
-        said = options(other)
-        changed = tuple(Change(name, said[name]) for name in TYPES if said[name] != wanted[name])
-        if inert(scenario, changed, other):
+        if inert(scenario, between(wanted, Trial(other)), other):
             return other
     return profile

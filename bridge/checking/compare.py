@@ -166,6 +166,9 @@ class Result:
     """The positions of the events sent that the model refuses, each with
     the rule it names (SPEC 4.1)."""
     unsupported: str | None = None
+    unsupported_at: Divergence | None = None
+    """Where the engine said it does not support something: the line, as a
+    divergence in the field `unsupported` (what it said as found)."""
     coverage: Coverage = field(default_factory=Coverage)
     lacks: tuple[Capability, ...] = ()
     """The capabilities the engine lacks, whose fields were not compared."""
@@ -220,6 +223,15 @@ def run(
         if "unsupported" in answer:
             result.unsupported = str(answer["unsupported"])
             counted.compared -= exchange.position is not None
+            result.unsupported_at = Divergence(
+                result.answers - 1,
+                exchange.position,
+                exchange.line if exchange.position is not None else None,
+                "unsupported",
+                MISSING,
+                result.unsupported,
+                sent[: result.answers],
+            )
             return False
         name = first_difference(exchange.expected, answer, fields, ready.rule_names, owner)
         if name is None:

@@ -1,6 +1,7 @@
 """`diagnose [PATH ...]`: which declared differences explain an engine's
 divergences, a proposed profile and capabilities, and the likely bugs left,
-shrunk; as text, and as JSON and JUnit XML when asked."""
+shrunk; as text, and as JSON and JUnit XML when asked. Stopped by Ctrl-C,
+SIGTERM or `--seconds`, it reports and writes what it found so far."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from bridge.outputs.diagnosis import text, write_bugs, write_json, write_junit
 from bridge.outputs.writing import check_file, check_folder
 from bridge.runs.corpus import Options
 from bridge.runs.diagnose import diagnose
+from scenarios.arguments import positive
 
 
 def add_parser(commands: Commands) -> None:
@@ -37,6 +39,12 @@ def add_parser(commands: Commands) -> None:
     report_options(command)
     shrink_options(command, "each likely bug, shrunk,")
     live_model_option(command)
+    command.add_argument(
+        "--seconds",
+        type=positive,
+        help="stop after this many seconds with what was found so far, reported and "
+        "written as at the end (exit 2); default: no limit",
+    )
     command.set_defaults(run=run)
 
 
@@ -54,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
         capabilities=read_capabilities(args.capabilities),
         constants=read_constants(args.constants),
     )
-    seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
-    report = diagnose(paths, options, args.jobs, args.shrink_tries, seconds)
+    shrink_seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
+    budget = math.inf if args.seconds is None else args.seconds
+    report = diagnose(paths, options, args.jobs, args.shrink_tries, shrink_seconds, budget)
     written = write_bugs(report, args.regressions)
     lines, code = text(report, written)
     print("\n".join(lines), flush=True)

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from bridge import __version__
+from bridge.checking.changes import LACKS, Change, untried
+from bridge.checking.shrink import said
 from bridge.formats.kit import shown
 from bridge.formats.layout import unique_name
 from bridge.formats.profile import SPEC, to_json
@@ -20,7 +22,9 @@ from bridge.outputs.junit import add, compared, partly
 from bridge.outputs.markup import visible
 from bridge.outputs.regressions import write_regression
 from bridge.outputs.writing import write_whole
-from bridge.runs.diagnose import Diagnosis, Report
+from bridge.runs.diagnose import Report, cause
+from bridge.runs.follow import Diagnosis
+from scenarios.format import Scenario
 
 SHOWN = 8
 """How many scenario names a list shows before `...`."""
@@ -28,8 +32,10 @@ SHOWN = 8
 FORMAT = "optchat-spec-diagnosis/1"
 """What a `diagnose --json` report says it is."""
 
-NOT_CHECKED = ("SKIPPED", "BAD", "FAULT", "ERROR")
+NOT_CHECKED = ("SKIPPED", "BAD", "FAULT", "ERROR", "unfinished")
 """The statuses of a scenario diagnose could not follow."""
+FAULTS = ("BAD", "FAULT", "ERROR")
+"""The statuses that make the run's exit code 2: bad input, an engine fault, the bridge failing."""
 
 
 def names(paths: list[Path]) -> str:
@@ -66,8 +72,56 @@ def scenario_lines(d: Diagnosis) -> list[str]:
     out = [f"{d.status:<11} {d.path.name} ({d.seconds:.1f} s, {d.replays} replays)"]
     for step in d.steps:
         why = ", ".join(c.said() for c in step.explained_by) or "no change explains it"
-        out.append(f"    {step.summary}\n        -> {why}")
+        out.append(f"    {visible(step.summary)}\n        -> {visible(why)}")
     return out
+
+
+def declared_value(report: Report, change: Change) -> str | None:
+    """How a change contradicts the engine's declaration: the option as the
+    engine declared it, when it declared another value than SPEC's and the
+    change sets another (`your declared "retry": "tick"`); None otherwise."""
+    if change.option == LACKS:
+        return None
+    was = getattr(report.base.profile, change.option)
+    if was == getattr(SPEC, change.option) or was == change.value:
+        return None
+    return Change(change.option, was).said()
+
+
+def undone(report: Report, change: Change) -> str:
+    """A difference of the proposal a likely bug contradicts, in words."""
+    if change.option == LACKS:
+        return f"holding {change.value} (proposed lacking) moves it later"
+    was = getattr(report.base.profile, change.option)
+    spec = getattr(SPEC, change.option)
+    if was == change.value and was != spec:
+        back = Change(change.option, spec).said()
+        return f"it comes later with {back} (SPEC's) than with your declared {change.said()}"
+    back = Change(change.option, was).said()
+    return f"it comes later with {back} (declared) than with the proposed {change.said()}"
+
+
+def shown_symptom(symptom: tuple[Any, ...]) -> str:
+    """A symptom (bridge/checking/changes.py) in words."""
+    field, *how = symptom
+    more = (
+        [
+            f"{'more' if sign == '+' else 'fewer'} level-{level} nodes"
+            for sign, level in how
+            if isinstance(level, int)
+        ]
+        if how and isinstance(how[0], tuple)
+        else [str(h) for h in how]
+    )
+    return f"`{field}` differing" + (f" ({', '.join(more)})" if more else "")
+
+
+def causes(bugs: list[tuple[Diagnosis, Scenario | None]]) -> list[list[Diagnosis]]:
+    """The likely bugs grouped by cause (bridge/runs/diagnose.py `cause`), largest group first."""
+    groups: dict[object, list[Diagnosis]] = {}
+    for d, _ in bugs:
+        groups.setdefault(cause(d), []).append(d)
+    return sorted(groups.values(), key=lambda g: (-len(g), g[0].path))
 
 
 def counts(report: Report) -> dict[str, int]:
@@ -78,10 +132,18 @@ def counts(report: Report) -> dict[str, int]:
     return out
 
 
+def followed(report: Report) -> int:
+    """How many scenarios were replayed to a verdict."""
+    return sum(d.status not in NOT_CHECKED for d in report.diagnoses)
+
+
 def exit_code(report: Report) -> int:
     """0 when every scenario agrees under the proposal, 1 when likely bugs
-    remain, 2 when a scenario could not be checked."""
-    if any(d.status in ("BAD", "FAULT", "ERROR") for d in report.diagnoses):
+    remain, 2 when a scenario could not be checked, none was (every one
+    SKIPPED), or the run stopped early."""
+    if report.stopped or any(d.status in FAULTS for d in report.diagnoses):
+        return 2
+    if not followed(report):
         return 2
     return 1 if report.bugs else 0
 
@@ -96,35 +158,80 @@ def text(report: Report, written: dict[Path, Path]) -> tuple[list[str], int]:
         + ", ".join(f"{n} {s}" for s, n in counts(report).items())
         + f" ({report.seconds:.1f} s)"
     )
+    if report.stopped:
+        out.append(
+            f"STOPPED ({report.stopped}) before the end: {len(report.unfinished)} scenarios "
+            f"not followed or not checked under the proposal ({names(report.unfinished)}); "
+            "what follows is from the scenarios that were"
+        )
     if report.needing:
         out.append("proposed changes (each a deviation the engine can declare, or a bug that")
         out.append("only looks like one: check each against the engine's intent):")
         for change, paths in report.needing.items():
-            out.append(f"  {change.said()}: needed by {len(paths)}: {names(paths)}")
+            was = declared_value(report, change)
+            shown = change.said() if was is None else f"your declared {was} is contradicted: "
+            shown += "" if was is None else change.said()
+            out.append(f"  {visible(shown)}: needed by {len(paths)}: {names(paths)}")
     else:
         out.append("no change of the profile or capabilities is needed")
+    for change, (symptom, count) in report.doubtful.items():
+        out.append(
+            f"not proposed: {visible(change.said())}: it explained {shown_symptom(symptom)}, "
+            f"which {count} likely bugs show unexplained: a bug explained away, not a difference"
+        )
+    unguessed = untried()
+    if unguessed:
+        out.append(f"not tried (no value is guessed for them): {', '.join(unguessed)}")
     out.append(
         "proposed profile and capabilities (SPEC 10, bridge/PROTOCOL.md; paste into the ready"
         ' answer, or give "profile" as a --profile file and "capabilities" as --capabilities):'
     )
     out.append(json.dumps(proposal(report), sort_keys=True))
-    if report.bugs:
-        out.append(
-            f"likely bugs: {len(report.bugs)} scenarios still fail under the proposed profile"
-        )
-        for d, small in report.bugs:
-            out.append(f"  {d.path.name}: {d.steps[-1].summary}")
-            if small is not None:
-                out.append(f"    shrunk to {len(small.events)} events: {written[d.path]}")
-    else:
-        out.append("no likely bug: every scenario agrees under the proposed profile")
+    out += bug_lines(report, written)
     out.append(f"under the proposed profile: {report.coverage().summary()}")
     return out, exit_code(report)
+
+
+def bug_lines(report: Report, written: dict[Path, Path]) -> list[str]:
+    """The likely bugs by cause, or what the run could not say and why."""
+    if not followed(report):
+        said_ = ", ".join(f"{n} {s}" for s, n in counts(report).items())
+        return [f"nothing was checked: no scenario could be followed ({said_}); see above"]
+    if not report.bugs:
+        left = len(report.diagnoses) - followed(report)
+        rest = f" ({left} not followed: see above)" if left else ""
+        return ["no likely bug: every scenario followed agrees under the proposed profile" + rest]
+    groups = causes(report.bugs)
+    shrunk = {d.path: small for d, small in report.bugs}
+    out = [
+        f"likely bugs: {len(report.bugs)} scenarios still fail under the proposed profile, "
+        f"from {len(groups)} causes"
+    ]
+    for k, group in enumerate(groups, start=1):
+        first = group[0]
+        out.append(
+            f"  cause {k}: {said(first.steps[-1].way)}, in {len(group)} scenarios: "
+            f"{names([d.path for d in group])}"
+        )
+        for change in first.contradicts:
+            out.append(f"    contradicts the proposal: {visible(undone(report, change))}")
+        if not first.contradicts:
+            out.append(
+                "    no option or capability explains it (a bug, or a difference "
+                "SPEC 10 has no option for)"
+            )
+        for d in group:
+            out.append(f"  {d.path.name}: {visible(d.steps[-1].summary)}")
+            small = shrunk.get(d.path)
+            if small is not None:
+                out.append(f"    shrunk to {len(small.events)} events: {written[d.path]}")
+    return out
 
 
 def to_json_report(report: Report, written: dict[Path, Path]) -> dict[str, Any]:
     """The diagnosis as `--json` writes it."""
     bugs = {d.path: small for d, small in report.bugs}
+    contradicting = {d.path: d.contradicts for d, _ in report.bugs}
     scenarios = []
     for d in report.diagnoses:
         small = bugs.get(d.path)
@@ -141,12 +248,13 @@ def to_json_report(report: Report, written: dict[Path, Path]) -> dict[str, Any]:
                     {
                         "position": step.position,
                         "divergence": step.summary,
-                        "explained_by": [[c.option, c.value] for c in step.explained_by],
+                        "explained_by": [[c.option, c.shown] for c in step.explained_by],
                     }
                     for step in d.steps
                 ],
-                "needed": [[c.option, c.value] for c in d.needed],
+                "needed": [[c.option, c.shown] for c in d.needed],
                 "likely_bug": d.path in bugs,
+                "contradicts": [[c.option, c.shown] for c in contradicting.get(d.path, ())],
                 "shrunk": None
                 if small is None
                 else {"events": len(small.events), "path": str(written[d.path])},
@@ -167,12 +275,25 @@ def to_json_report(report: Report, written: dict[Path, Path]) -> dict[str, Any]:
         "deviations": [
             {
                 "option": change.option,
-                "value": change.value,
+                "value": change.shown,
                 "scenarios": [p.name for p in paths],
+                "declared": None
+                if declared_value(report, change) is None
+                else Change(change.option, getattr(report.base.profile, change.option)).shown,
             }
             for change, paths in report.needing.items()
         ],
         "likely_bugs": [d.path.name for d, _ in report.bugs],
+        "causes": [
+            {
+                "way": said(group[0].steps[-1].way),
+                "scenarios": [d.path.name for d in group],
+                "contradicts": [[c.option, c.shown] for c in group[0].contradicts],
+            }
+            for group in causes(report.bugs)
+        ],
+        "stopped": report.stopped,
+        "unfinished": [p.name for p in report.unfinished],
         "coverage": report.coverage().to_json(),
         "scenarios": scenarios,
     }
@@ -198,10 +319,17 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
         ("proposed", json.dumps(proposal(report), sort_keys=True)),
     ]
     pairs += [(f"deviation {c.said()}", names(paths)) for c, paths in report.needing.items()]
+    groups = causes(report.bugs)
+    pairs += [
+        (f"cause {k}: {said(g[0].steps[-1].way)}", names([d.path for d in g]))
+        for k, g in enumerate(groups, start=1)
+    ]
+    if report.stopped:
+        pairs.append(("stopped", f"{report.stopped}: {names(report.unfinished)} not finished"))
     pairs += compared(report.coverage())
     for name, value in pairs:
         add(properties, "property", name=name, value=value)
-    bugs = {d.path for d, _ in report.bugs}
+    bugs = {d.path: d for d, _ in report.bugs}
     tally = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for d in report.diagnoses:
         tally["tests"] += 1
@@ -213,31 +341,31 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
             file=shown(d.path),
             time=f"{d.seconds:.3f}",
         )
-        said = [
+        lines = [
             s.summary
             + " -> "
             + (", ".join(c.said() for c in s.explained_by) or "no change explains it")
             for s in d.steps
         ] + partly(report.covered.get(d.path))
-        if d.path in bugs:
+        bug = bugs.get(d.path)
+        if bug is not None:
             tally["failures"] += 1
             shrunk = written.get(d.path)
-            more = f"\nshrunk: {shrunk}" if shrunk is not None else ""
-            add(
-                case,
-                "failure",
-                "\n".join(said) + more,
-                message=d.steps[-1].summary,
-                type="likely bug",
-            )
-        elif d.status in ("BAD", "FAULT", "ERROR"):
+            lines.append(f"under the proposal: {bug.steps[-1].summary}")
+            lines += [f"contradicts the proposal: {undone(report, c)}" for c in bug.contradicts]
+            lines += [f"shrunk: {shrunk}"] if shrunk is not None else []
+            add(case, "failure", "\n".join(lines), message=bug.steps[-1].summary, type="likely bug")
+        elif d.status in FAULTS:
             tally["errors"] += 1
             add(case, "error", d.reason, message=d.reason.split("\n")[0], type=d.status)
         elif d.status == "SKIPPED":
             tally["skipped"] += 1
             add(case, "skipped", message=f"SKIPPED: {d.reason}")
-        elif said:
-            add(case, "system-out", "\n".join(said))
+        elif d.path in report.unfinished:
+            tally["skipped"] += 1
+            add(case, "skipped", message=f"not finished: the run stopped ({report.stopped})")
+        elif lines:
+            add(case, "system-out", "\n".join(lines))
     for name, count in tally.items():
         suite.set(name, str(count))
     suite.set("time", f"{report.seconds:.3f}")

@@ -25,6 +25,7 @@ from bridge.formats.kit import shown
 from bridge.formats.layout import stream_checked, unique_name
 from bridge.formats.limits import Limits
 from bridge.formats.profile import SPEC, agreement, declared, to_json
+from bridge.runs import progress
 from bridge.runs.progress import Heartbeat
 from bridge.wire import factory
 from bridge.wire.engine import Engine, EngineFault, Ready, limits_of, profile_of
@@ -309,26 +310,56 @@ a fork copies every lock another thread of the caller holds (a test runner's,
 a progress thread's) locked, and a worker could wait on one for ever."""
 
 
+class Workers:
+    """`jobs` worker processes (this process alone for one job) that take
+    lists of work in turn (`each`), so that a run of several phases starts
+    them, and the engines they keep for another scenario, once. `counter`,
+    a shared value (`Counter`), is given to each worker (bridge/runs/progress.py
+    `share`). Use it in `with`: leaving it ends the workers, at once on an
+    exception (Ctrl-C), and the engines kept."""
+
+    def __init__(self, jobs: int, counter: Any = None) -> None:
+        self.jobs, self.counter = jobs, counter
+        self.pool: Any = None
+
+    def __enter__(self) -> Workers:
+        if self.jobs > 1:
+            self.pool = Pool(self.jobs, initializer=_worker, initargs=(self.counter,))
+        return self
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        if self.pool is None:
+            close_kept()
+            return
+        if kind is None:
+            # Every result is in: the workers end on their own. The SIGTERM of
+            # the pool's exit could arrive just before a worker blocks on the task
+            # queue's lock and be lost there, leaving the run waiting for ever.
+            self.pool.close()
+            self.pool.join()
+        else:
+            self.pool.terminate()
+
+    def each(
+        self, function: Callable[[Any], Any], work: list[Any], path: Callable[[Any], Path]
+    ) -> Iterator[Any]:
+        """`function` of each piece of work: in the order given in this
+        process, or the largest scenario files first (so that no long
+        scenario is left running alone at the end) in the workers, yielding
+        each as it comes."""
+        if self.pool is None:
+            yield from map(function, work)
+            return
+        work = sorted(work, key=lambda job: -path(job).stat().st_size)
+        yield from self.pool.imap_unordered(function, work)
+
+
 def largest_first(
     function: Callable[[Any], Any], work: list[Any], path: Callable[[Any], Path], jobs: int
 ) -> Iterator[Any]:
-    """`function` of each piece of work: one at a time in the order given, or
-    `jobs` at a time, the largest scenario files first (so that no long
-    scenario is left running alone at the end), yielding each as it comes."""
-    if jobs <= 1 or len(work) <= 1:
-        try:
-            yield from map(function, work)
-        finally:
-            close_kept()
-        return
-    work = sorted(work, key=lambda job: -path(job).stat().st_size)
-    with Pool(min(jobs, len(work)), initializer=_worker) as pool:
-        yield from pool.imap_unordered(function, work)
-        # Every result is in: the workers end on their own. The SIGTERM of
-        # the pool's exit could arrive just before a worker blocks on the task
-        # queue's lock and be lost there, leaving the run waiting for ever.
-        pool.close()
-        pool.join()
+    """`function` of each piece of work (`Workers.each`), `jobs` at a time."""
+    with Workers(jobs if len(work) > 1 else 1) as workers:
+        yield from workers.each(function, work, path)
 
 
 def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:
@@ -336,15 +367,16 @@ def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdic
     yield from largest_first(_check_job, [(p, options) for p in paths], lambda j: j[0], jobs)
 
 
-def _worker() -> None:
+def _worker(counter: Any = None) -> None:
     """Set up a pool worker to end its engines when the pool ends it: the
     pool's SIGTERM (also on Ctrl-C or a SIGTERM to the run) is a quiet exit
     that unwinds the scenario being checked, and the engines kept for
     another scenario are closed as the worker exits. Ctrl-C is left to the
-    parent, which ends the pool."""
+    parent, which ends the pool. `counter` is the run's shared count."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit)
     util.Finalize(None, close_kept, exitpriority=10)
+    progress.share(counter)
 
 
 def _exit(signum: int, _frame: object) -> None:

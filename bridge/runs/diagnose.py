@@ -1,329 +1,135 @@
 """Which declared differences explain an engine's divergences (`python -m
-bridge diagnose`, issue 21): each scenario the engine fails is compared
-again with the model under each single change of the engine's profile
-(SPEC 10) and capabilities (bridge/formats/capabilities.py), then under
-pairs of profile changes; a change that moves the first divergence later
-explains it, and the scenario is followed to its next divergence under
-that change. What no change explains is a likely bug.
+bridge diagnose`, issues 21 and 34), and which divergences are likely bugs.
 
-The changes and the order they are tried in are bridge/checking/changes.py's.
-The engine replays each scenario once (bridge/wire/recorded.py keeps its
-answers, and is given only lines it was not given before, at its own pace);
-each change tried costs a replay of the expected answers up to its first
-divergence: from a committed transcript when the profile has
-one, or a kept profile's that differs from it only in options the scenario
-cannot make matter (bridge/checking/changes.py `stand_in`), and the
-capabilities change nothing that is sent; else from the model.
-The profile changes are read from model/profile.py: every option whose
-values the protocol enumerates (true/false, or a list of strings) is tried
-at each of its other values; an option of another type (a map, like
-`kind_words`) is not guessed. A capability is tried as lacking first when
-the engine's answer leaves out a field it owns (a timed-out render, a
-zoom), before any profile change; one that only changes what is sent
-(`settle_timeout`, `replies`) is tried after the profile changes, at an
-event of its kind.
+The run, in phases:
 
-What each scenario's last replay compared (bridge/checking/coverage.py)
-is kept: summed over the replays under the proposal, it is what the run
-diagnose made under its proposal compared and delivered.
+1. **Follow**, in rounds, the smallest scenarios first: each scenario of a
+   round is followed through its divergences (bridge/runs/follow.py) from
+   the proposal the rounds before made (the declared profile and
+   capabilities in the first). The rounds grow (`jobs`, `jobs`, then twice
+   the round before), so that the small scenarios of the first rounds find
+   the differences and the large ones after them mostly agree at once, in
+   one replay each. A change made while following may set back an option
+   the proposal had changed. A symptom (bridge/checking/changes.py
+   `symptom`) that `KNOWN` scenarios of earlier rounds showed with no change
+   explaining it is tried, in later rounds, only with the changes it
+   concerns: a bug seen in forty scenarios is searched in full in a few.
+2. **Propose**: each option at the value the most scenarios needed, the
+   declared value on a tie; each capability lacked that any needed.
+3. **Check** each scenario again under the proposal, unless its last
+   replay was under it, or what the proposal adds to the trial it agreed
+   under cannot change its replay (bridge/checking/changes.py `inert`).
+   What fails is a likely bug.
+4. **Doubt** (`doubtful`): the rules that tell a difference from a bug.
+   - Only a scenario that the changes it needed make agree from end to end
+     votes in phase 2: changes that explained the first divergences of a
+     scenario whose later one no change explains are no evidence.
+   - A capability whose events are not sent without it (`settle_timeout`,
+     `zoom`) is tried only where the engine answers such an event as
+     unsupported, or leaves out a field it owns: withholding events
+     explains any divergence at them, a bug's too.
+   - A proposed change is withdrawn when a symptom it explained shows,
+     unexplained, in more likely bugs than the scenarios that needed it: a
+     bug shows alike wherever it shows, and a change that explains a few of
+     its places explains part of it away (an engine offering one leaf
+     beyond AHEAD looks like `ahead_in_wait: false` while a turn waits, and
+     like nothing SPEC allows the rest of the time). The proposal without
+     it is checked again (phase 3), once.
+   The likely bugs of each cause (`cause`, two scenarios each at most) are
+   then replayed with each difference of the proposal from SPEC undone in
+   turn (an option set back to its declared value, or to SPEC's when the
+   proposal kept the declared one; a capability held again): one whose
+   undoing moves the divergence later is named beside the bug ("it comes
+   later with `retry: "message"` (SPEC's) than with your declared
+   `retry: "tick"`"). A likely bug no change explains is a difference no
+   option covers, or a bug.
+5. **Shrink** one likely bug of each cause, its smallest scenario (in at
+   most `--shrink-tries` replays).
+
+The cost: one engine replay per scenario, and per scenario the replays of
+the expected answers its divergences need: none beyond the one when it
+agrees under the proposal of the rounds before; at a divergence at most
+one per value of each option and capability, plus one per pair of an
+option the divergence concerns with any other (bridge/checking/changes.py
+`tiers`), the first tier that explains it ending the search. So it grows
+with the number of option values times the scenarios that find a
+difference or a new symptom, not with the corpus: O(values) a divergence,
+O(concerned x values) for the pairs, where every pair of options would be
+O(values^2).
+
+A progress line is written every 10 s (bridge/runs/progress.py); Ctrl-C,
+SIGTERM (a KeyboardInterrupt, bridge/cli) or the time budget (`seconds`)
+end the run with what it found so far, and the report says where it stopped.
 """
 
 from __future__ import annotations
 
+import math
 import time
-import traceback
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bridge.checking.changes import Change, Trial, applied, inert, stand_in, tiers
-from bridge.checking.compare import Divergence, run
+from bridge.checking.changes import LACKS, Change, Trial, applied
+from bridge.checking.compare import run
 from bridge.checking.coverage import Coverage
-from bridge.checking.delivery import add_delivery
-from bridge.checking.shrink import Way, cut, diverges_as, marked, simplify, until_fault, way_of
-from bridge.checking.verdict import Skipped, lacks_for, within
-from bridge.formats import transcript
-from bridge.formats.capabilities import described, only_tests
-from bridge.formats.layout import expected_path, read_checked
+from bridge.checking.shrink import cut, diverges_as, marked, simplify, until_fault, way_of
+from bridge.formats.layout import read_checked
 from bridge.formats.profile import agreement
-from bridge.runs.corpus import Options, keep, kept_engine, largest_first, make_engine
-from bridge.runs.expect import profiles
+from bridge.runs import progress
+from bridge.runs.corpus import Options, Workers, make_engine
+from bridge.runs.follow import Diagnosis, checked, contradicted, followed, guarded, names
+from bridge.runs.progress import Ticker, estimate
 from bridge.wire.engine import EngineFault, capabilities_of, limits_of, profile_of
-from bridge.wire.recorded import Recorded
-from bridge.wire.stream import Exchange, exchanges, from_model
+from bridge.wire.stream import from_model
 from scenarios.format import CONSTANTS, Scenario, ScenarioError
 
+FOLLOWED = ("agrees", "explained", "unexplained")
+"""The statuses of a scenario that was replayed to a verdict."""
 
-@dataclass(frozen=True)
-class Step:
-    """A divergence met while following a scenario, and the changes that
-    made it vanish (none: no change tried did)."""
-
-    position: int | None
-    way: Way
-    summary: str
-    explained_by: tuple[Change, ...]
-
-
-@dataclass
-class Diagnosis:
-    """One scenario followed through its divergences."""
-
-    path: Path
-    status: str
-    """`agrees` (under the declared profile), `explained` (every divergence
-    vanished under the changes in `needed`), `unexplained` (one stayed),
-    `SKIPPED`, `BAD`, `FAULT` or `ERROR`."""
-    seconds: float = 0.0
-    steps: list[Step] = field(default_factory=list)
-    needed: tuple[Change, ...] = ()
-    reason: str = ""
-    replays: int = 0
-    """Replays of the expected answers made (from a transcript or the model)."""
-    coverage: Coverage | None = None
-    """What the replay that decided the status compared (None: none was made)."""
-
-
-def names(trial: Trial) -> tuple[str, ...]:
-    """The capabilities a trial lacks, by name."""
-    return tuple(c.name for c in trial.lacks)
-
-
-def later(found: Divergence | None, than: Divergence) -> bool:
-    """Whether a divergence comes after another in the scenario (none at all does)."""
-    if found is None:
-        return True
-    far = 1 << 62
-    a = far if found.position is None else found.position
-    b = far if than.position is None else than.position
-    return a > b or (a == b and found.index > than.index)
-
-
-class Follower:
-    """One scenario, its recorded engine, and the model under profiles."""
-
-    def __init__(self, path: Path, scenario: Scenario, recorded: Recorded, opts: Options) -> None:
-        self.path, self.scenario, self.recorded, self.opts = path, scenario, recorded, opts
-        self.kept = [p for p in profiles() if expected_path(path, p).exists()]
-        """The profiles with a transcript of the scenario."""
-        self.replays = 0
-        self.coverage: Coverage | None = None
-        """What the last replay compared."""
-        try:
-            if opts.constants is not None:
-                within(scenario, opts.constants)
-            ready = recorded.start(scenario)
-            within(scenario, limits_of(ready.constants, opts.constants, recorded.name))
-        except Skipped as skipped:
-            raise Skip(str(skipped)) from None
-        if ready.unsupported:
-            raise Skip("the engine cannot take it (" + "; ".join(ready.unsupported.values()) + ")")
-        self.ready = ready
-        try:
-            lacks_for(scenario, ready, opts.capabilities, recorded.name)
-        except Skipped as skipped:
-            raise Skip(str(skipped)) from None
-        self.base = Trial(
-            profile_of(ready.profile, opts.profile, recorded.name),
-            capabilities_of(ready.capabilities, opts.capabilities, recorded.name),
-        )
-
-    def expected(self, trial: Trial) -> Iterator[Exchange]:
-        """The exchanges expected under `trial`: a transcript's when one
-        stands in for its profile (`stand_in`) and lacking changes nothing
-        sent, else the model's."""
-        profile = trial.profile
-        if not self.opts.live:
-            profile = stand_in(self.scenario, profile, self.kept)
-        return exchanges(self.path, self.scenario, profile, self.opts.live, trial.lacks)
-
-    def first(self, trial: Trial) -> Divergence | None:
-        """The engine's first divergence from what is expected under `trial`
-        (None also when the scenario tests only a capability it lacks)."""
-        if only_tests(trial.lacks, self.scenario.notes) is not None:
-            count = len(self.scenario.events)
-            self.coverage = Coverage(count, skipped=count)
-            return None
-        return self.replay(trial)
-
-    def replay(self, trial: Trial) -> Divergence | None:
-        """The engine's first divergence under `trial`, what was compared kept."""
-        self.replays += 1
-        self.coverage = Coverage(len(self.scenario.events), lacking=names(trial))
-        self.recorded.start(self.scenario)
-        result = run(
-            self.expected(trial),
-            self.recorded,
-            self.ready,
-            lacks=trial.lacks,
-            coverage=self.coverage,
-        )
-        if result.unsupported is not None:
-            raise Skip(f"the engine does not support {result.unsupported}")
-        add_delivery(self.scenario, trial.profile, result)
-        return result.divergence
-
-    def once(self, trial: Trial) -> Divergence | None:
-        """`first`, for a scenario replayed only under `trial`."""
-        if only_tests(trial.lacks, self.scenario.notes) is not None:
-            raise Skip(f"it tests only what the engine lacks ({described(trial.held)})")
-        return self.replay(trial)
-
-    def explain(
-        self, trial: Trial, made: tuple[Change, ...], found: Divergence
-    ) -> tuple[tuple[Change, ...], Divergence | None, Coverage | None] | None:
-        """The change (of the first tier with one) that moves `found`
-        furthest, the divergence after it and what its replay compared;
-        None when none moves it."""
-        for group in tiers(trial, {c.key for c in made}, found):
-            best: tuple[tuple[Change, ...], Divergence | None, Coverage | None] | None = None
-            for extra in group:
-                tried = applied(trial, extra)
-                if tried is None:
-                    continue
-                after = self.first(tried)
-                if later(after, found) and (best is None or later(after, best[1] or found)):
-                    best = (extra, after, self.coverage)
-                    if after is None:
-                        return best
-            if best is not None:
-                return best
-        return None
-
-    def follow(self) -> tuple[list[Step], tuple[Change, ...]]:
-        """The scenario's divergences in turn, each with what explains it,
-        and the changes needed; `coverage` is then what the replay under
-        them compared."""
-        trial, made = self.base, ()
-        found = self.first(trial)
-        counted = self.coverage
-        steps: list[Step] = []
-        while found is not None:
-            explained = self.explain(trial, made, found)
-            if explained is None:
-                steps.append(Step(found.position, way_of(found), found.summary(), ()))
-                break
-            extra, after, counted = explained
-            steps.append(Step(found.position, way_of(found), found.summary(), extra))
-            made = tuple(sorted(made + extra))
-            trial = applied(self.base, made)  # type: ignore[assignment]
-            found = after
-        self.coverage = counted
-        return steps, made
-
-
-class Skip(Exception):
-    """The engine cannot take the scenario."""
-
-
-def guarded(path: Path, opts: Options, work: Any) -> Diagnosis:
-    """`work(path, scenario, recorded)` with every way a scenario can go
-    wrong turned into a verdict that says it."""
-    began = time.monotonic()
-    try:
-        scenario = read_checked(path)
-    except ScenarioError as error:
-        return Diagnosis(path, "BAD", time.monotonic() - began, reason=str(error))
-    recorded = Recorded(kept_engine(opts), scenario)
-    count = len(scenario.events)
-    stopped = Coverage(count, stopped=True)
-    ended = False
-    try:
-        out: Diagnosis = work(path, scenario, recorded)
-        ended = recorded.finish()
-    except Skip as why:
-        out = Diagnosis(path, "SKIPPED", reason=str(why), coverage=Coverage(count, skipped=count))
-    except (ScenarioError, transcript.TranscriptError) as error:
-        out = Diagnosis(path, "BAD", reason=str(error), coverage=stopped)
-    except EngineFault as fault:
-        out = Diagnosis(path, "FAULT", reason=str(fault), coverage=stopped)
-    except Exception:
-        reason = f"the bridge failed:\n{traceback.format_exc()}"
-        out = Diagnosis(path, "ERROR", reason=reason, coverage=stopped)
-    finally:
-        if not (ended and keep(recorded.engine, opts)):
-            recorded.stop()
-    out.seconds = time.monotonic() - began
-    return out
-
-
-def _follow(path: Path, scenario: Scenario, recorded: Recorded, opts: Options) -> Diagnosis:
-    follower = Follower(path, scenario, recorded, opts)
-    steps, needed = follower.follow()
-    if not steps:
-        status = "agrees"
-    else:
-        status = "explained" if steps[-1].explained_by else "unexplained"
-    return Diagnosis(
-        path,
-        status,
-        steps=steps,
-        needed=needed,
-        replays=follower.replays,
-        coverage=follower.coverage,
-    )
-
-
-def _verify(
-    path: Path,
-    scenario: Scenario,
-    recorded: Recorded,
-    opts: Options,
-    proposed: Trial,
-    extra: tuple[Change, ...] | None,
-) -> Diagnosis:
-    if inert(scenario, extra, proposed.profile):
-        return Diagnosis(path, "agrees")
-    follower = Follower(path, scenario, recorded, opts)
-    found = follower.once(proposed)
-    if found is None:
-        return Diagnosis(path, "agrees", replays=1, coverage=follower.coverage)
-    step = Step(found.position, way_of(found), found.summary(), ())
-    return Diagnosis(path, "unexplained", steps=[step], replays=1, coverage=follower.coverage)
-
-
-def _shrink_job(
-    job: tuple[Diagnosis, Options, Trial, int, float],
-) -> tuple[Diagnosis, Scenario | None]:
-    """A likely bug shrunk; None when that fails (the bug is still named)."""
-    found, opts, profile, tries, seconds = job
-    try:
-        return found, shrunk_bug(found.path, found, opts, profile, tries, seconds)
-    except (ScenarioError, EngineFault):
-        return found, None
-
-
-Job = tuple[Path, Options, Trial | None, tuple[Change, ...] | None]
-"""A scenario to follow (no trial) or to verify under a trial proposed,
-with the changes of it the scenario was not seen to need (see `inert`)."""
-
-
-def _job(job: Job) -> Diagnosis:
-    path, opts, proposed, extra = job
-    if proposed is None:
-        return guarded(path, opts, lambda p, s, r: _follow(p, s, r, opts))
-    return guarded(path, opts, lambda p, s, r: _verify(p, s, r, opts, proposed, extra))
-
-
-def each(work: list[Job], jobs: int) -> Iterator[Diagnosis]:
-    """Follow or verify each scenario, `jobs` at a time, largest first."""
-    yield from largest_first(_job, work, lambda job: job[0], jobs)
+SAMPLES = 2
+"""How many likely bugs of one cause are tried for contradicted differences."""
+KNOWN = 2
+"""After this many scenarios showed a symptom no change explained, later
+rounds try only the changes it concerns on it (a bug seen in forty
+scenarios is searched in full in the first few)."""
 
 
 def propose(base: Trial, diagnoses: list[Diagnosis]) -> tuple[Trial, dict[Change, list[Path]]]:
-    """The profile and capabilities the scenarios ask for: each option at
-    the value most scenarios needed, each capability lacked that any
-    needed; and, for each change proposed, the scenarios that needed it."""
-    votes: Counter[Change] = Counter(c for d in diagnoses for c in d.needed)
-    chosen: dict[tuple[str, Any], Change] = {}
-    for change, _ in votes.most_common():
-        chosen.setdefault(change.key, change)
-    made = tuple(sorted(chosen.values()))
-    profile = applied(base, made) or base
-    needing = {c: sorted(d.path for d in diagnoses if c in d.needed) for c in made}
-    return profile, needing
+    """The profile and capabilities the scenarios ask for (see the module's
+    docstring, phase 2); and, for each change proposed, the scenarios that
+    needed it."""
+    voting = [d for d in diagnoses if d.status == "explained"]
+    votes: Counter[Change] = Counter(c for d in voting for c in d.needed)
+    by_key: dict[tuple[str, Any], list[Change]] = {}
+    for change in sorted(votes):
+        by_key.setdefault(change.key, []).append(change)
+    chosen = []
+    for key, offered in by_key.items():
+        most = max(votes[c] for c in offered)
+        winners = [c for c in offered if votes[c] == most]
+        if key[0] != LACKS and any(c.value == getattr(base.profile, c.option) for c in winners):
+            continue
+        chosen.append(winners[0])
+    made = tuple(
+        c for c in chosen if c.option == LACKS or c.value != getattr(base.profile, c.option)
+    )
+    proposed = applied(base, made) or base
+    needing = {c: sorted(d.path for d in voting if c in d.needed) for c in made}
+    return proposed, needing
+
+
+def cause(d: Diagnosis) -> Hashable:
+    """What groups likely bugs into causes: the kind of event the divergence
+    under the proposal is at, and its field. (The place to call a shared
+    signature of a first divergence, as `corpus` groups its failures, once
+    there is one.)"""
+    if not d.steps:
+        return ()
+    last = d.steps[-1]
+    return (last.way[0], last.symptom[0] if last.symptom else last.way[1])
 
 
 @dataclass
@@ -338,10 +144,17 @@ class Report:
     diagnoses: list[Diagnosis]
     bugs: list[tuple[Diagnosis, Scenario | None]]
     """The scenarios still failing under the proposed profile, each shrunk
-    (None when it could not be)."""
+    (None when it could not be, or was not)."""
     seconds: float
     covered: dict[Path, Coverage]
     """What each scenario's replay under the proposal compared (`under`)."""
+    stopped: str | None = None
+    """Why the run ended before its end (interrupted, out of time), if it did."""
+    unfinished: list[Path] = field(default_factory=list)
+    """The scenarios not followed, or not checked under the proposal, when it stopped."""
+    doubtful: dict[Change, tuple[tuple[Any, ...], int]] = field(default_factory=dict)
+    """Changes needed but not proposed (`doubtful`): each with the symptom
+    it explained and how many likely bugs show it unexplained."""
 
     def coverage(self) -> Coverage:
         """What the run under the proposal compared, summed over the scenarios."""
@@ -353,6 +166,14 @@ class Report:
     @property
     def agreement(self) -> str:
         return agreement(self.proposed.profile)
+
+    def contradicted(self) -> dict[Change, list[Path]]:
+        """Each difference of the proposal some likely bug contradicts, with those bugs."""
+        out: dict[Change, list[Path]] = {}
+        for d, _ in self.bugs:
+            for change in d.contradicts:
+                out.setdefault(change, []).append(d.path)
+        return out
 
 
 def shrunk_bug(
@@ -406,51 +227,251 @@ def declared(opts: Options) -> Trial:
         engine.close()
 
 
-def extra(followed: Diagnosis, made: set[Change]) -> tuple[Change, ...] | None:
-    """The changes proposed beyond those a scenario that agreed under its
-    own needed; None when it did not agree so, or needed another."""
-    if followed.status == "unexplained" or not set(followed.needed) <= made:
-        return None
-    return tuple(sorted(made - set(followed.needed)))
-
-
-def under(proposed: Trial, followed: Diagnosis, verified: Diagnosis | None) -> Coverage | None:
-    """What a scenario's replay under `proposed` compared: the verifying
-    one's, else the last one following it, whose changes were the proposal's
-    or the rest cannot change what is sent (`inert`): it lacks what the
-    proposal lacks, though it compared the fields of those it held."""
-    if verified is not None and verified.coverage is not None:
-        return verified.coverage
+def under(proposed: Trial, followed: Diagnosis, checked: Diagnosis | None) -> Coverage | None:
+    """What a scenario's replay under `proposed` compared: the checking
+    one's, else the last one following it, whose trial was the proposal's
+    or one the proposal cannot change the replay of (`inert`): it lacks
+    what the proposal lacks, though it compared the fields of those it held."""
+    if checked is not None and checked.coverage is not None:
+        return checked.coverage
     counted = followed.coverage
-    if counted is None or counted.skipped:
+    if counted is None or counted.skipped or followed.trial == proposed:
         return counted
     return replace(counted, lacking=names(proposed))
 
 
+Job = tuple[str, Path, Options, Trial, Any, float]
+"""What to do to one scenario (`follow`, `check`, `contradict`), with the
+run's options, a trial, what the work needs beside it, and the deadline."""
+
+
+def _job(job: Job) -> Diagnosis:
+    kind, path, opts, trial, more, deadline = job
+    if kind == "follow":
+        return guarded(path, opts, lambda p, s, r: followed(p, s, r, opts, trial, more, deadline))
+    if kind == "check":
+        return guarded(path, opts, lambda p, s, r: checked(p, s, r, opts, trial, more, deadline))
+    return guarded(path, opts, lambda p, s, r: contradicted(p, s, r, opts, trial, more, deadline))
+
+
+def _shrink_job(
+    job: tuple[Diagnosis, Options, Trial, int, float],
+) -> tuple[Diagnosis, Scenario | None]:
+    """A likely bug shrunk; None when that fails (the bug is still named)."""
+    found, opts, profile, tries, seconds = job
+    if seconds <= 0:
+        return found, None
+    try:
+        return found, shrunk_bug(found.path, found, opts, profile, tries, seconds)
+    except (ScenarioError, EngineFault):
+        return found, None
+
+
+def rounds(paths: list[Path], jobs: int) -> Iterator[list[Path]]:
+    """The scenarios, smallest first, in rounds of `jobs`, `jobs`, then twice
+    the round before."""
+    order = sorted(paths, key=lambda p: (p.stat().st_size, str(p)))
+    size, at = max(jobs, 1), 0
+    grow = False
+    while at < len(order):
+        yield order[at : at + size]
+        at += size
+        size, grow = (size * 2 if grow else size), True
+
+
+class Run:
+    """One diagnose run as it goes: what is done, and what a progress line
+    and a report stopped early say."""
+
+    def __init__(self, paths: list[Path], opts: Options, seconds: float) -> None:
+        self.paths, self.opts = paths, opts
+        self.began = time.monotonic()
+        self.deadline = self.began + seconds
+        self.seconds = seconds
+        self.sizes = {p: p.stat().st_size for p in paths}
+        self.phase = "starting the engine"
+        self.todo: list[Path] = []
+        self.done: list[Path] = []
+        self.phase_began = self.began
+        self.tried: Any = None
+        self.base = self.proposed = Trial(profile_of(None, opts.profile, opts.engine))
+        self.needing: dict[Change, list[Path]] = {}
+        self.followed: dict[Path, Diagnosis] = {}
+        self.checked: dict[Path, Diagnosis] = {}
+        self.bugs: dict[Path, Scenario | None] = {}
+        self.stopped: str | None = None
+        self.doubtful: dict[Change, tuple[tuple[Any, ...], int]] = {}
+
+    def begin(self, phase: str, todo: list[Path]) -> None:
+        self.phase, self.todo, self.done = phase, todo, []
+        self.phase_began = time.monotonic()
+
+    def line(self, elapsed: float) -> str:
+        """The progress line: the phase, scenarios done of those it has, the
+        changes tried (replays), time, and an estimate of the phase's rest."""
+        weight = sum(self.sizes.get(p, 0) for p in self.todo)
+        done = sum(self.sizes.get(p, 0) for p in self.done)
+        tried = self.tried.value if self.tried is not None else 0
+        left = estimate(time.monotonic() - self.phase_began, done, weight)
+        return (
+            f"  ... diagnose: {self.phase}, {len(self.done)} of {len(self.todo)} scenarios, "
+            f"{tried:,} replays tried, {elapsed:.0f} s ({left})"
+        )
+
+    def out_of_time(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    def latest(self, path: Path) -> Diagnosis:
+        """A scenario's last verdict: checked under the proposal, else followed."""
+        return self.checked.get(path, self.followed[path])
+
+    def report(self) -> Report:
+        """What was found, as far as the run went."""
+        seen = [p for p in self.paths if p in self.followed]
+        unfinished = [
+            p for p in self.paths if p not in self.followed or self.latest(p).status == "unfinished"
+        ]
+        bugs = [
+            (d, self.bugs.get(p)) for p in seen if (d := self.latest(p)).status == "unexplained"
+        ]
+        covered = {
+            p: c
+            for p in seen
+            if (c := under(self.proposed, self.followed[p], self.checked.get(p))) is not None
+        }
+        return Report(
+            self.opts.engine,
+            self.base,
+            self.proposed,
+            self.needing,
+            [self.followed[p] for p in seen],
+            bugs,
+            time.monotonic() - self.began,
+            covered,
+            self.stopped,
+            unfinished,
+            self.doubtful,
+        )
+
+
 def diagnose(
-    paths: list[Path], opts: Options, jobs: int, shrink_tries: int, shrink_seconds: float
+    paths: list[Path],
+    opts: Options,
+    jobs: int,
+    shrink_tries: int,
+    shrink_seconds: float,
+    seconds: float = math.inf,
 ) -> Report:
-    """Follow every scenario, propose a profile, check every scenario not
-    already seen to agree under exactly that profile, and shrink those
-    that still fail (each in at most `shrink_tries` replays and
-    `shrink_seconds`)."""
-    began = time.monotonic()
-    followed = {d.path: d for d in each([(p, opts, None, None) for p in paths], jobs)}
-    base = declared(opts)
-    proposed, needing = propose(base, list(followed.values()))
-    made = set(needing)
-    again: list[Job] = [
-        (d.path, opts, proposed, extra(d, made))
-        for d in followed.values()
-        if d.status in ("agrees", "explained", "unexplained") and set(d.needed) != made
+    """Follow every scenario, propose a profile, check every scenario under
+    it, find which of its differences the likely bugs contradict, and
+    shrink each likely bug (in at most `shrink_tries` replays and
+    `shrink_seconds`); all within `seconds`. A KeyboardInterrupt (Ctrl-C,
+    SIGTERM) ends it early, with what it found so far."""
+    state = Run(paths, opts, seconds)
+    try:
+        state.base = state.proposed = declared(opts)
+        state.tried = progress.counter()
+        with Workers(jobs, state.tried) as workers, Ticker(state.line, quiet=False):
+            phases(state, workers, jobs, shrink_tries, shrink_seconds)
+    except KeyboardInterrupt:
+        state.stopped = "interrupted"
+    if state.stopped is None and state.out_of_time():
+        state.stopped = f"out of time ({seconds:g} s)"
+    return state.report()
+
+
+def doubtful(
+    needing: dict[Change, list[Path]], followed: dict[Path, Diagnosis], bugs: list[Diagnosis]
+) -> dict[Change, tuple[tuple[Any, ...], int]]:
+    """The proposed changes that explain a bug away (see the module's
+    docstring, phase 4): each with the symptom it explained, and how many
+    likely bugs show it unexplained, more than the scenarios that needed it."""
+    shown = Counter(b.steps[-1].symptom for b in bugs)
+    out = {}
+    for change, paths in needing.items():
+        explained = {
+            step.symptom for p in paths for step in followed[p].steps if change in step.explained_by
+        }
+        worst = max(explained, key=lambda s: shown[s], default=None)
+        if worst is not None and shown[worst] > len(paths):
+            out[change] = (worst, shown[worst])
+    return out
+
+
+def phases(
+    state: Run, workers: Workers, jobs: int, shrink_tries: int, shrink_seconds: float
+) -> None:
+    """The run's phases (see the module's docstring), filling in `state`."""
+    opts, deadline = state.opts, state.deadline
+
+    def each(work: list[Job]) -> Iterator[Diagnosis]:
+        for d in workers.each(_job, work, lambda job: job[1]):
+            state.done.append(d.path)
+            yield d
+
+    def check(phase: str) -> list[Diagnosis]:
+        """Each scenario checked under the proposal, unless its last
+        verdict was under it; those that fail."""
+        proposed = state.proposed
+        again: list[Job] = [
+            ("check", p, opts, proposed, d.trial if d.status != "unexplained" else None, deadline)
+            for p in state.paths
+            if p in state.followed
+            and (d := state.latest(p)).status in FOLLOWED
+            and d.trial != proposed
+        ]
+        state.begin(phase, [job[1] for job in again])
+        for d in each(again):
+            state.checked[d.path] = d
+        return [
+            d
+            for p in state.paths
+            if p in state.followed and (d := state.latest(p)).status == "unexplained"
+        ]
+
+    state.begin("following", list(state.paths))
+    known: frozenset[tuple[Any, ...]] = frozenset()
+    for batch in rounds(state.paths, jobs):
+        work: list[Job] = [("follow", p, opts, state.proposed, known, deadline) for p in batch]
+        for d in each(work):
+            state.followed[d.path] = d
+        state.proposed, state.needing = propose(state.base, list(state.followed.values()))
+        seen = Counter(
+            d.steps[-1].symptom for d in state.followed.values() if d.status == "unexplained"
+        )
+        known = frozenset(s for s, count in seen.items() if count >= KNOWN)
+    failing = check("checking the proposal")
+    state.doubtful = doubtful(state.needing, state.followed, failing)
+    if state.doubtful:
+        kept = [c for c in state.needing if c not in state.doubtful]
+        state.proposed = applied(state.base, kept) or state.base
+        state.needing = {c: state.needing[c] for c in kept}
+        failing = check("checking the proposal without the doubtful changes")
+    proposed = state.proposed
+    samples: dict[Hashable, list[Diagnosis]] = {}
+    for d in sorted(failing, key=lambda d: (d.path.stat().st_size, str(d.path))):
+        group = samples.setdefault(cause(d), [])
+        if len(group) < SAMPLES:
+            group.append(d)
+    tries: list[Job] = [
+        ("contradict", d.path, opts, proposed, state.base, deadline)
+        for g in samples.values()
+        for d in g
     ]
-    verified = {d.path: d for d in each(again, jobs)}
-    final = [verified.get(d.path, d) for d in followed.values()]
-    failing = sorted((d for d in final if d.status == "unexplained"), key=lambda d: d.path)
-    work = [(d, opts, proposed, shrink_tries, shrink_seconds) for d in failing]
-    shrunk = largest_first(_shrink_job, work, lambda job: job[0].path, jobs)
-    bugs = sorted(shrunk, key=lambda bug: bug[0].path)
-    ordered = sorted(followed.values(), key=lambda d: paths.index(d.path))
-    covered = {d.path: c for d in ordered if (c := under(proposed, d, verified.get(d.path)))}
-    seconds = time.monotonic() - began
-    return Report(opts.engine, base, proposed, needing, ordered, bugs, seconds, covered)
+    state.begin("trying the proposal's differences on the likely bugs", [job[1] for job in tries])
+    found: dict[Hashable, set[Change]] = {}
+    for d in each(tries):
+        if d.status == "unexplained":
+            found.setdefault(cause(d), set()).update(d.contradicts)
+    for d in failing:
+        against = tuple(sorted(found.get(cause(d), ())))
+        state.checked[d.path] = replace(d, contradicts=against)
+    left = deadline - time.monotonic()
+    work_shrink = [
+        (group[0], opts, proposed, shrink_tries, min(shrink_seconds, left))
+        for group in samples.values()
+    ]
+    state.begin("shrinking the likely bugs", [job[0].path for job in work_shrink])
+    for d, small in workers.each(_shrink_job, work_shrink, lambda job: job[0].path):
+        state.done.append(d.path)
+        state.bugs[d.path] = small

@@ -98,10 +98,10 @@ class Recorded(Engine):
         if self.live:
             self._read_owed()
         assert self.ready is not None
-        if self.live and self.ready.sessions:
+        if self.live and self.ready.sessions and not self.ended:
             self.engine.send(DETAIL_REQUEST)
             self.engine.receive()
-        else:
+        elif not (self.live and self.ready.sessions):
             self.engine.close()
         self.engine.start(self.scenario)
         del self.sent[k:], self.said[k:]
@@ -115,6 +115,12 @@ class Recorded(Engine):
         for _ in range(waiting):
             self.engine.receive()
         self.live = True
+
+    @property
+    def ended(self) -> bool:
+        """Whether the engine was given the detail request that ends its
+        session (a run asked for its whole state before the scenario's end)."""
+        return bool(self.sent) and self.sent[-1] == DETAIL_REQUEST
 
     def _read_owed(self) -> None:
         """Every answer the engine owes to the lines it was given, kept."""
@@ -132,8 +138,9 @@ class Recorded(Engine):
             return False
         try:
             self._read_owed()
-            self.engine.send(DETAIL_REQUEST)
-            self.engine.receive()
+            if not self.ended:
+                self.engine.send(DETAIL_REQUEST)
+                self.engine.receive()
         except EngineFault:
             return False
         return True

@@ -120,12 +120,14 @@ def test_a_recording_answers_lines_sent_again_from_memory_and_restarts_on_anothe
     assert engine.answered == 3 and recorded.restarts == 0
     other = {"event": "message", "kind": "note", "text": "bbb", "at": 0}
     (answer,) = answers([other])
-    # The model takes sessions: a detail request ends the first, then `other`.
-    assert engine.answered == 5 and recorded.restarts == 1
+    # The model takes sessions: the recording's last line, the detail
+    # request, ended the first; no second one is sent before `other`.
+    assert engine.answered == 4 and recorded.restarts == 1
     assert answer["size"] == len("note: bbb") != first[0]["size"]
-    # Back on the first lines: the engine is started again and given them.
+    # Back on the first lines: a detail request ends `other`'s session, then
+    # the engine is started again and given them.
     assert answers(lines) == first
-    assert recorded.restarts == 2 and engine.answered == 9
+    assert recorded.restarts == 2 and engine.answered == 8
 
 
 class TwoFaults(ModelEngine):

@@ -1,0 +1,426 @@
+"""One scenario of a `diagnose` run (bridge/runs/diagnose.py): followed
+through its divergences from a trial (a profile and capabilities), each
+divergence explained by the first tier of changes (bridge/checking/changes.py)
+with one that moves it later, the best of that tier taken; checked again
+under a proposal; or tried under a proposal with each of its differences
+undone, to see which the scenario contradicts.
+
+The engine replays the scenario once (bridge/wire/recorded.py keeps its
+answers, and is given only lines it was not given before, at its own pace);
+each change tried costs a replay of the expected answers up to its first
+divergence: from a committed transcript when the profile has one, or a kept
+profile's that differs from it only in options the scenario cannot make
+matter (bridge/checking/changes.py `stand_in`), and the capabilities change
+nothing that is sent; else from the model. Guessing `kind_words` costs the
+whole state of both sides at the divergence: a replay of the lines up to
+it, then a detail request, on each side.
+
+Every replay counts in the run's shared count (bridge/runs/progress.py) and
+stops at the run's deadline (`OutOfTime`, the scenario `unfinished`).
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bridge.checking.changes import (
+    LACKS,
+    Change,
+    Texts,
+    Trial,
+    applied,
+    between,
+    guessed,
+    inert,
+    stand_in,
+    symptom,
+    texts_of,
+    tiers,
+    wants_texts,
+    withheld_for,
+)
+from bridge.checking.compare import Divergence, run, state_after
+from bridge.checking.coverage import Coverage
+from bridge.checking.delivery import add_delivery
+from bridge.checking.shrink import Way, way_of
+from bridge.checking.verdict import Skipped, lacks_for, within
+from bridge.formats import transcript
+from bridge.formats.capabilities import ALL, described, lacking, only_tests
+from bridge.formats.layout import expected_path, read_checked
+from bridge.formats.profile import SPEC
+from bridge.runs import progress
+from bridge.runs.corpus import Options, keep, kept_engine
+from bridge.runs.expect import profiles
+from bridge.wire.engine import EngineFault, limits_of
+from bridge.wire.inprocess import ModelEngine
+from bridge.wire.observe import ORDER
+from bridge.wire.recorded import Recorded
+from bridge.wire.stream import changes as changes_sent
+from bridge.wire.stream import exchanges
+from scenarios.format import Scenario, ScenarioError
+
+
+@dataclass(frozen=True)
+class Step:
+    """A divergence met while following a scenario, and the changes that
+    made it vanish (none: no change tried did)."""
+
+    position: int | None
+    way: Way
+    summary: str
+    explained_by: tuple[Change, ...]
+    symptom: tuple[Any, ...] = ()
+    """How it shows (bridge/checking/changes.py `symptom`)."""
+
+
+def step(found: Divergence, explained_by: tuple[Change, ...] = ()) -> Step:
+    """A divergence met, and the changes that made it vanish."""
+    return Step(found.position, way_of(found), found.summary(), explained_by, symptom(found))
+
+
+@dataclass
+class Diagnosis:
+    """One scenario followed through its divergences (or checked again)."""
+
+    path: Path
+    status: str
+    """`agrees` (under the trial it started from), `explained` (every
+    divergence vanished under the changes in `needed`), `unexplained` (one
+    stayed), `unfinished` (the run's time ran out), `SKIPPED`, `BAD`,
+    `FAULT` or `ERROR`."""
+    seconds: float = 0.0
+    steps: list[Step] = field(default_factory=list)
+    needed: tuple[Change, ...] = ()
+    """The changes made to the trial it started from, in turn."""
+    reason: str = ""
+    replays: int = 0
+    """Replays of the expected answers made (from a transcript or the model)."""
+    coverage: Coverage | None = None
+    """What the replay that decided the status compared (None: none was made)."""
+    trial: Trial | None = None
+    """The trial of that replay: the scenario agrees under it, when `agrees` or `explained`."""
+    contradicts: tuple[Change, ...] = ()
+    """Differences of the trial from SPEC whose undoing moves its divergence later."""
+
+
+class Skip(Exception):
+    """The engine cannot take the scenario."""
+
+
+class OutOfTime(Exception):
+    """The run's time (`diagnose --seconds`) ran out."""
+
+
+def later(found: Divergence | None, than: Divergence) -> bool:
+    """Whether a divergence comes after another in the scenario (none at all
+    does): at a later event, or a later line, or a field named later in
+    the same answer (a change may explain one field of an answer and not
+    the next)."""
+    if found is None:
+        return True
+    return place(found) > place(than)
+
+
+def place(found: Divergence) -> tuple[int, int, int]:
+    """Where a divergence is: its event, its line, its field's place in `ORDER`."""
+    far = 1 << 62
+    field = ORDER.index(found.field) if found.field in ORDER else len(ORDER)
+    return (far if found.position is None else found.position, found.index, field)
+
+
+def names(trial: Trial) -> tuple[str, ...]:
+    """The capabilities a trial lacks, by name."""
+    return tuple(c.name for c in trial.lacks)
+
+
+class Follower:
+    """One scenario, its recorded engine, and the model under trials."""
+
+    def __init__(
+        self,
+        path: Path,
+        scenario: Scenario,
+        recorded: Recorded,
+        opts: Options,
+        start: Trial,
+        deadline: float,
+        known: frozenset[tuple[Any, ...]] = frozenset(),
+    ) -> None:
+        self.path, self.scenario, self.recorded, self.opts = path, scenario, recorded, opts
+        self.start, self.deadline, self.known = start, deadline, known
+        self.kept = [p for p in profiles() if expected_path(path, p).exists()]
+        """The profiles with a transcript of the scenario."""
+        self.replays = 0
+        self.coverage: Coverage | None = None
+        """What the last replay compared."""
+        self.trial: Trial | None = None
+        """The trial of the last replay."""
+        try:
+            if opts.constants is not None:
+                within(scenario, opts.constants)
+            ready = recorded.start(scenario)
+            within(scenario, limits_of(ready.constants, opts.constants, recorded.name))
+        except Skipped as skipped:
+            raise Skip(str(skipped)) from None
+        if ready.unsupported:
+            raise Skip("the engine cannot take it (" + "; ".join(ready.unsupported.values()) + ")")
+        self.ready = ready
+        try:
+            lacks_for(scenario, ready, start.held, recorded.name)
+        except Skipped as skipped:
+            raise Skip(str(skipped)) from None
+
+    def in_time(self, _answers: int = 0) -> None:
+        """OutOfTime once the run's deadline has passed."""
+        if time.monotonic() > self.deadline:
+            raise OutOfTime()
+
+    def expected(self, trial: Trial) -> Iterator[Any]:
+        """The exchanges expected under `trial`: a transcript's when one
+        stands in for its profile (`stand_in`) and lacking changes nothing
+        sent, else the model's."""
+        profile = trial.profile
+        if not self.opts.live:
+            profile = stand_in(self.scenario, profile, self.kept)
+        return exchanges(self.path, self.scenario, profile, self.opts.live, trial.lacks)
+
+    def first(self, trial: Trial) -> Divergence | None:
+        """The engine's first divergence from what is expected under `trial`
+        (None also when the scenario tests only a capability it lacks)."""
+        if only_tests(trial.lacks, self.scenario.notes) is not None:
+            count = len(self.scenario.events)
+            self.coverage, self.trial = Coverage(count, skipped=count), trial
+            return None
+        return self.replay(trial)
+
+    def replay(self, trial: Trial) -> Divergence | None:
+        """The engine's first divergence under `trial`, what was compared kept."""
+        self.in_time()
+        self.replays += 1
+        progress.count()
+        self.coverage = Coverage(len(self.scenario.events), lacking=names(trial))
+        self.trial = trial
+        self.recorded.start(self.scenario)
+        result = run(
+            self.expected(trial),
+            self.recorded,
+            self.ready,
+            progress=self.in_time,
+            lacks=trial.lacks,
+            coverage=self.coverage,
+        )
+        if result.unsupported is not None:
+            said = result.unsupported_at
+            if said is not None and withheld_for(trial, said):
+                return said
+            raise Skip(f"the engine does not support {result.unsupported}")
+        add_delivery(self.scenario, trial.profile, result)
+        return result.divergence
+
+    def once(self, trial: Trial) -> Divergence | None:
+        """`first`, for a scenario replayed only under `trial`."""
+        if only_tests(trial.lacks, self.scenario.notes) is not None:
+            raise Skip(f"it tests only what the engine lacks ({described(trial.held)})")
+        return self.replay(trial)
+
+    def texts(self, trial: Trial, found: Divergence) -> Texts:
+        """The texts both sides wrote at a divergence: the diverging field's,
+        or, for a field that stands for texts or a message's answer, the
+        whole state of each after the lines sent up to it."""
+        if found.field in ("render", "render_timed_out", "contexts", "zoom", "line"):
+            return texts_of(found.expected), texts_of(found.found)
+        self.in_time()
+        self.replays += 1
+        progress.count()
+        model = state_after(ModelEngine(trial.profile), self.scenario, found.lines)
+        engine = state_after(self.recorded, self.scenario, found.lines)
+        return texts_of(model), texts_of(engine)
+
+    def explain(
+        self, trial: Trial, made: tuple[Change, ...], found: Divergence
+    ) -> tuple[tuple[Change, ...], Divergence | None, Coverage | None, Trial] | None:
+        """The change (of the first tier with one) that moves `found`
+        furthest, the divergence after it, what its replay compared and its
+        trial; None when none moves it."""
+        taken = {c.key for c in made}
+        texts = None
+        if ("kind_words", None) not in taken and wants_texts(found):
+            texts = self.texts(trial, found)
+        known = symptom(found) in self.known
+        for group in tiers(trial, taken, found, guessed(trial, found, texts), known):
+            best: tuple[tuple[Change, ...], Divergence | None, Coverage | None, Trial] | None
+            best = None
+            for extra in group:
+                tried = applied(trial, extra)
+                if tried is None:
+                    continue
+                after = self.first(tried)
+                if later(after, found) and (best is None or later(after, best[1] or found)):
+                    best = (extra, after, self.coverage, tried)
+                    if after is None:
+                        return best
+            if best is not None:
+                return best
+        return None
+
+    def follow(self) -> tuple[list[Step], tuple[Change, ...], Trial]:
+        """The scenario's divergences in turn, each with what explains it,
+        the changes made and the trial they make; `coverage` is then what
+        the replay under that trial compared."""
+        trial, made = self.start, ()
+        found = self.first(trial)
+        counted = self.coverage
+        steps: list[Step] = []
+        while found is not None:
+            explained = self.explain(trial, made, found)
+            if explained is None:
+                steps.append(step(found))
+                break
+            extra, after, counted, trial = explained
+            steps.append(step(found, extra))
+            made = made + extra
+            found = after
+        self.coverage = counted
+        return steps, made, trial
+
+    def undone(self, proposed: Trial, base: Trial) -> Iterator[tuple[Change, Trial]]:
+        """Each difference of `proposed` from SPEC that can change this
+        scenario's replay, and `proposed` with it undone: an option set back
+        to the declared value (`base`'s) when the proposal changed it, else
+        to SPEC's; a capability lacked held again."""
+        for name, value in ((c.option, c.value) for c in between(Trial(SPEC), proposed)):
+            if name == LACKS:
+                again = Trial(proposed.profile, proposed.held | {value})
+                if changes_sent(self.scenario, lacking(ALL - {value})):
+                    yield Change(LACKS, value), again
+                continue
+            was = getattr(base.profile, name)
+            back = was if was != value else getattr(SPEC, name)
+            trial = applied(proposed, (Change(name, back),))
+            if trial is not None and not inert(self.scenario, (Change(name, back),), trial.profile):
+                yield Change(name, value), trial
+
+
+def guarded(
+    path: Path, opts: Options, work: Callable[[Path, Scenario, Recorded], Diagnosis]
+) -> Diagnosis:
+    """`work(path, scenario, recorded)` with every way a scenario can go
+    wrong turned into a verdict that says it."""
+    began = time.monotonic()
+    try:
+        scenario = read_checked(path)
+    except ScenarioError as error:
+        return Diagnosis(path, "BAD", time.monotonic() - began, reason=str(error))
+    recorded = Recorded(kept_engine(opts), scenario)
+    count = len(scenario.events)
+    stopped = Coverage(count, stopped=True)
+    ended = False
+    try:
+        out = work(path, scenario, recorded)
+        ended = recorded.finish()
+    except Skip as why:
+        out = Diagnosis(path, "SKIPPED", reason=str(why), coverage=Coverage(count, skipped=count))
+    except OutOfTime:
+        out = Diagnosis(path, "unfinished", reason="the run's time ran out", coverage=stopped)
+    except (ScenarioError, transcript.TranscriptError) as error:
+        out = Diagnosis(path, "BAD", reason=str(error), coverage=stopped)
+    except EngineFault as fault:
+        out = Diagnosis(path, "FAULT", reason=str(fault), coverage=stopped)
+    except Exception:
+        reason = f"the bridge failed:\n{traceback.format_exc()}"
+        out = Diagnosis(path, "ERROR", reason=reason, coverage=stopped)
+    finally:
+        if not (ended and keep(recorded.engine, opts)):
+            recorded.stop()
+    out.seconds = time.monotonic() - began
+    return out
+
+
+def followed(
+    path: Path,
+    scenario: Scenario,
+    recorded: Recorded,
+    opts: Options,
+    start: Trial,
+    known: frozenset[tuple[Any, ...]],
+    deadline: float,
+) -> Diagnosis:
+    """The scenario followed from `start` through its divergences (a
+    divergence of a `known` symptom tried only with the changes it concerns)."""
+    follower = Follower(path, scenario, recorded, opts, start, deadline, known)
+    steps, needed, trial = follower.follow()
+    status = "agrees" if not steps else "explained" if steps[-1].explained_by else "unexplained"
+    return Diagnosis(
+        path,
+        status,
+        steps=steps,
+        needed=needed,
+        replays=follower.replays,
+        coverage=follower.coverage,
+        trial=trial,
+    )
+
+
+def checked(
+    path: Path,
+    scenario: Scenario,
+    recorded: Recorded,
+    opts: Options,
+    proposed: Trial,
+    since: Trial | None,
+    deadline: float,
+) -> Diagnosis:
+    """The scenario under `proposed`, unless it agreed under `since` and
+    what `proposed` changes cannot matter in it (`inert`)."""
+    if since is not None and not proposed.held - since.held:
+        if inert(scenario, between(since, proposed), proposed.profile):
+            return Diagnosis(path, "agrees", trial=since)
+    follower = Follower(path, scenario, recorded, opts, proposed, deadline)
+    found = follower.once(proposed)
+    if found is None:
+        return Diagnosis(path, "agrees", replays=1, coverage=follower.coverage, trial=proposed)
+    return Diagnosis(
+        path,
+        "unexplained",
+        steps=[step(found)],
+        replays=1,
+        coverage=follower.coverage,
+        trial=proposed,
+    )
+
+
+def contradicted(
+    path: Path,
+    scenario: Scenario,
+    recorded: Recorded,
+    opts: Options,
+    proposed: Trial,
+    base: Trial,
+    deadline: float,
+) -> Diagnosis:
+    """The scenario under `proposed`, and, when it diverges, the
+    differences of the proposal whose undoing moves its divergence later."""
+    follower = Follower(path, scenario, recorded, opts, proposed, deadline)
+    found = follower.once(proposed)
+    if found is None:
+        return Diagnosis(path, "agrees", replays=follower.replays, trial=proposed)
+    counted = follower.coverage
+    against = tuple(
+        change
+        for change, trial in follower.undone(proposed, base)
+        if later(follower.first(trial), found)
+    )
+    return Diagnosis(
+        path,
+        "unexplained",
+        steps=[step(found)],
+        replays=follower.replays,
+        coverage=counted,
+        trial=proposed,
+        contradicts=against,
+    )
