@@ -14,7 +14,6 @@ from typing import Any
 
 from bridge import __version__
 from bridge.checking.changes import LACKS, Change, untried
-from bridge.checking.shrink import said
 from bridge.formats.kit import shown
 from bridge.formats.layout import unique_name
 from bridge.formats.profile import SPEC, to_json
@@ -66,7 +65,8 @@ def write_bugs(report: Report, regressions: Path) -> dict[Path, Path]:
 def scenario_lines(d: Diagnosis) -> list[str]:
     """One failing scenario: each divergence and what made it vanish."""
     if d.status in NOT_CHECKED:
-        return [f"{d.status:<11} {d.path.name}: {d.reason.splitlines()[0] if d.reason else ''}"]
+        reason = visible(d.reason.splitlines()[0]) if d.reason else ""
+        return [f"{d.status:<11} {d.path.name}: {reason}"]
     if d.status == "agrees":
         return []
     out = [f"{d.status:<11} {d.path.name} ({d.seconds:.1f} s, {d.replays} replays)"]
@@ -102,18 +102,26 @@ def undone(report: Report, change: Change) -> str:
 
 
 def shown_symptom(symptom: tuple[Any, ...]) -> str:
-    """A symptom (bridge/checking/changes.py) in words."""
+    """A symptom (bridge/checking/changes.py `symptom`) in words:
+    `queue` differing (the engine's has more level-0 nodes)."""
     field, *how = symptom
-    more = (
-        [
-            f"{'more' if sign == '+' else 'fewer'} level-{level} nodes"
-            for sign, level in how
-            if isinstance(level, int)
-        ]
-        if how and isinstance(how[0], tuple)
-        else [str(h) for h in how]
-    )
-    return f"`{field}` differing" + (f" ({', '.join(more)})" if more else "")
+    if field == "refused" and how:
+        rules = [json.dumps(rule) if rule is not None else "none" for rule in how]
+        return f"`refused` differing (expected {rules[0]}, found {rules[1]})"
+    words = [
+        f"{'more' if h[0] == '+' else 'fewer'} level-{h[1]} nodes"
+        if isinstance(h, tuple)
+        else {"order": "the same nodes in another order", "more": "larger", "less": "smaller"}[h]
+        for h in how
+    ]
+    return f"`{field}` differing" + (f" (the engine's has {', '.join(words)})" if words else "")
+
+
+def said_cause(d: Diagnosis) -> str:
+    """A likely bug's cause (bridge/runs/diagnose.py `cause`) in words."""
+    event, field = cause(d)  # type: ignore[misc]
+    where = f"a {event} event" if event != "detail" else "the final detail request"
+    return f"`{field}` differing at {where}"
 
 
 def causes(bugs: list[tuple[Diagnosis, Scenario | None]]) -> list[list[Diagnosis]]:
@@ -195,8 +203,8 @@ def text(report: Report, written: dict[Path, Path]) -> tuple[list[str], int]:
 def bug_lines(report: Report, written: dict[Path, Path]) -> list[str]:
     """The likely bugs by cause, or what the run could not say and why."""
     if not followed(report):
-        said_ = ", ".join(f"{n} {s}" for s, n in counts(report).items())
-        return [f"nothing was checked: no scenario could be followed ({said_}); see above"]
+        words = ", ".join(f"{n} {s}" for s, n in counts(report).items())
+        return [f"nothing was checked: no scenario could be followed ({words}); see above"]
     if not report.bugs:
         left = len(report.diagnoses) - followed(report)
         rest = f" ({left} not followed: see above)" if left else ""
@@ -210,7 +218,7 @@ def bug_lines(report: Report, written: dict[Path, Path]) -> list[str]:
     for k, group in enumerate(groups, start=1):
         first = group[0]
         out.append(
-            f"  cause {k}: {said(first.steps[-1].way)}, in {len(group)} scenarios: "
+            f"  cause {k}: {said_cause(first)}, in {len(group)} scenarios: "
             f"{names([d.path for d in group])}"
         )
         for change in first.contradicts:
@@ -286,11 +294,20 @@ def to_json_report(report: Report, written: dict[Path, Path]) -> dict[str, Any]:
         "likely_bugs": [d.path.name for d, _ in report.bugs],
         "causes": [
             {
-                "way": said(group[0].steps[-1].way),
+                "cause": said_cause(group[0]),
                 "scenarios": [d.path.name for d in group],
                 "contradicts": [[c.option, c.shown] for c in group[0].contradicts],
             }
             for group in causes(report.bugs)
+        ],
+        "doubtful": [
+            {
+                "option": change.option,
+                "value": change.shown,
+                "symptom": shown_symptom(symptom),
+                "likely_bugs": count,
+            }
+            for change, (symptom, count) in report.doubtful.items()
         ],
         "stopped": report.stopped,
         "unfinished": [p.name for p in report.unfinished],
@@ -321,8 +338,12 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
     pairs += [(f"deviation {c.said()}", names(paths)) for c, paths in report.needing.items()]
     groups = causes(report.bugs)
     pairs += [
-        (f"cause {k}: {said(g[0].steps[-1].way)}", names([d.path for d in g]))
+        (f"cause {k}: {said_cause(g[0])}", names([d.path for d in g]))
         for k, g in enumerate(groups, start=1)
+    ]
+    pairs += [
+        (f"doubtful {c.said()}", f"{shown_symptom(sym)}: unexplained in {n} likely bugs")
+        for c, (sym, n) in report.doubtful.items()
     ]
     if report.stopped:
         pairs.append(("stopped", f"{report.stopped}: {names(report.unfinished)} not finished"))

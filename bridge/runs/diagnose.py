@@ -77,7 +77,7 @@ from bridge.checking.compare import run
 from bridge.checking.coverage import Coverage
 from bridge.checking.shrink import cut, diverges_as, marked, simplify, until_fault, way_of
 from bridge.formats.layout import read_checked
-from bridge.formats.profile import agreement
+from bridge.formats.profile import SPEC, agreement
 from bridge.runs import progress
 from bridge.runs.corpus import Options, Workers, make_engine
 from bridge.runs.follow import Diagnosis, checked, contradicted, followed, guarded, names
@@ -287,14 +287,15 @@ class Run:
         self.paths, self.opts = paths, opts
         self.began = time.monotonic()
         self.deadline = self.began + seconds
-        self.seconds = seconds
         self.sizes = {p: p.stat().st_size for p in paths}
         self.phase = "starting the engine"
         self.todo: list[Path] = []
         self.done: list[Path] = []
         self.phase_began = self.began
         self.tried: Any = None
-        self.base = self.proposed = Trial(profile_of(None, opts.profile, opts.engine))
+        self.base = self.proposed = Trial(opts.profile or SPEC)
+        self.proposing = True
+        """Whether the proposal is still to be made from the scenarios followed."""
         self.needing: dict[Change, list[Path]] = {}
         self.followed: dict[Path, Diagnosis] = {}
         self.checked: dict[Path, Diagnosis] = {}
@@ -375,6 +376,8 @@ def diagnose(
             phases(state, workers, jobs, shrink_tries, shrink_seconds)
     except KeyboardInterrupt:
         state.stopped = "interrupted"
+    if state.proposing:
+        state.proposed, state.needing = propose(state.base, list(state.followed.values()))
     if state.stopped is None and state.out_of_time():
         state.stopped = f"out of time ({seconds:g} s)"
     return state.report()
@@ -440,6 +443,7 @@ def phases(
             d.steps[-1].symptom for d in state.followed.values() if d.status == "unexplained"
         )
         known = frozenset(s for s, count in seen.items() if count >= KNOWN)
+    state.proposing = False
     failing = check("checking the proposal")
     state.doubtful = doubtful(state.needing, state.followed, failing)
     if state.doubtful:

@@ -160,6 +160,7 @@ class Follower:
         """What the last replay compared."""
         self.trial: Trial | None = None
         """The trial of the last replay."""
+        self.in_time()
         try:
             if opts.constants is not None:
                 within(scenario, opts.constants)

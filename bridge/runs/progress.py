@@ -10,14 +10,21 @@ from collections.abc import Callable
 from multiprocessing import get_context
 from typing import Any
 
+EVERY = 10.0
+"""Seconds between two progress lines: every command says something at least this often."""
+
 
 class Ticker:
-    """A line on stderr every `every` seconds, said by `line(elapsed)` at
-    the time, while in `with` (nothing when `quiet`): a timer thread, so
-    that work that never returns to its caller for a while still shows."""
+    """A line on stderr every `every` seconds (`EVERY`), said by
+    `line(elapsed)` at the time, while in `with` (nothing when `quiet`): a
+    timer thread, so that work that never returns to its caller for a
+    while still shows."""
 
-    def __init__(self, line: Callable[[float], str], quiet: bool, every: float = 10.0) -> None:
-        self.line, self.quiet, self.every = line, quiet, every
+    def __init__(
+        self, line: Callable[[float], str], quiet: bool, every: float | None = None
+    ) -> None:
+        self.line, self.quiet = line, quiet
+        self.every = EVERY if every is None else every
         self.began = time.monotonic()
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._beat, daemon=True)
@@ -43,7 +50,9 @@ class Heartbeat(Ticker):
     the replay), so a single long event (a model batch over a huge view)
     still shows the replay alive. Use it in `with`."""
 
-    def __init__(self, name: str, total: int | None, quiet: bool, every: float = 10.0) -> None:
+    def __init__(
+        self, name: str, total: int | None, quiet: bool, every: float | None = None
+    ) -> None:
         super().__init__(self._said, quiet, every)
         self.name, self.total = name, total
         self.done = 0

@@ -1,0 +1,220 @@
+"""What `diagnose` proposes, and what it will not (issue 34): a capability
+whose field the engine writes otherwise, the words an engine writes for
+kinds, a declared option the engine's answers contradict, and a planted
+off-by-one AHEAD bug reported as a bug, not explained away as
+`ahead_in_wait: false` and a lacking `settle_timeout`. Each on a few small
+scenarios of the corpus."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bridge import cli
+from bridge.checking.changes import (
+    GUESSES,
+    Change,
+    Trial,
+    changes,
+    symptom,
+    untried,
+    words_written,
+)
+from bridge.checking.compare import MISSING, Divergence
+from bridge.formats.capabilities import ALL
+from bridge.formats.profile import SPEC
+from model.profile import TYPES, Profile
+from tests.bridge.helpers import NEVER
+
+ROOT = Path(__file__).resolve().parents[2]
+ENGINES = Path(__file__).parent / "engines"
+CORPUS = ROOT / "scenarios" / "corpus"
+DISTANT = f"{sys.executable} {ENGINES / 'distant.py'}"
+AHEAD_BUG = f"{sys.executable} {ENGINES / 'ahead_bug.py'}"
+MISDECLARED = f"{sys.executable} {ENGINES / 'misdeclared.py'}"
+
+
+@pytest.fixture
+def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Protocol engines run as scripts find the project's packages."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+
+
+def diagnose(tmp_path: Path, engine: str, *names: str) -> tuple[int, dict[str, Any]]:
+    """`diagnose` on corpus scenarios: its exit code and JSON report."""
+    paths = [str(CORPUS / f"{name}.jsonl") for name in names]
+    report = tmp_path / "d.json"
+    code = cli.main(
+        ["diagnose", *paths, "--engine", engine, "--jobs", "2", "--json", str(report)]
+        + ["--regressions", str(tmp_path), "--shrink-tries", "1", "--shrink-seconds", NEVER]
+    )
+    return code, json.loads(report.read_text(encoding="utf-8"))
+
+
+def said(capsys: pytest.CaptureFixture[str]) -> str:
+    return capsys.readouterr().out
+
+
+def test_every_option_is_enumerated_guessed_or_named_as_not_tried() -> None:
+    """The options come from model/profile.py's one definition: a new one
+    is tried without a word in diagnose, or named as not tried."""
+    enumerated = {c.option for c in changes(Trial(SPEC))} - {"lacks"}
+    assert enumerated == {n for n, k in TYPES.items() if k is bool or isinstance(k, tuple)}
+    assert set(TYPES) == enumerated | set(GUESSES) | set(untried())
+    assert {c.value for c in changes(Trial(SPEC)) if c.option == "lacks"} == ALL
+
+
+def test_the_word_written_where_the_kind_goes_is_read_from_both_texts() -> None:
+    model = "<chat>\n0+1|user: hello there\n1+1|unii: fine\n2+2|a summary\n</chat>"
+    engine = "<chat>\n0+1|you: hello there\n1+1|talk: fine\n2+2|a summary\n</chat>"
+    assert words_written(SPEC, ([model], [engine])) == {"unii": "talk", "user": "you"}
+    # Under a profile that already says `you`, only the other word is new.
+    told = Profile(kind_words=(("user", "you"),))
+    ours = model.replace("user: ", "you: ")
+    assert words_written(told, ([ours], [engine])) == {"unii": "talk"}
+    # A line whose text differs too, or that is no message's, says nothing.
+    assert words_written(SPEC, ([model], [engine.replace("hello", "bye")])) == {"unii": "talk"}
+    assert words_written(SPEC, (["0+1|a: b"], ["0+1|c: b"])) == {}
+    # A call's line (no `first+count|`) is read as well.
+    assert words_written(SPEC, (["user: x\ny"], ["you: x\ny"])) == {"user": "you"}
+
+
+def test_a_symptom_is_the_field_and_how_it_differs_not_the_event() -> None:
+    def found(field: str, expected: Any, engine: Any, event: str) -> Divergence:
+        return Divergence(0, 0, {"event": event}, field, expected, engine)
+
+    extra = found("queue", [[0, 0]], [[0, 0], [0, 1]], "message")
+    assert symptom(extra) == ("queue", ("+", 0))
+    assert symptom(found("queue", [], [[0, 3]], "timeout")) == symptom(extra)
+    cut = found("queue", [[0, 5], [2, 0]], [[0, 5], [0, 6]], "fail")
+    assert symptom(cut) == ("queue", ("+", 0), ("-", 2))
+    assert symptom(found("queue", [[1, 0], [1, 1]], [[1, 1], [1, 0]], "wait")) == (
+        "queue",
+        "order",
+    )
+    assert symptom(found("size", 10, 9, "message")) == ("size", "less")
+    assert symptom(found("refused", MISSING, "kind", "message")) == ("refused", None, "kind")
+    assert symptom(found("render_crc", 1, 2, "message")) == ("render_crc", "more")
+    assert symptom(found("render", "a", "b", "message")) == ("render",)
+
+
+def test_a_timed_out_render_answered_with_the_plain_render_is_a_lacking_capability(
+    tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The distant engine writes `render_timed_out` (the plain render): the
+    field differs, it is not left out; the capability owning it is tried
+    (and proposed lacking), no capability that withholds events is."""
+    code, data = diagnose(tmp_path, DISTANT, "both_kind_utf8")
+    out = said(capsys)
+    assert code == 0, out
+    assert data["proposed"] == {
+        "profile": {"empty_chat": "blank_line"},
+        "capabilities": sorted(ALL - {"timed_out_render"}),
+    }
+    (scenario,) = data["scenarios"]
+    assert [step["explained_by"] for step in scenario["steps"]] == [
+        [["lacks", "timed_out_render"]],
+        [["empty_chat", "blank_line"]],  # an option before the capability owning `contexts`
+    ]
+
+
+def test_the_words_an_engine_writes_for_kinds_are_guessed(
+    tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The engine writes `you: ...` for a user's message and declares
+    nothing: the first divergence is a message's size (one byte less), and
+    the word is read from both sides' renders there."""
+    engine = f"{MISDECLARED} '{json.dumps({'kind_words': {'user': 'you'}})}'"
+    code, data = diagnose(tmp_path, engine, "refused_kind_0")
+    out = said(capsys)
+    assert code == 0, out
+    assert data["proposed"]["profile"] == {"kind_words": {"user": "you"}}
+    assert re.search(r'^        -> kind_words: \{"user": "you"\}$', out, re.M), out
+    (deviation,) = data["deviations"]
+    assert deviation["value"] == {"user": "you"} and deviation["declared"] is None
+
+
+def test_a_declared_option_the_answers_contradict_is_named(
+    tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The engine declares `retry: tick` and retries at the next message,
+    as SPEC does: the report names the declaration, not a queue bug."""
+    engine = f"{MISDECLARED} '{{}}' '{json.dumps({'retry': 'tick'})}'"
+    code, data = diagnose(tmp_path, engine, "refused_retry_waits_0", "refused_retry_waits_1")
+    out = said(capsys)
+    assert code == 0, out
+    assert data["declared"]["profile"]["retry"] == "tick"
+    assert data["proposed"]["profile"] == {}
+    line = '  your declared retry: "tick" is contradicted: retry: "message": needed by 2: '
+    assert line in out, out
+    (deviation,) = data["deviations"]
+    assert (deviation["value"], deviation["declared"]) == ("message", "tick")
+    assert data["likely_bugs"] == []
+
+
+AHEAD_SCENARIOS = (
+    "both_node_exists_need_first",
+    "refused_ahead_bound_0",
+    "both_built_once_ahead_bound",
+    "refused_node_exists_1",
+)
+"""Small scenarios where an engine offering one leaf beyond AHEAD looks like
+`ahead_in_wait: false` (the first: while a turn waits), like an engine
+without `settle_timeout` (the last: at a timeout), and like nothing SPEC 10
+allows (the others)."""
+
+
+def test_a_planted_ahead_bug_is_a_likely_bug_not_a_difference(
+    tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, data = diagnose(tmp_path, AHEAD_BUG, *AHEAD_SCENARIOS)
+    out = said(capsys)
+    assert code == 1, out
+    assert data["proposed"] == {"profile": {}, "capabilities": sorted(ALL)}, out
+    assert sorted(data["likely_bugs"]) == sorted(f"{n}.jsonl" for n in AHEAD_SCENARIOS)
+    # It did explain a scenario whole while following, and was withdrawn.
+    (doubt,) = data["doubtful"]
+    assert (doubt["option"], doubt["value"]) == ("ahead_in_wait", False)
+    assert "not proposed: ahead_in_wait: false: it explained `queue` differing" in out
+    assert 'lacks: "settle_timeout"' not in out  # tried only where the engine refuses a timeout
+    (cause,) = data["causes"]
+    assert cause["cause"] == "`queue` differing at a message event"
+    # Its one shrunk scenario is the bug: the engine without it agrees there.
+    (shrunk,) = re.findall(r"^    shrunk to \d+ events: (.*)$", out, re.M)
+    assert cli.main(["compare", shrunk, "--engine", "impl"]) == 0
+    again = ["compare", shrunk, "--engine", AHEAD_BUG, "--regressions", str(tmp_path / "again")]
+    assert cli.main(again) == 1
+
+
+def test_a_change_that_explains_what_likely_bugs_show_is_withdrawn() -> None:
+    """The rule itself, on made-up verdicts: a change is doubtful when a
+    symptom it explained shows in more likely bugs than the scenarios that
+    needed it."""
+    from bridge.runs.diagnose import doubtful
+    from bridge.runs.follow import Diagnosis, Step
+
+    extra_leaf = ("queue", ("+", 0))
+    lifted, tick = Change("ahead_in_wait", False), Change("retry", "tick")
+
+    def scenario(name: str, *steps: Step) -> Diagnosis:
+        return Diagnosis(Path(name), "explained", steps=list(steps))
+
+    def at(change: Change | None, shown: tuple[Any, ...]) -> Step:
+        return Step(0, ("message", "queue"), "", (change,) if change else (), shown)
+
+    followed = {
+        Path("a"): scenario("a", at(lifted, extra_leaf)),
+        Path("b"): scenario("b", at(tick, ("queue", ("-", 1)))),
+        Path("c"): scenario("c", at(tick, extra_leaf)),
+    }
+    bugs = [scenario(n, at(None, extra_leaf)) for n in "xyz"]
+    needing = {lifted: [Path("a")], tick: [Path("b"), Path("c")]}
+    assert doubtful(needing, followed, bugs[:1]) == {}
+    assert doubtful(needing, followed, bugs[:2]) == {lifted: (extra_leaf, 2)}
+    both = {lifted: (extra_leaf, 3), tick: (extra_leaf, 3)}
+    assert doubtful(needing, followed, bugs) == both
