@@ -387,6 +387,12 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
             add(case, "skipped", message=f"not finished: the run stopped ({report.stopped})")
         elif lines:
             add(case, "system-out", "\n".join(lines))
+    followed_ = {d.path for d in report.diagnoses}
+    for left in (p for p in report.unfinished if p not in followed_):
+        tally["tests"] += 1
+        tally["skipped"] += 1
+        case = add(suite, "testcase", classname="diagnose", name=left.stem, file=str(left))
+        add(case, "skipped", message=f"not followed: the run stopped ({report.stopped})")
     for name, count in tally.items():
         suite.set(name, str(count))
     suite.set("time", f"{report.seconds:.3f}")
