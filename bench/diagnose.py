@@ -1,19 +1,27 @@
-"""`python -m bench.diagnose [--quick]`: what `diagnose` costs beside one
-corpus run of the same engine (issue 21: at most 3x for an engine with
-three differences). The engine is the partial example
-(tests/bridge/engines/partial.py: four undeclared differences, two
-capabilities it lacks and two policies); every run takes the same
-scenarios and `--jobs 2`: `corpus` of the engine as it is (declaring
-nothing, each scenario stops at its first divergence), `corpus` of the
-engine declaring its real profile and capabilities (every answer compared,
-with the model: no transcript is kept for that profile), and `diagnose`.
+"""`python -m bench.diagnose [--quick] [--engine distant|partial]`: what
+`diagnose` from nothing costs beside corpus runs of the same engine
+(issues 21 and 34). Every run takes the same scenarios and `--jobs 2`:
+
+- `corpus` of the engine as it is, declaring nothing: each scenario stops
+  at its first divergence;
+- `corpus` of the engine declaring its real profile and capabilities: every
+  answer compared, the run `diagnose` leads to;
+- `diagnose` of the engine declaring nothing.
+
+The engines (tests/bridge/engines/): `distant` (the default) differs from
+SPEC in eight ways: seven options, `kind_words` among them, and a timed-out
+render answered with the plain render; its profile has no transcripts kept,
+so the model answers for it, as for a real engine's. `partial` has four
+differences and a kept profile (its transcripts stand in for the model).
+
 Prints one JSON object: each run's wall seconds and the CPU seconds of the
-run and all its processes, diagnose's ratio to each corpus run, and what
-diagnose proposed (the engine's real profile and capabilities, when right)
-with its count of likely bugs (0)."""
+run and all its processes, diagnose's ratio to each corpus run, whether
+what diagnose proposed is the engine's real profile and capabilities, and
+its count of likely bugs (0)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
@@ -22,11 +30,24 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTIAL = ROOT / "tests" / "bridge" / "engines" / "partial.py"
-QUICK = ("random_0*",)
+ENGINES = ROOT / "tests" / "bridge" / "engines"
+QUICK = ("random_0*", "chooser_*", "both_*", "empty_chat")
 """The scenarios of a `--quick` run (else the whole corpus)."""
+
+
+def real(engine: str) -> dict[str, Any]:
+    """The engine's real profile (only what differs from SPEC) and capabilities."""
+    sys.path.insert(0, str(ENGINES))
+    if engine == "distant":
+        import distant
+
+        return {"profile": distant.PROFILE, "capabilities": sorted(distant.CAPABILITIES)}
+    profile = json.loads((ROOT / "scenarios" / "profiles" / "partial.json").read_text("utf-8"))
+    capabilities = ["compaction_view", "queue_waiting", "replies", "settle_timeout"]
+    return {"profile": profile, "capabilities": capabilities}
 
 
 def timed(args: list[str]) -> dict[str, float]:
@@ -48,9 +69,14 @@ def timed(args: list[str]) -> dict[str, float]:
 
 
 def main(argv: list[str]) -> None:
-    only = [a for glob in QUICK for a in ("--only", glob)] if "--quick" in argv else []
-    engine = ["--engine", f"{sys.executable} {PARTIAL}", "--jobs", "2", *only]
-    declared = ["--engine", f"{sys.executable} {PARTIAL} --declare", *engine[2:]]
+    parser = argparse.ArgumentParser(prog="python -m bench.diagnose", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="a part of the corpus")
+    parser.add_argument("--engine", choices=("distant", "partial"), default="distant")
+    args = parser.parse_args(argv)
+    only = [a for glob in QUICK for a in ("--only", glob)] if args.quick else []
+    script = f"{sys.executable} {ENGINES / (args.engine + '.py')}"
+    engine = ["--engine", script, "--jobs", "2", *only]
+    declared = ["--engine", f"{script} --declare", *engine[2:]]
     with tempfile.TemporaryDirectory(prefix="optchat-diagnose-") as where:
         corpus = timed(["corpus", *engine])
         corpus_declared = timed(["corpus", *declared])
@@ -63,7 +89,13 @@ def main(argv: list[str]) -> None:
         for kind in ("wall", "cpu")
     }
     found = {"corpus": corpus, "corpus_declared": corpus_declared, "diagnose": diagnose}
-    outcome = {"proposed": said["proposed"], "likely_bugs": len(said["likely_bugs"])}
+    outcome = {
+        "engine": args.engine,
+        "scenarios": len(said["scenarios"]),
+        "proposed": said["proposed"],
+        "real": said["proposed"] == real(args.engine),
+        "likely_bugs": len(said["likely_bugs"]),
+    }
     print(json.dumps({**found, **ratios, **outcome}))
 
 
