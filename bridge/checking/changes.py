@@ -229,10 +229,9 @@ Texts = tuple[list[str], list[str]]
 
 def wants_texts(found: Divergence) -> bool:
     """Whether the words written where kinds go may explain a divergence:
-    a text differs, or a message's answer does (a word of another length
-    changes its size first)."""
-    event = (found.event or {}).get("event")
-    return found.field in TEXT_FIELDS or found.field in TEXT_CRCS or event == "message"
+    a text differs, or a message's size does (a word of another length
+    shows there first; one of the same length only in the texts)."""
+    return found.field in TEXT_FIELDS or found.field in TEXT_CRCS or found.field == "size"
 
 
 def texts_of(value: Any) -> list[str]:

@@ -24,10 +24,11 @@ The run, in phases:
    - Only a scenario that the changes it needed make agree from end to end
      votes in phase 2: changes that explained the first divergences of a
      scenario whose later one no change explains are no evidence.
-   - A capability whose events are not sent without it (`settle_timeout`,
-     `zoom`) is tried only where the engine answers such an event as
-     unsupported, or leaves out a field it owns: withholding events
-     explains any divergence at them, a bug's too.
+   - A capability that owns no field and whose events are withheld
+     without it (`settle_timeout`) is tried only where the engine answers
+     such an event as unsupported: withholding events explains any
+     divergence at them, a bug's too. (One that owns a field, `zoom`, is
+     tried where that field differs.)
    - A proposed change is withdrawn when a symptom it explained shows,
      unexplained, in more likely bugs than the scenarios that needed it: a
      bug shows alike wherever it shows, and a change that explains a few of
@@ -80,7 +81,7 @@ from bridge.formats.layout import read_checked
 from bridge.formats.profile import SPEC, agreement
 from bridge.runs import progress
 from bridge.runs.corpus import Options, Workers, make_engine
-from bridge.runs.follow import Diagnosis, checked, contradicted, followed, guarded, names
+from bridge.runs.follow import Diagnosis, checked, followed, guarded, names
 from bridge.runs.progress import Ticker, estimate
 from bridge.wire.engine import EngineFault, capabilities_of, limits_of, profile_of
 from bridge.wire.stream import from_model
@@ -251,7 +252,7 @@ def _job(job: Job) -> Diagnosis:
         return guarded(path, opts, lambda p, s, r: followed(p, s, r, opts, trial, more, deadline))
     if kind == "check":
         return guarded(path, opts, lambda p, s, r: checked(p, s, r, opts, trial, more, deadline))
-    return guarded(path, opts, lambda p, s, r: contradicted(p, s, r, opts, trial, more, deadline))
+    return guarded(path, opts, lambda p, s, r: checked(p, s, r, opts, trial, None, deadline, more))
 
 
 def _shrink_job(

@@ -30,6 +30,7 @@ from typing import Any
 
 from bridge.checking.changes import (
     LACKS,
+    TEXT_FIELDS,
     Change,
     Texts,
     Trial,
@@ -233,7 +234,7 @@ class Follower:
         """The texts both sides wrote at a divergence: the diverging field's,
         or, for a field that stands for texts or a message's answer, the
         whole state of each after the lines sent up to it."""
-        if found.field in ("render", "render_timed_out", "contexts", "zoom", "line"):
+        if found.field in TEXT_FIELDS:
             return texts_of(found.expected), texts_of(found.found)
         self.in_time()
         self.replays += 1
@@ -375,47 +376,28 @@ def checked(
     proposed: Trial,
     since: Trial | None,
     deadline: float,
+    base: Trial | None = None,
 ) -> Diagnosis:
     """The scenario under `proposed`, unless it agreed under `since` and
-    what `proposed` changes cannot matter in it (`inert`)."""
+    what `proposed` changes cannot matter in it (`inert`). Given the
+    declared `base`, a divergence is tried again with each difference of
+    the proposal from SPEC undone (`Follower.undone`): those whose undoing
+    moves it later are what it contradicts."""
     if since is not None and not proposed.held - since.held:
         if inert(scenario, between(since, proposed), proposed.profile):
             return Diagnosis(path, "agrees", trial=since)
     follower = Follower(path, scenario, recorded, opts, proposed, deadline)
     found = follower.once(proposed)
-    if found is None:
-        return Diagnosis(path, "agrees", replays=1, coverage=follower.coverage, trial=proposed)
-    return Diagnosis(
-        path,
-        "unexplained",
-        steps=[step(found)],
-        replays=1,
-        coverage=follower.coverage,
-        trial=proposed,
-    )
-
-
-def contradicted(
-    path: Path,
-    scenario: Scenario,
-    recorded: Recorded,
-    opts: Options,
-    proposed: Trial,
-    base: Trial,
-    deadline: float,
-) -> Diagnosis:
-    """The scenario under `proposed`, and, when it diverges, the
-    differences of the proposal whose undoing moves its divergence later."""
-    follower = Follower(path, scenario, recorded, opts, proposed, deadline)
-    found = follower.once(proposed)
-    if found is None:
-        return Diagnosis(path, "agrees", replays=follower.replays, trial=proposed)
     counted = follower.coverage
-    against = tuple(
-        change
-        for change, trial in follower.undone(proposed, base)
-        if later(follower.first(trial), found)
-    )
+    if found is None:
+        return Diagnosis(path, "agrees", replays=1, coverage=counted, trial=proposed)
+    against: tuple[Change, ...] = ()
+    if base is not None:
+        against = tuple(
+            change
+            for change, trial in follower.undone(proposed, base)
+            if later(follower.first(trial), found)
+        )
     return Diagnosis(
         path,
         "unexplained",

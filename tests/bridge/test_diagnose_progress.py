@@ -5,7 +5,6 @@ scenario agrees" when none could be followed."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -22,6 +21,7 @@ from bridge import cli
 from bridge.runs import diagnose as run_diagnose
 from bridge.runs import follow, progress
 from tests.bridge.helpers import NEVER
+from tests.bridge.test_diagnose import valid
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
@@ -48,8 +48,8 @@ def diagnose(tmp_path: Path, engine: str, *names: str, more: tuple[str, ...] = (
 
 
 def reports(tmp_path: Path) -> tuple[dict[str, Any], ElementTree.Element]:
-    data = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
-    return data, ElementTree.parse(tmp_path / "d.xml").getroot()
+    """The JSON report (checked against bridge/diagnosis.schema.json) and the JUnit suite."""
+    return valid(tmp_path / "d.json"), ElementTree.parse(tmp_path / "d.xml").getroot()
 
 
 def after_first(monkeypatch: pytest.MonkeyPatch, then: Any) -> None:

@@ -30,6 +30,7 @@ from bridge.formats.capabilities import ALL
 from bridge.formats.profile import SPEC
 from model.profile import TYPES, Profile
 from tests.bridge.helpers import NEVER
+from tests.bridge.test_diagnose import valid
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
@@ -53,7 +54,7 @@ def diagnose(tmp_path: Path, engine: str, *names: str) -> tuple[int, dict[str, A
         ["diagnose", *paths, "--engine", engine, "--jobs", "2", "--json", str(report)]
         + ["--regressions", str(tmp_path), "--shrink-tries", "1", "--shrink-seconds", NEVER]
     )
-    return code, json.loads(report.read_text(encoding="utf-8"))
+    return code, valid(report)
 
 
 def said(capsys: pytest.CaptureFixture[str]) -> str:
