@@ -324,7 +324,8 @@ class Workers:
 
     def __enter__(self) -> Workers:
         if self.jobs > 1:
-            self.pool = Pool(self.jobs, initializer=_worker, initargs=(self.counter,))
+            shared = {} if self.counter is None else {"initargs": (self.counter,)}
+            self.pool = Pool(self.jobs, initializer=_worker, **shared)
         return self
 
     def __exit__(self, kind: object, *_: object) -> None:
