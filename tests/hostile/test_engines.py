@@ -5,6 +5,7 @@ code, one line of error, no traceback, and no process of the engine's group
 
 from __future__ import annotations
 
+import json
 import signal
 import time
 from dataclasses import replace
@@ -74,6 +75,32 @@ def test_sigterm_ends_a_corpus_run_its_workers_and_their_engines(run: Hostile) -
     assert result.code == 2, (result.out, result.err)
     assert "Traceback" not in result.out + result.err
     assert result.error_lines() == ["interrupted"], result.err
+    assert not run.left_after(), "a pool worker or an engine outlived the run"
+
+
+def test_sigterm_ends_a_diagnose_run_and_keeps_its_report(run: Hostile) -> None:
+    """Issue 34: the workers and their engines end, and what the run found
+    (here: nothing followed yet) is reported and written, exit 2."""
+    scenario_file(run.folder, "a.jsonl")
+    scenario_file(run.folder, "b.jsonl")
+    report = run.folder / "d.json"
+    process = run.start(
+        "diagnose", "scenarios", "--engine", engine("hang", 0), "--jobs", "2", "--timeout", "300",
+        "--json", str(report), "--regressions", str(run.folder / "kept"),
+    )  # fmt: skip
+    until = time.monotonic() + 60
+    # One engine asked what it declares (an empty chat), then one per worker.
+    while len(list(run.folder.glob("group-*"))) < 3 and time.monotonic() < until:
+        time.sleep(0.05)
+    assert len(list(run.folder.glob("group-*"))) == 3, "the workers' engines started"
+    time.sleep(0.5)  # both at their hanging event, not only started
+    process.send_signal(signal.SIGTERM)
+    result = run.finish(process)
+    assert result.code == 2, (result.out, result.err)
+    assert "Traceback" not in result.out + result.err
+    assert "STOPPED (interrupted) before the end: 2 scenarios not followed" in result.out
+    said = json.loads(report.read_text(encoding="utf-8"))
+    assert said["stopped"] == "interrupted" and said["unfinished"] == ["a.jsonl", "b.jsonl"]
     assert not run.left_after(), "a pool worker or an engine outlived the run"
 
 
