@@ -119,9 +119,10 @@ def shown_symptom(symptom: tuple[Any, ...]) -> str:
 
 def said_cause(d: Diagnosis) -> str:
     """A likely bug's cause (bridge/runs/diagnose.py `cause`) in words."""
-    event, field = cause(d)  # type: ignore[misc]
+    event, part, rule = cause(d)
     where = f"a {event} event" if event != "detail" else "the final detail request"
-    return f"`{field}` differing at {where}"
+    what = f"the {part}" + (f" (rule {rule})" if rule else "")
+    return f"{what} differing at {where}"
 
 
 def causes(bugs: list[tuple[Diagnosis, Scenario | None]]) -> list[list[Diagnosis]]:

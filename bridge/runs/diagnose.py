@@ -68,7 +68,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Hashable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -122,15 +122,20 @@ def propose(base: Trial, diagnoses: list[Diagnosis]) -> tuple[Trial, dict[Change
     return proposed, needing
 
 
-def cause(d: Diagnosis) -> Hashable:
-    """What groups likely bugs into causes: the kind of event the divergence
-    under the proposal is at, and its field. (The place to call a shared
-    signature of a first divergence, as `corpus` groups its failures, once
+def cause(d: Diagnosis) -> tuple[str, str, str]:
+    """What groups likely bugs into causes, as `corpus` groups its failures:
+    the kind of event the divergence under the proposal is at, the part of
+    SPEC its field shows (bridge/checking/shrink.py `PARTS`), and for a
+    refusal the rule the model names (`allowed` when it takes the event).
+    (Where a shared signature of a first divergence is to be called, once
     there is one.)"""
     if not d.steps:
-        return ()
+        return ("", "", "")
     last = d.steps[-1]
-    return (last.way[0], last.symptom[0] if last.symptom else last.way[1])
+    rule = ""
+    if last.symptom[:1] == ("refused",):
+        rule = last.symptom[1] or "allowed"
+    return (last.way[0], last.way[1], rule)
 
 
 @dataclass
@@ -453,7 +458,7 @@ def phases(
         state.needing = {c: state.needing[c] for c in kept}
         failing = check("checking the proposal without the doubtful changes")
     proposed = state.proposed
-    samples: dict[Hashable, list[Diagnosis]] = {}
+    samples: dict[tuple[str, str, str], list[Diagnosis]] = {}
     for d in sorted(failing, key=lambda d: (d.path.stat().st_size, str(d.path))):
         group = samples.setdefault(cause(d), [])
         if len(group) < SAMPLES:
@@ -464,7 +469,7 @@ def phases(
         for d in g
     ]
     state.begin("trying the proposal's differences on the likely bugs", [job[1] for job in tries])
-    found: dict[Hashable, set[Change]] = {}
+    found: dict[tuple[str, str, str], set[Change]] = {}
     for d in each(tries):
         if d.status == "unexplained":
             found.setdefault(cause(d), set()).update(d.contradicts)

@@ -184,7 +184,7 @@ def test_a_planted_ahead_bug_is_a_likely_bug_not_a_difference(
     assert "not proposed: ahead_in_wait: false: it explained `queue` differing" in out
     assert 'lacks: "settle_timeout"' not in out  # tried only where the engine refuses a timeout
     (cause,) = data["causes"]
-    assert cause["cause"] == "`queue` differing at a message event"
+    assert cause["cause"] == "the queue differing at a message event"
     # Its one shrunk scenario is the bug: the engine without it agrees there.
     (shrunk,) = re.findall(r"^    shrunk to \d+ events: (.*)$", out, re.M)
     assert cli.main(["compare", shrunk, "--engine", "impl"]) == 0
