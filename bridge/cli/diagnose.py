@@ -37,13 +37,13 @@ def add_parser(commands: Commands) -> None:
     capabilities_option(command)
     constants_option(command)
     report_options(command)
-    shrink_options(command, "each likely bug, shrunk,")
+    shrink_options(command, "one likely bug of each cause, shrunk,")
     live_model_option(command)
     command.add_argument(
         "--seconds",
         type=positive,
         help="stop after this many seconds with what was found so far, reported and "
-        "written as at the end (exit 2); default: no limit",
+        "written as at the end, exit 2 (default: no limit)",
     )
     command.set_defaults(run=run)
 
