@@ -6,7 +6,9 @@ SIGTERM or `--seconds`, it reports and writes what it found so far."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import sys
 
 from bridge.cli.options import (
     Commands,
@@ -66,10 +68,14 @@ def run(args: argparse.Namespace) -> int:
     budget = math.inf if args.seconds is None else args.seconds
     report = diagnose(paths, options, args.jobs, args.shrink_tries, shrink_seconds, budget)
     written = write_bugs(report, args.regressions)
-    lines, code = text(report, written)
-    print("\n".join(lines), flush=True)
     if args.json is not None:
         write_json(report, written, args.json)
     if args.junit_xml is not None:
         write_junit(report, written, args.junit_xml)
+    lines, code = text(report, written)
+    # The reports first: a run stopped by a closed terminal has nowhere to print.
+    with contextlib.suppress(OSError) if report.stopped else contextlib.nullcontext():
+        print("\n".join(lines), flush=True)
+        if report.stopped == "interrupted":
+            print("interrupted", file=sys.stderr, flush=True)
     return code

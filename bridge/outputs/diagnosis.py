@@ -392,7 +392,7 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
     for left in (p for p in report.unfinished if p not in followed_):
         tally["tests"] += 1
         tally["skipped"] += 1
-        case = add(suite, "testcase", classname="diagnose", name=left.stem, file=str(left))
+        case = add(suite, "testcase", classname="diagnose", name=left.stem, file=shown(left))
         add(case, "skipped", message=f"not followed: the run stopped ({report.stopped})")
     for name, count in tally.items():
         suite.set(name, str(count))

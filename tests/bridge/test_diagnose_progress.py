@@ -98,8 +98,9 @@ def test_sigterm_keeps_and_writes_what_was_found(
     written, the others named as not followed, exit 2."""
     after_first(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGTERM))
     assert diagnose(tmp_path, PARTIAL, *SCENARIOS) == 2
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "STOPPED (interrupted) before the end: 2 scenarios not followed" in out, out
+    assert [line for line in err.splitlines() if not line.startswith(" ")] == ["interrupted"]
     data, suite = reports(tmp_path)
     assert data["stopped"] == "interrupted"
     assert data["unfinished"] == ["chooser_0.jsonl", "zoom_1.jsonl"]

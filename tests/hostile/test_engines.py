@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -65,17 +66,24 @@ def test_sigterm_ends_a_corpus_run_its_workers_and_their_engines(run: Hostile) -
     process = run.start(
         "corpus", "scenarios", "--engine", engine("hang", 0), "--jobs", "2", "--timeout", "300"
     )
+    terminated(run, process, 2)
+    assert not run.left_after(), "a pool worker or an engine outlived the run"
+
+
+def terminated(run: Hostile, process: subprocess.Popen[str], engines: int) -> Run:
+    """The run ended by SIGTERM once `engines` engines started and hang:
+    exit 2, `interrupted`, no traceback."""
     until = time.monotonic() + 60
-    while len(list(run.folder.glob("group-*"))) < 2 and time.monotonic() < until:
+    while len(list(run.folder.glob("group-*"))) < engines and time.monotonic() < until:
         time.sleep(0.05)
-    assert len(list(run.folder.glob("group-*"))) == 2, "both engines started"
-    time.sleep(0.5)  # both at their hanging event, not only started
+    assert len(list(run.folder.glob("group-*"))) == engines, f"{engines} engines started"
+    time.sleep(0.5)  # each at its hanging event, not only started
     process.send_signal(signal.SIGTERM)
     result = run.finish(process)
     assert result.code == 2, (result.out, result.err)
     assert "Traceback" not in result.out + result.err
     assert result.error_lines() == ["interrupted"], result.err
-    assert not run.left_after(), "a pool worker or an engine outlived the run"
+    return result
 
 
 def test_sigterm_ends_a_diagnose_run_and_keeps_its_report(run: Hostile) -> None:
@@ -88,16 +96,8 @@ def test_sigterm_ends_a_diagnose_run_and_keeps_its_report(run: Hostile) -> None:
         "diagnose", "scenarios", "--engine", engine("hang", 0), "--jobs", "2", "--timeout", "300",
         "--json", str(report), "--regressions", str(run.folder / "kept"),
     )  # fmt: skip
-    until = time.monotonic() + 60
     # One engine asked what it declares (an empty chat), then one per worker.
-    while len(list(run.folder.glob("group-*"))) < 3 and time.monotonic() < until:
-        time.sleep(0.05)
-    assert len(list(run.folder.glob("group-*"))) == 3, "the workers' engines started"
-    time.sleep(0.5)  # both at their hanging event, not only started
-    process.send_signal(signal.SIGTERM)
-    result = run.finish(process)
-    assert result.code == 2, (result.out, result.err)
-    assert "Traceback" not in result.out + result.err
+    result = terminated(run, process, 3)
     assert "STOPPED (interrupted) before the end: 2 scenarios not followed" in result.out
     said = json.loads(report.read_text(encoding="utf-8"))
     assert said["stopped"] == "interrupted" and said["unfinished"] == ["a.jsonl", "b.jsonl"]
