@@ -224,6 +224,11 @@ def bug_lines(report: Report, written: dict[Path, Path]) -> list[str]:
         )
         for change in first.contradicts:
             out.append(f"    contradicts the proposal: {visible(undone(report, change))}")
+        shown_here = {d.steps[-1].symptom for d in group}
+        near = [c for c, (symptom, _) in report.doubtful.items() if symptom in shown_here]
+        for change in near:
+            said = visible(change.said())
+            out.append(f"    looks like {said} in places (not proposed: see above)")
         if not first.contradicts:
             out.append(
                 "    no option or capability explains it (a bug, or a difference "

@@ -182,6 +182,7 @@ def test_a_planted_ahead_bug_is_a_likely_bug_not_a_difference(
     (doubt,) = data["doubtful"]
     assert (doubt["option"], doubt["value"]) == ("ahead_in_wait", False)
     assert "not proposed: ahead_in_wait: false: it explained `queue` differing" in out
+    assert "    looks like ahead_in_wait: false in places (not proposed: see above)" in out
     assert 'lacks: "settle_timeout"' not in out  # tried only where the engine refuses a timeout
     (cause,) = data["causes"]
     assert cause["cause"] == "the queue differing at a message event"
