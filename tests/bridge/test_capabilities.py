@@ -38,7 +38,7 @@ REPORT = json.loads((Path(bridge.__file__).parent / "report.schema.json").read_t
 
 def events_of(path: Path) -> list[dict[str, Any]]:
     """A scenario file's events, read here without the bridge."""
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines()[1:]]
+    return [json.loads(line) for line in path.read_text("utf-8").split("\n")[1:-1]]
 
 
 def accepted(events: list[dict[str, Any]], kind: str) -> int:

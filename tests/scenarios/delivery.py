@@ -41,12 +41,17 @@ FLOOR = 0.95
 
 def other_value(name: str, spec: Any) -> Any:
     """A value of option `name` other than SPEC's `spec`: the other boolean,
-    another of the strings it may be, or every kind with a word of its own."""
+    another of the strings it may be, every kind with a word of its own, a
+    tolerance of 1.25 (elephant-memory's) or an ellipsis `…`."""
     kind = TYPES[name]
     if isinstance(kind, tuple):
         return next(value for value in kind if value != spec)
     if kind is bool:
         return not spec
+    if kind is float:
+        return 1.25 if spec == 1 else 1
+    if kind is str:
+        return "…" if spec == "" else ""
     if kind is dict:
         return {k: f"{k}x" for k in KINDS}
     if kind is list:
@@ -60,7 +65,9 @@ def profiles() -> dict[str, Profile]:
     out: dict[str, Profile] = {}
     for name, value in spec.items():
         other = other_value(name, value)
-        said = "a word per kind" if isinstance(other, dict) else json.dumps(other)
+        said = (
+            "a word per kind" if isinstance(other, dict) else json.dumps(other, ensure_ascii=False)
+        )
         out[f"{name}={said}"] = from_options({name: other})
     out["rust-like"] = from_options(
         {
