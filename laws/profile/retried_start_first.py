@@ -1,17 +1,16 @@
 from dataclasses import replace
 
-from laws.registry import Step, step_law
+from laws.registry import Step, declared, step_law
 from laws.spec import built, plain, room, work
 from model import machine
 from model.events import Message, Retry
 
 
-@step_law
+@step_law(off=declared("retried"))
 def retried_start_first(step: Step) -> None:
     """Under `retried: first` the nodes let go after a failure (by a message, or a
     `retry` event) come before every other candidate, in the order they were let go
-    (those let go together in the order they failed), until they start; otherwise they
-    take their places among the leaves and the merges."""
+    (those let go together in the order they failed), until they start."""
     before, after = step.before, step.after
     let_go = not step.refused and (
         isinstance(step.event, Retry)
@@ -32,7 +31,6 @@ def retried_start_first(step: Step) -> None:
         (True, machine.candidates_waiting(after)),
     ):
         base = work(in_place, turn)
-        if after.profile.retried == "first":
-            base = [n for n in found if n in base] + [n for n in base if n not in found]
+        first = [n for n in found if n in base] + [n for n in base if n not in found]
         shown = [plain(n) for n in offered]
-        assert shown == base[: room(after, turn)], f"the queue offers {shown}, not {base}"
+        assert shown == first[: room(after, turn)], f"the queue offers {shown}, not {first}"
