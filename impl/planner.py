@@ -75,7 +75,7 @@ class Planner:
             self.profile.ahead_in_wait,
             self.profile.held_takes_job,
             self.profile.merge_order == "ready",
-            self.profile.retried == "first",
+            self.profile.retried_first,
         )
         self._word_sizes = {kind: size(self.profile.word(kind)) for kind in KINDS}
         self._empty = EMPTY[self.profile.empty_chat]
@@ -231,7 +231,7 @@ class Planner:
                     return self._resumed(self._install(node, line))
         except EmptyReply:
             return self._resumed(self._failed(node))
-        if self.profile.replies_out == "asks" and chooser.read < chooser.tries:
+        if self.profile.asks_again and chooser.read < chooser.tries:
             self.asking[node] = chooser
             return Outcome([])
         return self._resumed(self._install(node, chooser.finish()))
@@ -247,9 +247,9 @@ class Planner:
             self._space,
             p.empty_reply == "fails",
             p.not_shorter == "goes_on",
-            p.cut == "word",
+            p.word_cut,
             p.ellipsis,
-            p.overlong == "kept",
+            p.keeps_overlong,
         )
 
     def _install(self, node: Node, line: str, line_size: int = -1) -> Outcome:
@@ -263,8 +263,8 @@ class Planner:
                 return self._failed(node)
         if line_size < 0:
             line_size = size(line)
-        if line_size < 1 or (line_size > self._limit and self.profile.overlong != "kept"):
-            fits = "1 byte or more" if self.profile.overlong == "kept" else f"1 to {self._limit}"
+        if line_size < 1 or (line_size > self._limit and not self.profile.keeps_overlong):
+            fits = "1 byte or more" if self.profile.keeps_overlong else f"1 to {self._limit}"
             raise Refused("line_fits", f"a line is {fits} bytes, not {line_size}")
         return Outcome(self._build(node, line, line_size))
 
@@ -511,11 +511,11 @@ class Planner:
         p = self.profile
         if n == 1:
             line = self.tree.line(id)
-            return f"{id}+0|{line}" if p.zoom_one == "headed" else line
+            return f"{id}+0|{line}" if p.zoom_headed else line
         parts = halves(node)
-        if p.zoom_unbuilt == "refused" and not all(self.tree.is_built(h) for h in parts):
+        if p.zoom_refuses_unbuilt and not all(self.tree.is_built(h) for h in parts):
             raise Refused("zoom", f"a half of {name(node)} is not summarized yet")
         shown = [(half, self.shown(half)) for half in parts]
-        if p.zoom_halves == "bare":
+        if p.zoom_bare:
             return "".join(row(half, text) for half, text in shown)[:-1]
         return render_lines(shown, self._empty)

@@ -34,8 +34,22 @@ CHOICES = {
 }
 """The options that are one of a few strings, SPEC's first."""
 
-STRINGS = tuple(name for name in CHOICES if name not in ("failure_cap", "calls", "retry"))
-"""The options of CHOICES kept as the string itself (the other three as booleans)."""
+FLAGS = {
+    "retried": ("retried_first", "first"),
+    "zoom_one": ("zoom_headed", "headed"),
+    "zoom_halves": ("zoom_bare", "bare"),
+    "zoom_unbuilt": ("zoom_refuses_unbuilt", "refused"),
+    "cut": ("word_cut", "word"),
+    "overlong": ("keeps_overlong", "kept"),
+    "replies_out": ("asks_again", "asks"),
+}
+"""The two-valued options the engine keeps as flags, as it keeps `calls`,
+`failure_cap` and `retry`: each flag's field, and the value that sets it."""
+
+STRINGS = tuple(
+    name for name in CHOICES if name not in ("failure_cap", "calls", "retry") and name not in FLAGS
+)
+"""The options of CHOICES kept as the string itself."""
 
 
 @dataclass(frozen=True)
@@ -45,10 +59,12 @@ class Profile:
     "self", not "driven"), `ahead_in_wait`, `empty_chat`, `kinds` (the
     kinds it takes, in SPEC 1's order), `retry_at_message` (retry
     "message", not "tick"), `held_takes_job`, `merge_order`, `resume`,
-    `empty_reply`, `not_shorter`, `retried`, `zoom_one`, `zoom_halves`,
-    `zoom_unbuilt`, `tolerance` (a number from 1 to 4 in hundredths), `cut`,
-    `ellipsis` (one line of at most 3 bytes), `overlong`, `replies_out` and
-    `trim_set`."""
+    `empty_reply`, `not_shorter`, `retried_first` (retried "first"),
+    `zoom_headed`, `zoom_bare` and `zoom_refuses_unbuilt` (zoom_one
+    "headed", zoom_halves "bare", zoom_unbuilt "refused"), `tolerance` (a
+    number from 1 to 4 in hundredths), `word_cut` (cut "word"), `ellipsis`
+    (one line of at most 3 bytes), `keeps_overlong` (overlong "kept"),
+    `asks_again` (replies_out "asks") and `trim_set`."""
 
     trim_lines: bool = False
     kind_words: dict[str, str] = field(default_factory=dict)
@@ -64,15 +80,15 @@ class Profile:
     resume: str = "settle"
     empty_reply: str = "ends"
     not_shorter: str = "stops"
-    retried: str = "in_place"
-    zoom_one: str = "line"
-    zoom_halves: str = "tags"
-    zoom_unbuilt: str = "shown"
+    retried_first: bool = False
+    zoom_headed: bool = False
+    zoom_bare: bool = False
+    zoom_refuses_unbuilt: bool = False
     tolerance: float = 1.0
-    cut: str = "character"
+    word_cut: bool = False
     ellipsis: str = ""
-    overlong: str = "cut"
-    replies_out: str = "ends"
+    keeps_overlong: bool = False
+    asks_again: bool = False
     trim_set: str = "unicode"
 
     def __post_init__(self) -> None:
@@ -147,7 +163,13 @@ class Profile:
             tolerance=float(tolerance),
             ellipsis=given["ellipsis"],
             **{name: given[name] for name in STRINGS},
+            **{flag: given[name] == value for name, (flag, value) in FLAGS.items()},
         )
+
+    def _said(self, name: str) -> str:
+        """A flag's option as the protocol writes it (SPEC 10)."""
+        flag, value = FLAGS[name]
+        return value if getattr(self, flag) else CHOICES[name][0]
 
     def to_json(self) -> dict[str, Any]:
         """The profile's JSON form, every option spelled out (SPEC 10)."""
@@ -166,15 +188,15 @@ class Profile:
             "resume": self.resume,
             "empty_reply": self.empty_reply,
             "not_shorter": self.not_shorter,
-            "retried": self.retried,
-            "zoom_one": self.zoom_one,
-            "zoom_halves": self.zoom_halves,
-            "zoom_unbuilt": self.zoom_unbuilt,
+            "retried": self._said("retried"),
+            "zoom_one": self._said("zoom_one"),
+            "zoom_halves": self._said("zoom_halves"),
+            "zoom_unbuilt": self._said("zoom_unbuilt"),
             "tolerance": self.tolerance,
-            "cut": self.cut,
+            "cut": self._said("cut"),
             "ellipsis": self.ellipsis,
-            "overlong": self.overlong,
-            "replies_out": self.replies_out,
+            "overlong": self._said("overlong"),
+            "replies_out": self._said("replies_out"),
             "trim_set": self.trim_set,
         }
 

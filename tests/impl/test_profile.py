@@ -132,7 +132,7 @@ def test_the_chooser_options_in_the_engine() -> None:
 
 def test_retried_first_in_the_engine() -> None:
     """SPEC 10's example: the merge let go by the third message comes first."""
-    for profile, first in ((Profile(), (0, 2)), (Profile(retried="first"), (1, 0))):
+    for profile, first in ((Profile(), (0, 2)), (Profile(retried_first=True), (1, 0))):
         p = Planner(Constants(node=16, jobs=1), profile)
         p.message("user", LONG)
         p.message("user", LONG)
@@ -148,7 +148,7 @@ def test_retried_first_in_the_engine() -> None:
 
 
 def test_the_zoom_options_in_the_engine() -> None:
-    shaped = Profile(zoom_one="headed", zoom_halves="bare", zoom_unbuilt="refused")
+    shaped = Profile(zoom_headed=True, zoom_bare=True, zoom_refuses_unbuilt=True)
     p = Planner(C, shaped)
     p.message("user", "hi")
     p.message("unii", "yo")
@@ -157,14 +157,14 @@ def test_the_zoom_options_in_the_engine() -> None:
     p.message("unii", LONG)
     assert p.zoom(2, 1) == "2+0|user: a\nb"
     assert refused(p.zoom, 2, 2) == "zoom"
-    bare = Planner(C, Profile(zoom_halves="bare"))
+    bare = Planner(C, Profile(zoom_bare=True))
     for text in ("a\nb", LONG):
         bare.message("user", text)
     assert bare.zoom(0, 2) == "0+1|user: a b\n1+1|(not summarized yet: zoom it)"
 
 
 def test_the_chooser_s_limits_in_the_engine() -> None:
-    js = Planner(C, Profile(tolerance=1.25, cut="word", ellipsis="…"))
+    js = Planner(C, Profile(tolerance=1.25, word_cut=True, ellipsis="…"))
     js.message("user", "x" * 40)
     js.start((0, 0))
     js.end_replies((0, 0), ["the quick brown fox jumps over"] * 5)
@@ -178,7 +178,7 @@ def test_the_chooser_s_limits_in_the_engine() -> None:
 
 def test_overlong_kept_and_replies_out_asks_in_the_engine() -> None:
     c = Constants(node=10, tries=3, jobs=2, ahead=2)
-    rust = Profile(overlong="kept", replies_out="asks", empty_reply="fails", not_shorter="goes_on")
+    rust = Profile(keeps_overlong=True, asks_again=True, empty_reply="fails", not_shorter="goes_on")
     p = Planner(c, rust)
     p.message("user", "x" * 24)
     p.start((0, 0))
