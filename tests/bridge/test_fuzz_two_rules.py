@@ -35,7 +35,7 @@ def test_an_engine_checking_two_rules_the_other_way_is_caught(
     code = cli.main([*argv, "--shrink-tries", "1", "--regressions", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 1, out
-    assert re.search(r"^DIVERGED .*: refused differs, expected '", out, re.M), out
+    assert re.search(r'^DIVERGED .*: refused differs, expected "', out, re.M), out
 
 
 def test_most_aimed_events_break_two_rules() -> None:
