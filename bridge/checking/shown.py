@@ -15,9 +15,6 @@ from typing import Any
 ABSENT = "(absent)"
 """How a field one side left out is shown."""
 
-CONTEXT = 24
-"""Characters of a text shown before its first difference."""
-
 
 def escaped(character: str) -> str:
     """A character as JSON's `\\u` escape (two for one beyond the BMP)."""
@@ -121,11 +118,12 @@ def texts(expected: str, found: str, limit: int) -> str:
     at = first_character(expected, found)
     line = expected.count("\n", 0, at) + 1
     column = at - (expected.rfind("\n", 0, at) + 1) + 1
-    after = max(8, limit // 2 - CONTEXT)
+    window = max(24, limit // 2)
+    before = min(at, window // 3)
     return (
         f"first at character {at} (line {line}, column {column}): "
-        f"expected {around(expected, at, CONTEXT, after)} ({len(expected)} characters), "
-        f"found {around(found, at, CONTEXT, after)} ({len(found)} characters)"
+        f"expected {around(expected, at, before, window - before)} ({len(expected)} characters), "
+        f"found {around(found, at, before, window - before)} ({len(found)} characters)"
     )
 
 

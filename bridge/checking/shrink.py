@@ -501,11 +501,11 @@ def fewer_kinds(scenario: Scenario, still: Callable[[Scenario], bool], budget: B
 
 
 def fewer_events(scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget) -> Scenario:
-    """Every event of a kind removed (`fewer_kinds`), events removed
-    (`shrink`), the calls of a node removed together, leaves and parents
-    made free and blocks of messages dropped, in turn while `still` holds,
-    until none of them removes an event."""
-    passes = (fewer_kinds, shrink, drop_calls, free_leaves, free_parents, drop_blocks)
+    """Events removed (`shrink`), every event of a kind removed
+    (`fewer_kinds`), the calls of a node removed together, leaves and
+    parents made free and blocks of messages dropped, in turn while `still`
+    holds, until none of them removes an event."""
+    passes = (shrink, fewer_kinds, drop_calls, free_leaves, free_parents, drop_blocks)
     while True:
         before = len(scenario.events)
         for step in passes:

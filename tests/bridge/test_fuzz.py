@@ -91,6 +91,7 @@ def test_a_planted_break_is_found_shrunk_written_and_replayed(
     found, kept = tmp_path / "found", tmp_path / "kept"
     code = fuzz(
         *("--engine", LATE_CAP, "--histories", "200", "--seed", "2", "--database", str(kept)),
+        *("--max-causes", "1"),
         *("--shrink-tries", "300", "--regressions", str(found)),
     )
     out = capsys.readouterr().out

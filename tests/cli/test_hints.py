@@ -1,6 +1,7 @@
 """Every hint a runner prints is a command that works where it was printed
-(issue 22): the FAIL line's `compare`, `compare`'s "replay it", `fuzz`'s
-"repeat the search", and the usage line of `--help`, each run again in a
+(issue 22): the FAIL line's `compare`, the "replay it" of `corpus`'s cause
+and of `compare`, `fuzz`'s "repeat the search", and the usage line of
+`--help`, each run again in a
 shell from the same directory and environment, with the exit code the
 contract gives (1 for a divergence, 0 for `--version`). Three runners: a
 clone (`python -m bridge`), the wheel installed into a bare virtual
@@ -63,8 +64,15 @@ def assert_hints_work(runner: Runner, looks_like: Callable[[str], bool]) -> None
     version = runner.shell(f"{prog} --version")
     assert version.returncode == 0 and version.stdout.startswith("optchat-spec "), version
 
-    failed = runner("corpus", "--engine", WRONG, "--only", "random_00", "--jobs", "1")
+    # Five replays shrink the cause's scenario: shrinking is not tested here.
+    failed = runner(
+        "corpus", "--engine", WRONG, "--only", "random_00", "--jobs", "1", "--shrink-tries", "5"
+    )
     assert failed.returncode == 1, failed.stdout + failed.stderr
+    cause = said(failed, "replay it:")
+    assert cause.startswith(prog + " compare "), cause
+    replayed = runner.shell(cause + " --shrink-tries 1")
+    assert replayed.returncode == 1 and "field 'size' (SPEC 3)" in replayed.stdout, replayed
     again = said(failed, "", SHRUNK)
     assert again.startswith(prog + " compare "), again
     compared = runner.shell(again)
