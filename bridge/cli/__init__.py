@@ -1,14 +1,16 @@
 """The bridge's command line (`python -m bridge`, installed as `optchat-spec`).
 A FILE is a scenario file or the name of a bundled one (`late_1500`).
 
-  corpus [PATH ...]   an engine on many scenarios (the bundled corpus by default)
+  corpus [PATH ...]   an engine on many scenarios (the bundled corpus by default);
+                      its FAILs grouped into causes, one scenario of each shrunk
   compare FILE        an engine on one scenario; on a divergence, the report
                       and a shrunk scenario in --regressions
   replay FILE         an engine's answers to one scenario, one JSON line each
   expect [PATH ...]   the model's transcripts of scenarios of your own; in a
                       clone, the bundled corpus's again (the corpus version)
   show FILE           a scenario, and a divergence, as one HTML page (NAME.html)
-  fuzz                generated scenarios until one diverges, shrunk
+  fuzz                generated scenarios until the time is spent; a divergence
+                      of each cause found, shrunk
   diagnose [PATH ...] which profile explains an engine's divergences; the
                       likely bugs left, shrunk
   merge-reports OUT IN ...

@@ -199,10 +199,10 @@ SHOWN = 6
 def grouped(
     alike: dict[causes.Signature, list[Verdict]], options: Options, args: argparse.Namespace
 ) -> tuple[list[causes.Cause], bool]:
-    """The causes of a run's FAILs (bridge/checking/causes.py), each said as
-    it is found, its shrunk scenario written to --regressions; and whether
-    an interruption (Ctrl-C, SIGTERM) cut the grouping short: the FAILs not
-    grouped yet are then each signature's cause, not shrunk."""
+    """The causes of a run's FAILs (bridge/checking/causes.py), each shrunk
+    scenario written to --regressions as it comes, all said at the end; and
+    whether an interruption (Ctrl-C, SIGTERM) cut the grouping short: the
+    FAILs not grouped yet are then each signature's cause, not shrunk."""
     if not alike:
         return [], False
     fails = sum(map(len, alike.values()))
@@ -224,6 +224,7 @@ def grouped(
         done = f"{len(alike) - len(left)} of {len(alike)}"
         return f"  ... causes: {done} kinds of first divergence grouped ({elapsed:.0f} s)"
 
+    interrupted = False
     try:
         with Ticker(progress, False):
             for made, profile in find_causes(alike, options, args.jobs, args.shrink_tries, seconds):
@@ -235,12 +236,12 @@ def grouped(
     except KeyboardInterrupt:
         print("interrupted: the FAILs not grouped yet are each kind's cause, not shrunk")
         found += [causes.Cause(key, [shown(v.path) for v in vs]) for key, vs in left.items()]
-        return ordered(found), True
+        interrupted = True
     found = ordered(found)
     print(f"{fails} FAIL from {counted(len(found), 'cause')}:", flush=True)
     for number, cause in enumerate(found, start=1):
         print(said_cause(number, cause, options), flush=True)
-    return found, False
+    return found, interrupted
 
 
 def ordered(found: list[causes.Cause]) -> list[causes.Cause]:

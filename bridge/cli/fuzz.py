@@ -1,5 +1,6 @@
-"""`fuzz`: generated scenarios against an engine until one diverges; the
-divergence shrunk, written with its page, and said as `compare` says it."""
+"""`fuzz`: generated scenarios against an engine until its time or its
+histories are spent; a divergence of each cause not known shrunk, written
+with its page, and said as `compare` says it, then the causes found."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import shlex
 import signal
+import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -493,9 +494,8 @@ def causes_of(job: CauseJob) -> Grouped:
             try:
                 made = None if faulted else member(path, position, subject, options)
             except EngineFault:
-                faulted = (
-                    True  # the rest are not tried: a hanging engine would cost each its timeout
-                )
+                # The rest are not tried: a hanging engine would cost each its timeout.
+                faulted = True
                 subject.close()
             except (ScenarioError, Skipped, transcript.TranscriptError):
                 subject.close()
@@ -531,11 +531,14 @@ def causes_of(job: CauseJob) -> Grouped:
 
 
 def _causes_job(job: CauseJob) -> Grouped:
-    """`causes_of`, with a failure of the bridge itself leaving the
-    scenarios in a cause not shrunk, so that it cannot take the run down."""
+    """`causes_of`, with a failure of the bridge itself said on stderr and
+    leaving the scenarios in a cause not shrunk, so that it cannot take the
+    run down."""
     try:
         return causes_of(job)
     except Exception:
+        said = traceback.format_exc().strip().splitlines()[-1]
+        print(f"note: grouping {job[0].id} failed in the bridge: {said}", file=sys.stderr)
         return [Cause(job[0], [shown(path) for path, _ in job[1]])], None
 
 
@@ -556,7 +559,6 @@ def find_causes(
     jobs: int,
     tries: int,
     seconds: float = math.inf,
-    done: Callable[[Grouped], None] = lambda _: None,
 ) -> Iterator[Grouped]:
     """The causes of each provisional signature's FAILs, `jobs` signatures
     at a time, as each is grouped; with no `tries`, each signature is one

@@ -1,4 +1,5 @@
-"""Generated scenarios for any engine, until one diverges (`python -m bridge fuzz`).
+"""Generated scenarios for any engine, a divergence of each cause shrunk
+(`python -m bridge fuzz`).
 
 Hypothesis draws a history's constants and one seed per event; each event is
 drawn from its seed by the shared strategies' event draws
@@ -90,7 +91,9 @@ class Spent(BaseException):
     """Raised inside a history once Hypothesis's share of the shrinking
     budget is spent: no Exception, so that it ends Hypothesis's run at once
     (as only an interruption else does) instead of its shrinker trying
-    on, each try drawn for nothing."""
+    on, each try drawn for nothing. Not with an example database: a run
+    ended so does not keep there what it shrank to, and the next run's
+    first history would not be the one found."""
 
 
 @dataclass
@@ -359,9 +362,10 @@ def search(
     database: ExampleDatabase | None = None,
 ) -> None:
     """Generate histories with Hypothesis and replay each, until one diverges
-    (then Hypothesis shrinks it, within the shrinking budget), the time is
-    up, `histories` ran, or the engine faults. With a `database`, the one
-    found is kept there (`replay_kept` replays those first)."""
+    with a cause not known (then Hypothesis shrinks it, within its share of
+    the shrinking budget), the time is up, `histories` ran, or the engine
+    faults. With a `database`, the one found is kept there (`replay_kept`
+    replays those first)."""
     from hypothesis import Phase
 
     hypothesis(fuzzer, seed, histories, max_events, database, [Phase.generate, Phase.shrink])
@@ -407,7 +411,9 @@ def hypothesis(
         if fuzzer.fault is not None or (fuzzer.searching() and fuzzer.out_of_time()):
             raise Halt
         if fuzzer.shrink_over():
-            raise Spent
+            if database is None:
+                raise Spent
+            return  # every try passes: Hypothesis ends its shrink and keeps it in the database
         scenario, exchanges = drawn(constants, events, fuzzer.profile, fuzzer.lacks)
         fuzzer.check(replace(scenario, seed=seed), exchanges)
 
