@@ -246,3 +246,25 @@ def test_a_known_cause_is_told_by_one_replay_of_what_it_keeps() -> None:
     assert which(cut, KEY, known, world) == known[1] and world.replays == 2
     assert which(cut, Signature("queue", "message"), known, world) is None
     assert which(cut, KEY, [parse("views@message")], world) == parse("views@message")
+
+
+def test_shards_causes_merge_as_one_run_s() -> None:
+    """merge-reports: a cause in two shards is one, with both shards'
+    scenarios; two shrinks of which one keeps all the other's kinds are
+    one, named by the fewer; a cause not shrunk is one only with itself."""
+    from bridge.outputs.merge import merged_causes
+
+    def cause(id: str, *scenarios: str) -> dict[str, object]:
+        return {"id": id, "scenarios": list(scenarios), "shrunk": f"{id}.jsonl"}
+
+    one = {"causes": [cause("views@message:message+start", "a"), cause("queue@fail", "b")]}
+    two = {"causes": [cause("views@message:message", "c"), cause("queue@fail", "d")]}
+    cases = [{"path": p, "cause": c} for p, c in (("a", one["causes"][0]["id"]), ("c", "x"))]
+    merged = merged_causes([(Path("1.json"), one), (Path("2.json"), two)], cases)
+    assert [(c["id"], c["scenarios"], c["shrunk"]) for c in merged] == [
+        ("queue@fail", ["b", "d"], "queue@fail.jsonl"),
+        ("views@message:message", ["a", "c"], "views@message:message.jsonl"),
+    ]
+    assert [case["cause"] for case in cases] == ["views@message:message", "x"]
+    with pytest.raises(UsageError, match="^3.json: a cause is not one a run writes"):
+        merged_causes([(Path("3.json"), {"causes": [{"id": "bogus"}]})], [])
