@@ -248,17 +248,21 @@ def fuzz(
         if examples is not None:
             kept(fuzzer, shard.seed(seed), args.max_events, examples, args.database)
         for number in count():
-            left = None if histories is None else histories - fuzzer.histories
-            if fuzzer.first is None and (
-                left == 0 or fuzzer.out_of_time() or fuzzer.fault is not None
-            ):
-                break
             if number:
+                if fuzzer.fault is not None:
+                    break
                 fuzzer.next_round()
-                print(f"searching on for divergences of other causes (round {number + 1}) ...")
             if fuzzer.first is None:
-                seeded = round_seed(shard.seed(seed), number)
-                search(fuzzer, seeded, left, args.max_events, examples)
+                left = None if histories is None else histories - fuzzer.histories
+                if (left is not None and left <= 0) or fuzzer.out_of_time():
+                    break
+                if fuzzer.fault is not None:
+                    break
+                if number:
+                    print(f"searching on for divergences of other causes (round {number + 1}) ...")
+                search(
+                    fuzzer, round_seed(shard.seed(seed), number), left, args.max_events, examples
+                )
             if fuzzer.first is None:
                 break
             cause = shrunk_cause(args, options, fuzzer, (name, seed), again)
@@ -282,7 +286,9 @@ def fuzz(
             f"{name}-fault-{slug(subject.name)}",
         )
         print(f"the history the engine failed on: {path}\nrepeat: {again}", flush=True)
-        raise fuzzer.fault
+        if not found:
+            raise fuzzer.fault
+        print(f"ENGINE FAULT (not a divergence) after the causes above: {fuzzer.fault}")
     return 1 if found else 0
 
 
