@@ -80,7 +80,7 @@ from bridge.wire.engine import Engine, EngineFault
 from model.profile import Profile
 from scenarios.format import Scenario
 
-TRIES = 200
+TRIES = 400
 """How many replays shrinking one representative makes at most, unless told otherwise."""
 
 REPRESENTATIVES = 3
