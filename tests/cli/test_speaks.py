@@ -217,7 +217,7 @@ def test_known_failures_say_which_outcome_is_expected(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = copy_corpus(tmp_path, ["random_00", "empty_chat"])
-    base = ["corpus", str(folder), "--jobs", "1", "--known-failures"]
+    base = ["corpus", str(folder), "--jobs", "1", "--shrink-tries", "0", "--known-failures"]
     # Today's format: a bare name is a FAIL.
     for text in ("random_00  # wrong on purpose\n", "random_00 fail\n"):
         code, out, _ = run([*base, str(known(tmp_path, text)), "--engine", wrong("size")], capsys)
@@ -250,7 +250,7 @@ def test_a_written_known_failures_list_only_shrinks(
 ) -> None:
     folder = copy_corpus(tmp_path, ["random_00", "zoom_1", "empty_chat"])
     listed = tmp_path / "known.txt"
-    base = ["corpus", str(folder), "--jobs", "1"]
+    base = ["corpus", str(folder), "--jobs", "1", "--shrink-tries", "0"]
     code, out, _ = run(
         [*base, "--engine", wrong("size"), "--write-known-failures", str(listed)], capsys
     )
