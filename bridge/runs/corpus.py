@@ -11,7 +11,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from multiprocessing import get_context, util
+from multiprocessing import get_context, resource_tracker, util
 from pathlib import Path
 from typing import Any
 
@@ -325,6 +325,7 @@ class Workers:
     def __enter__(self) -> Workers:
         if self.jobs > 1:
             shared = {} if self.counter is None else {"initargs": (self.counter,)}
+            tracker_started()
             self.pool = Pool(self.jobs, initializer=_worker, **shared)
         return self
 
@@ -368,14 +369,58 @@ def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdic
     yield from largest_first(_check_job, [(p, options) for p in paths], lambda j: j[0], jobs)
 
 
+ENDING = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+"""The signals that end a run as Ctrl-C does, its engines ended and what it
+printed kept: SIGTERM (CI, `kill`), SIGHUP (a closed terminal, a dropped
+ssh session) and SIGQUIT. One ignored when the run starts (`nohup`) stays
+ignored."""
+
+
+def on_ending(handler: Callable[[int, Any], Any]) -> dict[int, Any]:
+    """`handler` for each of ENDING not ignored; the handlers it replaced
+    (`signal.signal` each back to restore them)."""
+    return {
+        each: signal.signal(each, handler)
+        for each in ENDING
+        if signal.getsignal(each) != signal.SIG_IGN
+    }
+
+
+def ignore_ending() -> None:
+    """ENDING ignored from now on: a run ends once, and a second signal (a
+    shell passing on the hangup the kernel sent it, `kill` again) would cut
+    the ending of its engines short. A handler that does nothing, not
+    SIG_IGN: a signal already caught would then be Python's OSError."""
+    for each in ENDING:
+        signal.signal(each, _once_is_enough)
+
+
+def _once_is_enough(_signum: int, _frame: object) -> None:
+    pass
+
+
+def tracker_started() -> None:
+    """multiprocessing's resource tracker, which a pool's locks register
+    with, started (unless it runs) with SIGHUP and SIGQUIT blocked: Python
+    shields it from Ctrl-C and SIGTERM only, and a terminal's hangup reaches
+    the run's whole process group. Killed, it is started again with a
+    warning, then tracebacks on stderr as the pool's locks go."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP, signal.SIGQUIT})
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 def _worker(counter: Any = None) -> None:
     """Set up a pool worker to end its engines when the pool ends it: the
-    pool's SIGTERM (also on Ctrl-C or a SIGTERM to the run) is a quiet exit
-    that unwinds the scenario being checked, and the engines kept for
-    another scenario are closed as the worker exits. Ctrl-C is left to the
-    parent, which ends the pool. `counter` is the run's shared count."""
+    pool's SIGTERM (also on Ctrl-C or one of ENDING to the run, which a
+    terminal also sends to the workers, in the run's process group) is a
+    quiet exit that unwinds the scenario being checked, and the engines kept
+    for another scenario are closed as the worker exits. Ctrl-C is left to
+    the parent, which ends the pool. `counter` is the run's shared count."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _exit)
+    on_ending(_exit)
     util.Finalize(None, close_kept, exitpriority=10)
     progress.share(counter)
 
@@ -383,6 +428,7 @@ def _worker(counter: Any = None) -> None:
 def _exit(signum: int, _frame: object) -> None:
     # Unwinding ends the worker's engines; should it wait on something for
     # ever, SIGALRM's default ends it 5 s later.
+    ignore_ending()
     signal.alarm(5)
     raise SystemExit(128 + signum)
 

@@ -1,7 +1,12 @@
 """A protocol engine that misbehaves on purpose, for tests/hostile/:
 `hostile.py HOW [N]` answers like impl.protocol (protocol 2) except:
 
-- `hang N`: stops answering at event N (reads nothing more, sleeps);
+- `hang N`: stops answering at event N (reads nothing more, sleeps),
+  saying so in $HOSTILE_DIR/hanging-<pid>;
+- `wait N`: at event N says it hangs (as `hang`), then waits until
+  $HOSTILE_DIR/release is there and answers;
+- `wrong_then_hang N`: in its first N processes answers the final detail
+  request with a wrong render; later processes hang (as `hang`) at event 0;
 - `orphan`: answers the header by starting a child that holds its stdout
   and sleeps, then exits;
 - `dribble`: answers event 0 with endless bytes and no newline, slowly;
@@ -36,8 +41,14 @@ def say(answer: object) -> None:
     print(json.dumps(answer, ensure_ascii=False), flush=True)
 
 
+def hang() -> None:
+    (folder / f"hanging-{os.getpid()}").touch()
+    time.sleep(600)
+
+
 def flaky_run() -> int:
-    """This process's number among the `flaky` engines started (1, 2, ...)."""
+    """This process's number among the `flaky` (or `wrong_then_hang`)
+    engines started (1, 2, ...)."""
     with (folder / "runs").open("a") as runs:
         runs.write("x")
     return len((folder / "runs").read_text())
@@ -56,13 +67,19 @@ if how == "protocol1":
     for _ in sys.stdin:
         say({"view": 7, "size": 0, "shrinking": False, "merges": 7, "cview": [], "queue": []})
     sys.exit(0)
+if how == "wrong_then_hang" and flaky_run() > n:
+    how, n = "hang", 0
 session = Session(header, profile)
 say({**ready(profile), "sessions": False})
 moved = False
 for raw in sys.stdin:
     request = json.loads(raw)
     if request.get("at") == n and how == "hang":
-        time.sleep(600)
+        hang()
+    if request.get("at") == n and how == "wait":
+        (folder / f"hanging-{os.getpid()}").touch()
+        while not (folder / "release").exists():
+            time.sleep(0.05)
     if request.get("at") == 0 and how == "dribble":
         while True:
             sys.stdout.write("x" * 64)
@@ -74,7 +91,7 @@ for raw in sys.stdin:
             sys.stdout.flush()
         time.sleep(600)
     answer = session.answer(request)
-    if how == "flaky" and "render" in answer:
+    if how in ("flaky", "wrong_then_hang") and "render" in answer:
         answer["render"] += "!"
     if how == "self_start" and answer.get("started") and not moved:
         answer["started"], moved = [[5, 0]], True
