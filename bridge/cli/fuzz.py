@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import re
 import shlex
 import sys
 from dataclasses import replace
@@ -120,25 +119,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def example_database(given: str | None, local: Path) -> tuple[ExampleDatabase | None, str]:
-    """The database `--database` (or OPTCHAT_DATABASE) names, None for none,
-    and how the line that repeats the search gives it (the variable, not
-    its value, when it came from there: a URL may hold a password); `local`
-    is the folder paired with a read-only one."""
-    from scenarios.database import VARIABLE, chosen, database
+    """The database `--database` (or OPTCHAT_DATABASE) names, None for none
+    (or one of the environment's that cannot be used: scenarios/database.py
+    `checked`), and how the line that repeats the search gives it (the
+    variable, not its value, when it came from there: a URL may hold a
+    password); `local` is the folder paired with a read-only one."""
+    from scenarios.database import VARIABLE, checked, database
 
-    url = chosen(given, "")
-    if not url:
-        return None, ""
     try:
-        found = database(url, str(local))
+        url = checked(given, "", str(local))
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return found, shlex.quote(given) if given else f'"${VARIABLE}"'
-
-
-def without_password(url: str) -> str:
-    """A database's URL as the run's lines say it: no password."""
-    return re.sub(r"^([a-z]+://)[^/@]*@", r"\1***@", url)
+    if url is None:
+        return None, ""
+    return database(url, str(local)), shlex.quote(given) if given else f'"${VARIABLE}"'
 
 
 def kept(
@@ -146,7 +140,7 @@ def kept(
 ) -> None:
     """Replay the histories the example database kept, saying so, and what
     they found."""
-    from scenarios.database import chosen
+    from scenarios.database import chosen, without_password
 
     named = without_password(chosen(given, ""))
     print(f"replaying the histories kept in the example database {named} first", flush=True)
