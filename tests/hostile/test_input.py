@@ -100,3 +100,18 @@ def test_replay_into_a_reader_that_stops_is_quiet(tmp_path: Path) -> None:
     err = process.stderr.read().decode()
     assert process.wait(timeout=120) == 2
     assert err == "", err
+
+
+@pytest.mark.parametrize("command", ["corpus", "fuzz", "laws"])
+@pytest.mark.parametrize("shard", ["1/1001", "1/100000000", "1/999999999"])
+def test_a_campaign_of_more_shards_than_machines_is_refused(
+    run: Hostile, command: str, shard: str
+) -> None:
+    """N at most MAX_SHARDS (scenarios/shard.py): 1/999999999 was a
+    MemoryError, 1/100000000 ran 124 s in 806 MB (issue 36, item 3)."""
+    more = {"corpus": ["--engine", "impl"], "fuzz": ["--engine", "impl", "--seed", "1"]}
+    result = run.main(command, "--shard", shard, *more.get(command, []), limit=30)
+    assert result.code == 2, (result.out, result.err)
+    assert "Traceback" not in result.out + result.err
+    (line,) = result.err.splitlines()
+    assert f"--shard {shard}: N must be from 1 to 1000" in line, line
