@@ -50,6 +50,7 @@ from bridge.cli import (
 )
 from bridge.formats.invocation import command
 from bridge.formats.profile import ProfileError
+from bridge.formats.terminal import escaped_output
 from bridge.formats.transcript import TranscriptError
 from bridge.formats.usage import UsageError
 from bridge.runs.corpus import ignore_ending, on_ending
@@ -91,7 +92,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """Run the command `argv` (the process's arguments by default) names;
+    its exit code. All it prints goes through bridge/formats/terminal.py."""
+    with escaped_output():
+        return dispatch(sys.argv[1:] if argv is None else argv)
+
+
+def dispatch(argv: list[str]) -> int:
     if argv[:1] == ["laws"]:
         try:
             return laws.run(argv[1:])

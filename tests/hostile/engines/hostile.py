@@ -15,7 +15,12 @@
   final detail request with a wrong render; later processes crash at the header;
 - `protocol1`: answers the header with {"ready": true}, then garbage views;
 - `self_start`: declares `calls: self` and says it started [5, 0] at the
-  first answer that starts a call.
+  first answer that starts a call;
+- `unsupported`: answers the header not ready, its reason $HOSTILE_TEXT
+  (JSON);
+- `noisy`: writes $HOSTILE_TEXT (JSON) to its stderr as UTF-8 (a lone
+  surrogate as it comes, and a byte UTF-8 has not), then exits 5 at the
+  header.
 
 Every process records its process group in $HOSTILE_DIR/group-<pid>, and
 leaves $HOSTILE_MARK in its environment for the tests to look for.
@@ -62,6 +67,15 @@ if how == "orphan":
 if how == "flaky" and flaky_run() > n:
     print("flaky: falls over this time", file=sys.stderr, flush=True)
     sys.exit(4)
+if how == "unsupported":
+    reason = json.loads(os.environ["HOSTILE_TEXT"])
+    print(json.dumps({"ready": False, "unsupported": {"node": reason}}), flush=True)
+    sys.exit(0)
+if how == "noisy":
+    text = json.loads(os.environ["HOSTILE_TEXT"])
+    sys.stderr.buffer.write(text.encode("utf-8", "surrogatepass") + b"\xff\n")
+    sys.stderr.flush()
+    sys.exit(5)
 if how == "protocol1":
     say({"ready": True})
     for _ in sys.stdin:
