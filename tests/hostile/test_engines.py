@@ -194,3 +194,29 @@ def test_corpus_waits_for_its_session_engine(run: Hostile) -> None:
     result = run.main("corpus", folder, "--engine", f"{PY} -m impl.protocol", "--jobs", "1")
     assert result.code == 0, (result.out, result.err)
     assert not run.left(), "the session engine outlived the run"
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"rule_names": "no"}, "rule_names"),
+        ({"rule_names": 0}, "rule_names"),
+        ({"sessions": "true"}, "sessions"),
+        ({"sessions": 1}, "sessions"),
+        ({"engine": 5}, "engine"),
+        ({"engine": None}, "engine"),
+        ({"capabilities": None}, "capabilities"),
+        ({"profile": None}, "profile"),
+    ],
+    ids=lambda given: json.dumps(given) if isinstance(given, dict) else "",
+)
+def test_a_ready_answer_of_fields_of_another_type_is_a_fault(
+    run: Hostile, monkeypatch: pytest.MonkeyPatch, fields: dict[str, object], said: str
+) -> None:
+    """bridge/answer.schema.json's types for the ready answer (issue 36, item 10):
+    a `rule_names: "no"` was taken as true, a null `capabilities` as all."""
+    monkeypatch.setenv("HOSTILE_TEXT", json.dumps(fields))
+    result = run.main("compare", scenario_file(run.folder), "--engine", engine("ready_with"))
+    faulted(result, "at the header")
+    assert said in result.error_lines()[0], result.err
+    assert not run.left_after()

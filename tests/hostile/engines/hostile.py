@@ -18,6 +18,8 @@
   first answer that starts a call;
 - `unsupported`: answers the header not ready, its reason $HOSTILE_TEXT
   (JSON);
+- `ready_with`: adds the fields of $HOSTILE_TEXT (a JSON object) to its
+  ready answer;
 - `noisy`: writes $HOSTILE_TEXT (JSON) to its stderr as UTF-8 (a lone
   surrogate as it comes, and a byte UTF-8 has not), then exits 5 at the
   header.
@@ -84,7 +86,8 @@ if how == "protocol1":
 if how == "wrong_then_hang" and flaky_run() > n:
     how, n = "hang", 0
 session = Session(header, profile)
-say({**ready(profile), "sessions": False})
+extra = json.loads(os.environ["HOSTILE_TEXT"]) if how == "ready_with" else {}
+say({**ready(profile), "sessions": False, **extra})
 moved = False
 for raw in sys.stdin:
     request = json.loads(raw)
