@@ -145,8 +145,7 @@ def replay_checked(
         raise StartFault(str(fault)) from None
     within(scenario, limits_of(ready.constants, options.constants, subject.name))
     if ready.unsupported:
-        said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
-        raise Skipped(f"the engine cannot take it ({said})")
+        raise Skipped(ready.cannot_take())
     profile = profile_of(ready.profile, options.profile, subject.name)
     lacks = lacks_for(scenario, ready, options.capabilities, subject.name)
     coverage = coverage or Coverage()
