@@ -46,16 +46,12 @@ POLL = 0.25
 its stdout stays open (a child of it holding the pipe)."""
 
 
-READY_TYPES: dict[str, type] = {
-    "rule_names": bool,
-    "sessions": bool,
-    "engine": str,
-    "capabilities": list,
-}
-"""The type of each field a ready answer may hold (bridge/answer.schema.json,
-`answer_to_header`); left out, each has its default."""
+READY_TYPES: dict[str, type] = {"rule_names": bool, "sessions": bool, "engine": str}
+"""The type of each plain field a ready answer may hold (bridge/answer.schema.json,
+`answer_to_header`); left out, each has its default. `profile` and
+`capabilities` are read by their own parsers."""
 
-READY_WORDS = {bool: "true or false", str: "a string", list: "an array of names"}
+READY_WORDS = {bool: "true or false", str: "a string"}
 
 
 LIMIT_BASE = 1 << 20
@@ -214,9 +210,9 @@ class ProcessEngine(Engine):
                 )
         try:
             profile = parse(answer.get("profile", {}), "the profile it declared")
-            held = answer.get("capabilities")
-            if held is not None:
-                held = capabilities.parse(held, "the capabilities it declared")
+            held = None  # declared none: all
+            if "capabilities" in answer:  # null too: not a list
+                held = capabilities.parse(answer["capabilities"], "the capabilities it declared")
         except (ProfileError, capabilities.CapabilityError) as error:
             raise self._fault("the header", str(error)) from None
         return Ready(
