@@ -30,7 +30,7 @@ from bridge.cli.options import (
 from bridge.formats.invocation import command
 from bridge.formats.layout import slug
 from bridge.formats.limits import NONE
-from bridge.formats.profile import agreement
+from bridge.formats.profile import agreement, declared
 from bridge.formats.usage import UsageError, read_capabilities, read_constants, read_profile
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import REGRESSIONS, write_regression
@@ -210,7 +210,7 @@ def fuzz(
     limits += [f"{histories} histories"] if histories is not None else []
     part = f", shard {shard} (seed {shard.seed(seed)})" if shard.count > 1 else ""
     print(
-        f"fuzzing {subject.name} ({agreement(profile)}{lacked(fuzzer)}) with seed {seed}{part}, "
+        f"fuzzing {subject.name} ({declared(profile)}{lacked(fuzzer)}) with seed {seed}{part}, "
         f"for {' or '.join(limits)} at most",
         flush=True,
     )

@@ -18,6 +18,10 @@
   first answer that starts a call;
 - `unsupported`: answers the header not ready, its reason $HOSTILE_TEXT
   (JSON);
+- `lacking_wrong`: declares neither `timed_out_render` nor
+  `compaction_view`, answers the final detail request with a wrong render,
+  and with a timed-out render, a compaction view and contexts of its own
+  (fields of what it lacks: never compared);
 - `ready_with`: adds the fields of $HOSTILE_TEXT (a JSON object) to its
   ready answer;
 - `noisy`: writes $HOSTILE_TEXT (JSON) to its stderr as UTF-8 (a lone
@@ -87,6 +91,8 @@ if how == "wrong_then_hang" and flaky_run() > n:
     how, n = "hang", 0
 session = Session(header, profile)
 extra = json.loads(os.environ["HOSTILE_TEXT"]) if how == "ready_with" else {}
+if how == "lacking_wrong":
+    extra = {"capabilities": ["settle_timeout", "zoom", "queue_waiting", "replies"]}
 say({**ready(profile), "sessions": False, **extra})
 moved = False
 for raw in sys.stdin:
@@ -108,8 +114,11 @@ for raw in sys.stdin:
             sys.stdout.flush()
         time.sleep(600)
     answer = session.answer(request)
-    if how in ("flaky", "wrong_then_hang") and "render" in answer:
+    if how in ("flaky", "wrong_then_hang", "lacking_wrong") and "render" in answer:
         answer["render"] += "!"
+    if how == "lacking_wrong" and "render" in answer:
+        answer["render_timed_out"] = "<chat>\nnot what SPEC renders\n</chat>"
+        answer["cview"], answer["contexts"] = [[9, 9]], [[[9, 9], "mine"]]
     if how == "self_start" and answer.get("started") and not moved:
         answer["started"], moved = [[5, 0]], True
     say(answer)
