@@ -16,7 +16,7 @@ import pytest
 
 from scenarios import format as scenario_format
 from tests.bridge.helpers import random_scenario
-from tests.hostile.processes import PY, Hostile, Run, engine
+from tests.hostile.processes import Hostile, Run, engine
 from tests.hostile.test_engines import scenario_file
 
 
@@ -98,15 +98,7 @@ def test_a_run_started_under_nohup_keeps_sighup_ignored(run: Hostile) -> None:
     terminal. The hangup comes while the engine holds its answer back; the
     engine then answers and the run ends as it would have."""
     path = scenario_file(run.folder)
-    process = subprocess.Popen(
-        ["nohup", PY, "-m", "bridge", "compare", path, "--engine", engine("wait", 2)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=run.env,
-        cwd=run.folder,
-        start_new_session=True,
-    )
+    process = run.start("compare", path, "--engine", engine("wait", 2), under=("nohup",))
     hanging(run, 1)
     os.killpg(process.pid, signal.SIGHUP)
     (run.folder / "release").touch()

@@ -42,19 +42,18 @@ def hostile_text(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("hostile_text")
-def test_an_engines_unsupported_reason_is_shown_escaped(run: Hostile) -> None:
-    result = run.main("compare", scenario_file(run.folder), "--engine", engine("unsupported"))
-    assert result.code == 0, (result.out, result.err)
+@pytest.mark.parametrize(
+    ("how", "said"),
+    [("unsupported", "SKIPPED"), ("noisy", "ENGINE FAULT")],
+    ids=["its unsupported reason", "its stderr"],
+)
+def test_what_an_engine_says_is_shown_escaped(run: Hostile, how: str, said: str) -> None:
+    result = run.main("compare", scenario_file(run.folder), "--engine", engine(how))
+    assert "Traceback" not in result.out + result.err
     clean(result)
-    assert "SKIPPED" in result.out and shown("\x1b[31mred") in result.out
-
-
-@pytest.mark.usefixtures("hostile_text")
-def test_an_engines_stderr_is_shown_escaped(run: Hostile) -> None:
-    result = run.main("compare", scenario_file(run.folder), "--engine", engine("noisy"))
-    assert result.code == 2, (result.out, result.err)
-    clean(result)
-    assert "ENGINE FAULT" in result.err and shown("\x00nul") in result.err
+    assert said in result.out + result.err
+    assert shown("\x1b[31mred") in result.out + result.err
+    assert shown("\x00nul\x9b2J\u202egnp.exe") in result.out + result.err
 
 
 @pytest.mark.usefixtures("hostile_text")
