@@ -53,7 +53,7 @@ from bridge.formats.profile import ProfileError
 from bridge.formats.terminal import escaped_output
 from bridge.formats.transcript import TranscriptError
 from bridge.formats.usage import UsageError
-from bridge.runs.corpus import ignore_ending, on_ending
+from bridge.runs.ending import ignore_ending, on_ending
 from bridge.runs.expect import corpus_version
 from bridge.wire.engine import EngineFault
 from scenarios.format import ScenarioError
@@ -133,7 +133,7 @@ def dispatch(argv: list[str]) -> int:
 
 
 def interrupted(_signum: int, _frame: object) -> None:
-    """SIGTERM, SIGHUP or SIGQUIT (bridge/runs/corpus.py ENDING): the run
+    """SIGTERM, SIGHUP or SIGQUIT (bridge/runs/ending.py ENDING): the run
     ends as on Ctrl-C, once."""
     ignore_ending()
     raise KeyboardInterrupt

@@ -11,7 +11,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from multiprocessing import get_context, resource_tracker, util
+from multiprocessing import get_context, util
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from bridge.formats.layout import stream_checked, unique_name
 from bridge.formats.limits import Limits
 from bridge.formats.profile import SPEC, agreement, declared, to_json
 from bridge.runs import progress
+from bridge.runs.ending import ignore_ending, on_ending, tracker_started
 from bridge.runs.progress import Heartbeat
 from bridge.wire import factory
 from bridge.wire.engine import Engine, EngineFault, Ready, limits_of, profile_of
@@ -366,49 +367,6 @@ def largest_first(
 def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:
     """`check` every scenario, `jobs` at a time (`largest_first`)."""
     yield from largest_first(_check_job, [(p, options) for p in paths], lambda j: j[0], jobs)
-
-
-ENDING = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
-"""The signals that end a run as Ctrl-C does, its engines ended and what it
-printed kept: SIGTERM (CI, `kill`), SIGHUP (a closed terminal, a dropped
-ssh session) and SIGQUIT. One ignored when the run starts (`nohup`) stays
-ignored."""
-
-
-def on_ending(handler: Callable[[int, Any], Any]) -> dict[int, Any]:
-    """`handler` for each of ENDING not ignored; the handlers it replaced
-    (`signal.signal` each back to restore them)."""
-    return {
-        each: signal.signal(each, handler)
-        for each in ENDING
-        if signal.getsignal(each) != signal.SIG_IGN
-    }
-
-
-def ignore_ending() -> None:
-    """ENDING ignored from now on: a run ends once, and a second signal (a
-    shell passing on the hangup the kernel sent it, `kill` again) would cut
-    the ending of its engines short. A handler that does nothing, not
-    SIG_IGN: a signal already caught would then be Python's OSError."""
-    for each in ENDING:
-        signal.signal(each, _once_is_enough)
-
-
-def _once_is_enough(_signum: int, _frame: object) -> None:
-    pass
-
-
-def tracker_started() -> None:
-    """multiprocessing's resource tracker, which a pool's locks register
-    with, started (unless it runs) with SIGHUP and SIGQUIT blocked: Python
-    shields it from Ctrl-C and SIGTERM only, and a terminal's hangup reaches
-    the run's whole process group. Killed, it is started again with a
-    warning, then tracebacks on stderr as the pool's locks go."""
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP, signal.SIGQUIT})
-    try:
-        resource_tracker.ensure_running()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _worker(counter: Any = None) -> None:
