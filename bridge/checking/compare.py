@@ -90,6 +90,8 @@ class Divergence:
     """The whole state of each side there, when it could be had."""
     why: str | None = None
     """What is wrong with the engine's answer, in SPEC's words, when the bridge can say."""
+    not_compared: frozenset[str] = frozenset()
+    """The fields of the capabilities the engine lacks: left out of `states`."""
 
     def where(self) -> str:
         if self.position is None:
@@ -252,6 +254,7 @@ def run(
             exchange.expected.get(name, MISSING),
             answer.get(name, MISSING),
             sent[: index + 1],
+            not_compared=frozenset(owner),
         )
         return keep_going
 
@@ -305,6 +308,12 @@ def state_after(engine: Engine, scenario: Scenario, lines: list[dict[str, Any]])
         engine.close()
 
 
+def compared(state: dict[str, Any], divergence: Divergence) -> dict[str, Any]:
+    """A whole state without the fields that were not compared: a report
+    shows no difference in what the engine need not give."""
+    return {k: v for k, v in state.items() if k not in divergence.not_compared}
+
+
 def add_states(divergence: Divergence, scenario: Scenario, expected: Engine, found: Engine) -> None:
     """Fill in both sides' whole states at the divergence, if both can give
     them; for a wrong start under `calls: self`, the rule it breaks."""
@@ -313,8 +322,8 @@ def add_states(divergence: Divergence, scenario: Scenario, expected: Engine, fou
         divergence.why = wrong_start(scenario, expected.profile, divergence.lines, started)
     try:
         divergence.states = (
-            state_after(expected, scenario, divergence.lines),
-            state_after(found, scenario, divergence.lines),
+            compared(state_after(expected, scenario, divergence.lines), divergence),
+            compared(state_after(found, scenario, divergence.lines), divergence),
         )
     except Exception:  # the engine failing again must not hide the divergence itself
         divergence.states = None

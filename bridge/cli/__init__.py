@@ -31,6 +31,7 @@ a usage error or an engine fault.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -51,8 +52,10 @@ from bridge.cli import (
 )
 from bridge.formats.invocation import command
 from bridge.formats.profile import ProfileError
+from bridge.formats.terminal import escaped_output
 from bridge.formats.transcript import TranscriptError
 from bridge.formats.usage import UsageError
+from bridge.runs.ending import ignore_ending, on_ending
 from bridge.runs.expect import corpus_version
 from bridge.wire.engine import EngineFault
 from scenarios.format import ScenarioError
@@ -91,7 +94,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """Run the command `argv` (the process's arguments by default) names;
+    its exit code. All it prints goes through bridge/formats/terminal.py."""
+    with escaped_output():
+        return dispatch(sys.argv[1:] if argv is None else argv)
+
+
+def dispatch(argv: list[str]) -> int:
     if argv[:1] == ["laws"]:
         try:
             return laws.run(argv[1:])
@@ -99,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"optchat-spec: {error}", file=sys.stderr)
             return 2
     args = parser().parse_args(argv)
-    terminated = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    before = on_ending(interrupted)
     try:
         return int(args.run(args))
     except UsageError as error:
@@ -112,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ENGINE FAULT (not a divergence): {fault}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        with contextlib.suppress(OSError):  # a terminal hung up takes no more
+            print("interrupted", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader of stdout went away (`| head`): what is left unprinted
@@ -120,4 +130,12 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 2
     finally:
-        signal.signal(signal.SIGTERM, terminated)
+        for each, handler in before.items():
+            signal.signal(each, handler)
+
+
+def interrupted(_signum: int, _frame: object) -> None:
+    """SIGTERM, SIGHUP or SIGQUIT (bridge/runs/ending.py ENDING): the run
+    ends as on Ctrl-C, once."""
+    ignore_ending()
+    raise KeyboardInterrupt

@@ -28,7 +28,7 @@ from bridge.cli.options import (
 )
 from bridge.formats.kit import shown
 from bridge.formats.layout import slug
-from bridge.formats.usage import UsageError, load_known, write_known
+from bridge.formats.usage import UsageError, load_known, not_run, write_known
 from bridge.outputs.index import write_index
 from bridge.outputs.json_report import write_json
 from bridge.outputs.junit import write_junit
@@ -161,8 +161,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"    {compared.summary()}", flush=True)
     seconds = time.monotonic() - began
     ran = {name for v in verdicts for name in (v.path.name, v.path.stem)}
-    for name in sorted(set(given) - ran):
-        print(f"note: {name} is listed as a known failure but was not run")
+    for note in not_run(sorted(set(given) - ran), args.known_failures):
+        print(note)
     verdicts.sort(key=lambda v: paths.index(v.path))
     if args.write_known_failures is not None:
         unrun = {name: status for name, status in given.items() if name not in ran}

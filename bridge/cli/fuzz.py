@@ -34,7 +34,7 @@ from bridge.cli.options import (
 from bridge.formats.invocation import command
 from bridge.formats.layout import slug
 from bridge.formats.limits import NONE
-from bridge.formats.profile import agreement
+from bridge.formats.profile import agreement, declared
 from bridge.formats.usage import UsageError, read_capabilities, read_constants, read_profile
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import REGRESSIONS, write_regression
@@ -151,25 +151,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def example_database(given: str | None, local: Path) -> tuple[ExampleDatabase | None, str]:
-    """The database `--database` (or OPTCHAT_DATABASE) names, None for none,
-    and how the line that repeats the search gives it (the variable, not
-    its value, when it came from there: a URL may hold a password); `local`
-    is the folder paired with a read-only one."""
-    from scenarios.database import VARIABLE, chosen, database
+    """The database `--database` (or OPTCHAT_DATABASE) names, None for none
+    (or one of the environment's that cannot be used: scenarios/database.py
+    `checked`), and how the line that repeats the search gives it (the
+    variable, not its value, when it came from there: a URL may hold a
+    password); `local` is the folder paired with a read-only one."""
+    from scenarios.database import VARIABLE, checked, database
 
-    url = chosen(given, "")
-    if not url:
-        return None, ""
     try:
-        found = database(url, str(local))
+        url = checked(given, "", str(local))
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return found, shlex.quote(given) if given else f'"${VARIABLE}"'
-
-
-def without_password(url: str) -> str:
-    """A database's URL as the run's lines say it: no password."""
-    return re.sub(r"^([a-z]+://)[^/@]*@", r"\1***@", url)
+    if url is None:
+        return None, ""
+    return database(url, str(local)), shlex.quote(given) if given else f'"${VARIABLE}"'
 
 
 def kept(
@@ -177,7 +172,7 @@ def kept(
 ) -> None:
     """Replay the histories the example database kept, saying so, and what
     they found."""
-    from scenarios.database import chosen
+    from scenarios.database import chosen, without_password
 
     named = without_password(chosen(given, ""))
     print(f"replaying the histories kept in the example database {named} first", flush=True)
@@ -232,7 +227,7 @@ def fuzz(
     part = f", shard {shard} (seed {shard.seed(seed)})" if shard.count > 1 else ""
     passing = f", passing over {counted(len(listed), 'known cause')}" if listed else ""
     print(
-        f"fuzzing {subject.name} ({agreement(profile)}{lacked(fuzzer)}) with seed {seed}{part}, "
+        f"fuzzing {subject.name} ({declared(profile)}{lacked(fuzzer)}) with seed {seed}{part}, "
         f"for {' or '.join(limits)} at most{passing}",
         flush=True,
     )

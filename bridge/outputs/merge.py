@@ -14,9 +14,13 @@ from typing import Any
 
 from bridge.checking.causes import Signature, parse
 from bridge.checking.coverage import Coverage
+from bridge.formats.kit import BRIDGE
+from bridge.formats.schema import problem
 from bridge.formats.usage import UsageError
 from bridge.outputs.json_report import FORMAT
 from bridge.outputs.writing import write_whole
+
+REPORT = BRIDGE / "report.schema.json"
 
 SAME = ("runner_version", "corpus_version", "engine")
 """What every shard's JSON report must say alike."""
@@ -63,17 +67,23 @@ def merge_files(out: Path, inputs: list[Path]) -> dict[str, int]:
 
 
 def parse_json(path: Path, text: str) -> dict[str, Any]:
+    """A shard's JSON report, held to the form a run writes
+    (bridge/report.schema.json); UsageError naming the file and the first
+    thing that differs."""
     try:
-        report = json.loads(text)
+        report = json.loads(text, parse_constant=no_constant)
     except ValueError as error:
         raise UsageError(f"{path}: not JSON: {error}") from None
     if not isinstance(report, dict) or report.get("format") != FORMAT:
         raise UsageError(f"{path}: not an {FORMAT} report (its format is not {FORMAT!r})")
-    if not isinstance(report.get("scenarios"), list) or not all(
-        isinstance(case, dict) and isinstance(case.get("path"), str) for case in report["scenarios"]
-    ):
-        raise UsageError(f"{path}: its `scenarios` is not a list of scenario verdicts")
+    wrong = problem(report, REPORT)
+    if wrong is not None:
+        raise UsageError(f"{path}: not a report as bridge/report.schema.json has it: {wrong}")
     return report
+
+
+def no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def alike(reports: list[tuple[Path, dict[str, Any]]], field: str, skip_empty: bool) -> Any:
@@ -222,9 +232,12 @@ FRACTIONS = {
 """Each fraction property, as the counted properties it is the ratio of."""
 
 
-def summed(holder: ET.Element, said: list[dict[str, str]]) -> None:
-    """The counted properties of `holder` made the shards' sums."""
-    totals = {name: sum(int(s.get(name, "0") or 0) for s in said) for name in COUNTED}
+def summed(holder: ET.Element, said: list[tuple[Path, dict[str, str]]]) -> None:
+    """The counted properties of `holder` made the shards' sums (each shard's
+    report named with its properties)."""
+    totals = {
+        name: sum(int(number(path, s.get(name), name)) for path, s in said) for name in COUNTED
+    }
     for item in list(holder):
         name = item.get("name", "")
         if name in ("coverage", "not_implemented"):
@@ -274,7 +287,7 @@ def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
     holder = first.find("properties")
     if holder is not None:
         merged.append(holder)
-        summed(holder, [properties(suite) for _, suite in suites])
+        summed(holder, [(path, properties(suite)) for path, suite in suites])
         every_cause(holder, [suite for _, suite in suites])
     cases = [(path, case) for path, suite in suites for case in suite.iterfind("testcase")]
     no_overlap([(path, case.get("file") or case.get("name", "")) for path, case in cases])

@@ -46,6 +46,7 @@ from bridge.formats.layout import read_checked, stream_checked, unique_name
 from bridge.formats.limits import Limits
 from bridge.formats.profile import SPEC, agreement, declared, to_json
 from bridge.runs import progress
+from bridge.runs.ending import ignore_ending, on_ending, tracker_started
 from bridge.runs.progress import Heartbeat
 from bridge.wire import factory
 from bridge.wire.engine import Engine, EngineFault, Ready, limits_of, profile_of
@@ -173,8 +174,7 @@ def replay_checked(
         raise StartFault(str(fault)) from None
     within(scenario, limits_of(ready.constants, options.constants, subject.name))
     if ready.unsupported:
-        said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
-        raise Skipped(f"the engine cannot take it ({said})")
+        raise Skipped(ready.cannot_take())
     profile = profile_of(ready.profile, options.profile, subject.name)
     lacks = lacks_for(scenario, ready, options.capabilities, subject.name)
     coverage = coverage or Coverage()
@@ -353,6 +353,7 @@ class Workers:
     def __enter__(self) -> Workers:
         if self.jobs > 1:
             shared = {} if self.counter is None else {"initargs": (self.counter,)}
+            tracker_started()
             self.pool = Pool(self.jobs, initializer=_worker, **shared)
         return self
 
@@ -398,12 +399,13 @@ def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdic
 
 def _worker(counter: Any = None) -> None:
     """Set up a pool worker to end its engines when the pool ends it: the
-    pool's SIGTERM (also on Ctrl-C or a SIGTERM to the run) is a quiet exit
-    that unwinds the scenario being checked, and the engines kept for
-    another scenario are closed as the worker exits. Ctrl-C is left to the
-    parent, which ends the pool. `counter` is the run's shared count."""
+    pool's SIGTERM (also on Ctrl-C or one of ENDING to the run, which a
+    terminal also sends to the workers, in the run's process group) is a
+    quiet exit that unwinds the scenario being checked, and the engines kept
+    for another scenario are closed as the worker exits. Ctrl-C is left to
+    the parent, which ends the pool. `counter` is the run's shared count."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _exit)
+    on_ending(_exit)
     util.Finalize(None, close_kept, exitpriority=10)
     progress.share(counter)
 
@@ -411,6 +413,7 @@ def _worker(counter: Any = None) -> None:
 def _exit(signum: int, _frame: object) -> None:
     # Unwinding ends the worker's engines; should it wait on something for
     # ever, SIGALRM's default ends it 5 s later.
+    ignore_ending()
     signal.alarm(5)
     raise SystemExit(128 + signum)
 
