@@ -1,6 +1,7 @@
-"""A corpus run as JSON, for CI: what ran (runner, corpus, engine, profile)
-and each scenario's verdict, with the first divergence's values and SPEC
-section. The form is bridge/report.schema.json."""
+"""A corpus run as JSON, for CI: what ran (runner, corpus, engine, profile),
+each scenario's verdict, with the first divergence's values and SPEC
+section, and the causes its FAILs are of (bridge/checking/causes.py). The
+form is bridge/report.schema.json."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ def to_json(run: Run) -> dict[str, Any]:
                 "notes": verdict.notes,
                 "coverage": verdict.coverage.to_json() if verdict.coverage else None,
                 "page": verdict.page,
+                "cause": run.cause_of(verdict),
             }
         )
     return {
@@ -50,6 +52,7 @@ def to_json(run: Run) -> dict[str, Any]:
         "seconds": round(run.seconds, 3),
         "counts": counts,
         "coverage": run.coverage().to_json(),
+        "causes": [cause.to_json() for cause in run.causes],
         "scenarios": cases,
     }
 

@@ -36,8 +36,9 @@ class Tally:
             return 1
         return 0
 
-    def summary(self, engine: str, profile: str) -> str:
-        """The last line of a run: what happened to how many scenarios."""
+    def summary(self, engine: str, profile: str, causes: int = 0) -> str:
+        """The last line of a run: what happened to how many scenarios, and
+        of how many causes its FAILs are (bridge/checking/causes.py)."""
         agreed = self.counts.get("ok", 0)
         as_listed = self.counts.get("expected failure", 0)
         said = f" (engine {engine}{'; ' + profile if profile else ''})"
@@ -57,7 +58,10 @@ class Tally:
                 f"AS LISTED: of {counted(self.total, 'scenario')}, {agree} and "
                 f"{as_listed} {fail} as the known failures say{said}"
             )
-        parts = [f"{n} {o}" for o, n in self.counts.items()]
+        parts = [
+            f"{n} {o}" + (f" from {counted(causes, 'cause')}" if o == "FAIL" and causes else "")
+            for o, n in self.counts.items()
+        ]
         return f"{counted(self.total, 'scenario')}: {', '.join(parts)}{said}"
 
 

@@ -392,7 +392,7 @@ def test_fuzz_under_the_declared_profile_finds_the_planted_bug(
     engine = PARTIAL_ENGINE + " --bug --declare"
     code = cli.main(
         ["fuzz", "--engine", engine, "--seed", str(seed), "--histories", "300"]
-        + ["--shrink-tries", "1", "--regressions", str(tmp_path)]
+        + ["--shrink-tries", "1", "--regressions", str(tmp_path), "--max-causes", "1"]
     )
     out = capsys.readouterr().out
     assert code == 1, out

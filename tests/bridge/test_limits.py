@@ -178,7 +178,7 @@ def test_fuzz_sends_an_engine_only_constants_it_declares(
     code = cli.main(["fuzz", *args, "--regressions", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert f"(agrees with SPEC; constants accepted: {SAID})" in out
+    assert f"(profile: SPEC; constants accepted: {SAID})" in out
     assert "throughput: 30 histories, " in out and "skipped" not in out
 
 

@@ -122,9 +122,16 @@ FAIL_LINES = [
     (
         "refused",
         [{"event": "settle", "refused": "settle_needs_wait"}],
-        "refused differs, expected 'settle_needs_wait', found (absent) "
-        "(rule 'settle_needs_wait' of SPEC 4.1)",
+        'refused differs, expected "settle_needs_wait", found (absent) '
+        '(rule "settle_needs_wait" of SPEC 4.1)',
     ),
+]
+"""Each FAIL line ends so; the event before it is the JSON of the file."""
+
+EVENTS_SAID = [
+    '{"event": "message", "kind": "user", "size": 1000}',
+    '{"event": "message", "kind": "user", "size": 1000}',
+    '{"event": "settle"}',
 ]
 
 
@@ -138,14 +145,16 @@ def test_a_fail_line_gives_both_values_and_the_spec_section(
 ) -> None:
     events = [{"event": "message", "kind": "user", "size": 1000}, *more]
     path = scenario(tmp_path / "s", "one", *events)
-    code, out, _ = run(["corpus", str(path), "--engine", wrong(field)], capsys)
+    args = ["corpus", str(path), "--engine", wrong(field), "--shrink-tries", "0"]
+    code, out, _ = run(args, capsys)
     assert code == 1
     lines = out.splitlines()
     fail = lines.index(next(line for line in lines if " FAIL " in line))
     assert lines[fail + 1].endswith(said), lines[fail + 1]
     at = len(events) - 1
-    assert lines[fail + 1].strip().startswith(f"event {at} (file line {at + 2}):")
-    assert lines[-1] == f"1 scenario: 1 FAIL (engine {wrong(field)}; profile: SPEC)"
+    event = EVENTS_SAID[[f[0] for f in FAIL_LINES].index(field)]
+    assert lines[fail + 1].strip().startswith(f"event {at} (file line {at + 2}): {event}: ")
+    assert lines[-1] == f"1 scenario: 1 FAIL from 1 cause (engine {wrong(field)}; profile: SPEC)"
 
 
 def verdicts(*statuses: str) -> list[Verdict]:
@@ -208,7 +217,7 @@ def test_known_failures_say_which_outcome_is_expected(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = copy_corpus(tmp_path, ["random_00", "empty_chat"])
-    base = ["corpus", str(folder), "--jobs", "1", "--known-failures"]
+    base = ["corpus", str(folder), "--jobs", "1", "--shrink-tries", "0", "--known-failures"]
     # Today's format: a bare name is a FAIL.
     for text in ("random_00  # wrong on purpose\n", "random_00 fail\n"):
         code, out, _ = run([*base, str(known(tmp_path, text)), "--engine", wrong("size")], capsys)
@@ -241,7 +250,7 @@ def test_a_written_known_failures_list_only_shrinks(
 ) -> None:
     folder = copy_corpus(tmp_path, ["random_00", "zoom_1", "empty_chat"])
     listed = tmp_path / "known.txt"
-    base = ["corpus", str(folder), "--jobs", "1"]
+    base = ["corpus", str(folder), "--jobs", "1", "--shrink-tries", "0"]
     code, out, _ = run(
         [*base, "--engine", wrong("size"), "--write-known-failures", str(listed)], capsys
     )
