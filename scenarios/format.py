@@ -9,10 +9,11 @@ Version 2 (`optchat-scenario/2`) adds ends given by their replies, zoom
 events and expected refusals. Version 3 (`optchat-scenario/3`) adds events
 relative to the state: a `start` of the k-th candidate, an `end` or `fail`
 of the k-th running call, a settle that is a timeout on an unsettled view,
-a message of another kind where the engine does not take its own, which the
-bridge resolves against the model under the engine's profile and sends as
-the absolute events they stand for. A
-file is written in the lowest version that holds its events, so engines that
+a timeout or settle not sent when no turn waits any more (the engine's turn
+went on by itself), a message of another kind where the engine does not
+take its own, which the bridge resolves against the model under the
+engine's profile and sends as the absolute events they stand for. A file
+is written in the lowest version that holds its events, so engines that
 read only version 1 or 2 still read those files.
 """
 
@@ -64,7 +65,7 @@ EVENTS: dict[str, dict[str, Any]] = {
     "fail": {"node": list, "running": int},
     "wait": {},
     "settle": {"unsettled": str},
-    "timeout": {},
+    "timeout": {"unwaited": str},
     "retry": {},
     "zoom": {"id": int, "n": int},
 }
@@ -74,6 +75,7 @@ RELATIVE = {
     "end": "running",
     "fail": "running",
     "settle": "unsettled",
+    "timeout": "unwaited",
     "message": "untaken",
 }
 """Version 3: the field that makes an event relative to the state: instead
@@ -81,12 +83,14 @@ of its `node`, `candidate` k starts the candidate at k modulo the number of
 candidates, in queue order (SPEC 4); `running` k ends or fails the running
 call at k modulo the number running, oldest first (with none, the event
 waits for an event that makes one). A settle with `"unsettled": "timeout"`
-is a timeout when the view is not settled; a message with `"untaken":
+is a timeout when the view is not settled; a timeout with `"unwaited":
+"unsent"` is not sent when no turn waits (nor is a relative settle: under
+SPEC 10 `resume: self` the turn went on by itself); a message with `"untaken":
 "taken"` whose kind the engine's profile does not take (SPEC 10 `kinds`)
 is of the taken kind at its kind's place in KINDS modulo the number taken
 (scenarios/README.md)."""
 
-WORDS = {"settle": "timeout", "message": "taken"}
+WORDS = {"settle": "timeout", "timeout": "unsent", "message": "taken"}
 """The one value of a relative field that is a word, not a natural."""
 
 FILLER = "chat é€ 😀 line\r\nnext\rmore\nend. "

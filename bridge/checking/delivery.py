@@ -7,9 +7,11 @@ the scenario marks it: accepted, or refused when it carries a `refused`
 mark, or refused by the rule a profile adds: a message of a kind the
 profile does not take (SPEC 10 `kinds`) is sent, the model refuses it by
 rule `kind`, and the engine must refuse it too: that refusal is what the
-option asks to check. Under `calls: self` the scenario's starts are the engine's to make,
-and an event not sent for a capability the engine lacks is counted there
-(bridge/checking/coverage.py), so neither is owed. An event is not
+option asks to check. Under `calls: self` the scenario's starts are the
+engine's to make; under `resume: self` a settle or timeout relative to the
+state that finds no turn waiting would end a turn that went on by itself,
+and is not sent; an event not sent for a capability the engine lacks is
+counted there (bridge/checking/coverage.py): none of these is owed. An event is not
 delivered when it is never sent (an outcome whose call never started, a
 relative event with no call to act on) or when the model refuses it
 unmarked (it named a node the profile does not offer). Only a replay that
@@ -20,16 +22,27 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from bridge.checking.compare import Result
 from model.profile import Profile
-from scenarios.format import Scenario
+from scenarios.format import Scenario, is_relative
 
 PROFILE_RULES = frozenset({"kind"})
 """The rules (SPEC 4.1) by which the model refuses what a scenario does
 not mark only because of the profile: `kind`, for a message of a kind the
 profile's `kinds` leaves out (SPEC 10; under SPEC's own kinds only a kind
 that is none of SPEC's breaks it, and the corpus marks those)."""
+
+
+def turn_end(event: dict[str, Any]) -> bool:
+    """Whether the event is a settle or timeout relative to the state: one
+    that finds no turn waiting is not sent (bridge/wire/stream.py `UNSENT`).
+    Under SPEC 10 `resume: self` that is the engine's turn having gone on by
+    itself on a settled view (SPEC 4), as the engine starts its own calls
+    under `calls: self`: not owed. Under any other profile only a settle or
+    timeout ends a wait, so one not sent is counted."""
+    return event["event"] in ("settle", "timeout") and is_relative(event)
 
 
 @dataclass(frozen=True)
@@ -60,7 +73,9 @@ def delivery(
     owed = [
         p
         for p, e in enumerate(scenario.events)
-        if not (profile.self_calls and e["event"] == "start") and p not in withheld
+        if not (profile.self_calls and e["event"] == "start")
+        and p not in withheld
+        and not (profile.self_resume and p not in sent and turn_end(e))
     ]
     return Delivery(
         len(owed),

@@ -124,13 +124,20 @@ def wire_bytes(scenario: Scenario, position: int) -> bytes | None:
     return f'{text[:-1]},"at":{position}}}'.encode()
 
 
+UNSENT: dict[str, Any] = {}
+"""What a relative settle or timeout stands for when no turn waits: nothing
+to send (the turn it would end went on already: under SPEC 10 `resume:
+self`, by itself). Told apart by identity."""
+
+
 def resolved(event: dict[str, Any], state: machine.State) -> dict[str, Any] | None:
     """The absolute event a relative one stands for in `state` (the k-th
     candidate in queue order, the k-th running call oldest first, k modulo
     their number; a timeout for a settle while the view is unsettled; a
     message of the taken kind at its kind's place in KINDS modulo the number
-    taken, when the profile does not take its own), or None when there is
-    no such call; any other event as it is."""
+    taken, when the profile does not take its own; `UNSENT` for a settle or
+    a timeout when no turn waits), or None when there is no such call; any
+    other event as it is."""
     if not is_relative(event):
         return event
     if event["event"] == "message":
@@ -138,8 +145,10 @@ def resolved(event: dict[str, Any], state: machine.State) -> dict[str, Any] | No
         if kind not in taken and kind in KINDS:
             kind = taken[KINDS.index(kind) % len(taken)]
         return {**{k: v for k, v in event.items() if k != "untaken"}, "kind": kind}
-    if event["event"] == "settle":
-        unsettled = state.queue.waiting and not machine.settled(state)
+    if event["event"] in ("settle", "timeout"):
+        if not state.queue.waiting:
+            return UNSENT
+        unsettled = event["event"] == "timeout" or not machine.settled(state)
         return {"event": "timeout" if unsettled else "settle"}
     field = RELATIVE[event["event"]]
     calls = machine.candidates(state) if event["event"] == "start" else state.queue.running
@@ -240,6 +249,8 @@ def from_model(
         if profile.self_calls and given["event"] == "start":
             continue
         event = resolved(given, model.state)
+        if event is UNSENT:
+            continue
         if event is None:
             waiting["start" if given["event"] == "start" else "outcome"].append(position)
             continue

@@ -122,6 +122,26 @@ def test_a_settle_goes_on_unsettled_as_a_timeout_where_the_profile_leaves_work()
     assert sent(scenario, Profile(failure_cap="none"))[-1] == (len(events) - 1, "timeout", None)
 
 
+@pytest.mark.parametrize("ending", ["settle", "timeout"])
+def test_a_turn_end_that_finds_no_turn_waiting_is_not_sent_and_owed_only_if_a_turn_waits(
+    ending: str,
+) -> None:
+    """A short message leaves the view settled: under `resume: self` the
+    wait goes on by itself (SPEC 4, 10), so the relative settle or timeout
+    after it has no turn to end: not sent, and not owed. Under SPEC it is
+    sent; a profile whose turns only a settle or timeout ends owes it, so
+    one not sent there would count as undelivered."""
+    word = {"settle": {"unsettled": "timeout"}, "timeout": {"unwaited": "unsent"}}[ending]
+    short = {"event": "message", "kind": "user", "size": 1}
+    events: list[dict[str, Any]] = [short, {"event": "wait"}, {"event": ending, **word}, short]
+    scenario = Scenario(CONSTANTS, events)
+    assert sent(scenario, SPEC)[2] == (2, ending, None)
+    resumed = Profile(resume="self")
+    assert [at for at, _, _ in sent(scenario, resumed)] == [0, 1, 3]
+    assert delivery(scenario, resumed, {0, 1, 3}, {}).events == 3
+    assert delivery(scenario, SPEC, {0, 1, 3}, {}).unsent == (2,)
+
+
 def test_the_wire_line_of_a_relative_event_names_only_its_node() -> None:
     lines = [e.line for e in from_model(Scenario(CONSTANTS, EVENTS), SPEC, strict=True)]
     assert lines[4] == {"event": "end", "node": [0, 1], "size": 10, "at": 4}

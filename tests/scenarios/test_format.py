@@ -226,6 +226,7 @@ BAD_RELATIVE: list[tuple[dict[str, Any], str]] = [
     ({"event": "settle", "unsettled": "wait"}, 'f.jsonl:2: a settle\'s unsettled is "timeout"'),
     ({"event": "settle", "unsettled": 1}, "f.jsonl:2: field 'unsettled' of a settle event"),
     ({"event": "timeout", "unsettled": "timeout"}, "f.jsonl:2: unknown field 'unsettled'"),
+    ({"event": "timeout", "unwaited": "sent"}, 'f.jsonl:2: a timeout\'s unwaited is "unsent"'),
     (
         {"event": "message", "kind": "work", "size": 3, "untaken": "user"},
         'f.jsonl:2: a message\'s untaken is "taken"',
