@@ -24,6 +24,7 @@ import argparse
 import fnmatch
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -38,6 +39,7 @@ from model.constants import KINDS, Constants
 from model.errors import Refused
 from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait, Zoom
 from model.node import Node
+from model.text import TRIM_SETS, strip
 from scenarios import format as scenario_format
 from scenarios.format import Scenario, sized_text
 
@@ -136,15 +138,31 @@ class Tally:
         }
 
 
-SPACE_ENDS = ("\x0b", "\x1f", "\x85", "\xa0", "\ufeff")
-"""Characters the named sets of white space disagree on (SPEC 3.6): U+000B
-(not ASCII's), U+001F (no set's, though Python's `str.strip` strips it),
-U+0085 (Unicode's only), U+00A0 (not ASCII's), U+FEFF (JavaScript's only)."""
+SPACE_ENDS = tuple(
+    sorted(
+        {char for chars in TRIM_SETS.values() for char in chars}
+        - set.intersection(*(set(chars) for chars in TRIM_SETS.values()))
+        | {"\x1f"}
+    )
+)
+"""Every character some named set of white space holds and another does not
+(SPEC 3.6: U+000B, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029,
+U+202F, U+205F, U+3000, U+FEFF), and U+001F, which no set holds though
+Python's `str.strip` strips it."""
 
 
-def space_end(position: int) -> str:
-    """The character of SPACE_ENDS a text at `position` ends in, in turn."""
-    return SPACE_ENDS[position // 4 % len(SPACE_ENDS)]
+def blank(reply: str) -> bool:
+    """Whether a reply is empty once stripped of some named set of white
+    space (SPEC 3.6, 5): a call that reads it fails under SPEC 10
+    `empty_reply: fails`."""
+    return any(not strip(reply, name) for name in TRIM_SETS)
+
+
+def space_end(spaced: Counter[str], what: str) -> str:
+    """The character of SPACE_ENDS the next text of `what` (a given line, a
+    reply) made to end in one ends in: each in turn, counted in `spaced`."""
+    spaced[what] += 1
+    return SPACE_ENDS[(spaced[what] - 1) % len(SPACE_ENDS)]
 
 
 class Run:
@@ -163,6 +181,12 @@ class Run:
         """Whether calls end with the replies they got (SPEC 5), not a line."""
         self.after_message: Callable[[Run], None] | None = None
         """What follows every message (the zoom family's zooms)."""
+        self.spaced: Counter[str] = Counter()
+        """How many given lines and replies were made to end in a character
+        of SPACE_ENDS (`space_end`)."""
+        self.retry_due = False
+        """Whether a call failed since the last `retry` event, or ended with
+        an empty reply (it fails under SPEC 10 `empty_reply: fails`)."""
 
     def _step(self, event: Event, record: dict[str, Any]) -> None:
         self.state = machine.step(self.state, event)
@@ -218,7 +242,8 @@ class Run:
         named sets of white space disagree on (SPEC 3.6): `space_end`."""
         at = len(self.events)
         if self.replies and at % 8 == 5:
-            text = self._text(min(self._line_size(), self.constants.node - 3)) + space_end(at)
+            text = self._text(min(self._line_size(), self.constants.node - 3))
+            text += space_end(self.spaced, "line")
             self._step(End(node, text), {"event": "end", **self._call(node), "line": text})
             return
         if self.replies:
@@ -227,10 +252,11 @@ class Run:
             replies: list[dict[str, Any]] = [{"size": n} for n in sizes]
             for k in range(len(texts)):
                 if (at + k) % 4 == 0:
-                    texts[k] += space_end(at + k)
+                    texts[k] += space_end(self.spaced, "reply")
                     replies[k] = {"text": texts[k]}
             record = {"event": "end", **self._call(node), "replies": replies}
             self._step(End(node, replies=tuple(texts)), record)
+            self.retry_due |= any(blank(t) for t in texts[: self.constants.tries])
             return
         size = self._line_size()
         self._step(End(node, self._text(size)), {"event": "end", **self._call(node), "size": size})
@@ -286,6 +312,7 @@ class Run:
     def fail(self, node: Node) -> None:
         """A failed call; the FAILURES-th builds the node from its cut source (SPEC 4)."""
         self._step(Fail(node), {"event": "fail", **self._call(node)})
+        self.retry_due = True
         self.tally.failure_caps += machine.text(self.state, node) is not None
 
     def wait(self) -> None:
@@ -297,10 +324,13 @@ class Run:
         self._step(Settle(), {"event": "settle", "unsettled": "timeout"})
 
     def timeout(self) -> None:
-        self._step(Timeout(), {"event": "timeout"})
+        """The waiting turn times out; where the engine's profile let it go
+        on by itself (SPEC 10 `resume: self`), nothing is sent."""
+        self._step(Timeout(), {"event": "timeout", "unwaited": "unsent"})
 
     def retry(self) -> None:
         self._step(Retry(), {"event": "retry"})
+        self.retry_due = False
 
     def scenario(self, notes: dict[str, Any]) -> Scenario:
         return Scenario(
@@ -379,7 +409,13 @@ class Late:
         return True
 
     def between(self, run: Run) -> None:
-        """The actions between two messages, at the current phase's pace."""
+        """The actions between two messages, at the current phase's pace,
+        after a retry tick when a call failed since the last one: RETRY
+        passes between messages, and an engine that lets a failed node go
+        on its tick alone (SPEC 10 `retry: tick`) would otherwise keep it
+        held until the compactor happened to tick."""
+        if run.retry_due:
+            run.retry()
         if self.phase_left == 0:
             self.phase_left = int(self.rng.integers(5, 61))
             phase = pick(self.rng, PHASES)

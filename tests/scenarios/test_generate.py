@@ -332,10 +332,10 @@ def test_the_chooser_family_ends_texts_in_every_character_the_sets_disagree_on(
     lines = {e["line"][-1] for at, e in events if e["event"] == "end" and "line" in e}
     assert all(at % 8 == 5 for at, e in events if e["event"] == "end" and "line" in e)
     replies = {r["text"][-1] for _, e in events for r in e.get("replies", ()) if r.get("text")}
-    chars = set(generate.SPACE_ENDS)
-    assert lines == replies == chars == {"\x0b", "\x1f", "\x85", "\xa0", "\ufeff"}
-    assert any(c in UNICODE for c in chars) and any(c not in UNICODE for c in chars)
-    assert any(c in JAVASCRIPT for c in chars - UNICODE) and any(c not in ASCII for c in chars)
+    sets = (set(UNICODE), set(JAVASCRIPT), set(ASCII))
+    differ = {c for a in sets for b in sets for c in a - b}
+    assert len(differ) == 21 and {"\x85", "\ufeff", "\u1680", "\u3000"} <= differ
+    assert lines == replies == set(generate.SPACE_ENDS) == differ | {"\x1f"}
 
 
 @pytest.mark.parametrize("name", names("zoom_"))
