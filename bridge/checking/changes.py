@@ -10,17 +10,21 @@ a word here. An option of another type has too many values to try each: it
 is tried only at a value guessed from the divergence (`GUESSES`): the
 words of `kind_words` read from the texts (a line the model writes
 `unii: ...` and the engine `talk: ...`), a kind `kinds` leaves out from a
-message the engine refuses as `kind`. An option with neither is not tried
-(`untried` names it). The capabilities are read from CAPABILITIES the same
+message the engine refuses as `kind`, a `tolerance` a longer line fits in,
+an `ellipsis` the engine's line ends in. An option with neither is not
+tried (`untried` names it). The capabilities are read from CAPABILITIES the same
 way: the one owning the diverging field; one whose events are sent in
 another form without it, at such an event; one whose events are not sent
 without it only where the engine answers such an event as unsupported.
 
 At a divergence the changes come in tiers (`tiers`), each tier tried whole
 before the next, its best change taken: the capability owning the field
-when the engine left the field out, the guessed values, the options the
-diverging event or field concerns (`CONCERNS`, `FIELD_CONCERNS`: only an
-order, an option missing there is still tried), the capability owning the
+when the engine left the field out; then the guessed values and the
+options the diverging event or field concerns (`CONCERNS`,
+`FIELD_CONCERNS`: only an order, an option missing there is still tried),
+alone, then the guesses together, each guess or group with one of those
+options (`together`: the line chooser's limits show in one line at once),
+and pairs of those options, all in one tier; the capability owning the
 field when the engine wrote it otherwise (an option that explains it keeps
 the field compared, so it comes first), the other options, the
 capabilities that change what is sent, then pairs of an option concerned
@@ -36,6 +40,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
+from itertools import combinations, product
 from typing import Any
 
 from bridge.checking.compare import MISSING, Divergence
@@ -52,7 +57,7 @@ from bridge.formats.capabilities import (
 from bridge.formats.profile import SPEC
 from bridge.wire.stream import changes as changes_sent
 from model.constants import KINDS
-from model.profile import TYPES, Profile, options
+from model.profile import ELLIPSIS_BYTES, TOLERANCES, TYPES, Profile, options
 from scenarios.format import Scenario
 
 LACKS = "lacks"
@@ -190,12 +195,13 @@ def withheld_for(trial: Trial, found: Divergence) -> bool:
 
 
 CONCERNS = {
-    "end": ("empty_reply", "not_shorter", "trim_lines"),
+    "end": ("empty_reply", "not_shorter", "trim_lines", "overlong", "replies_out", "trim_set"),
     "fail": ("retry", "failure_cap", "held_takes_job"),
     "message": ("retry", "failure_cap", "held_takes_job", "trim_lines", "kinds", "kind_words"),
     "wait": ("resume", "ahead_in_wait", "need_first"),
     "settle": ("resume",),
-    "start": ("calls", "need_first", "ahead_in_wait", "held_takes_job"),
+    "start": ("calls", "need_first", "ahead_in_wait", "held_takes_job", "retried"),
+    "zoom": ("zoom_one", "zoom_halves", "zoom_unbuilt"),
 }
 """The profile options tried first at a divergence at each kind of event
 (SPEC 10 says where each applies); the others follow, in a later tier."""
@@ -204,8 +210,16 @@ FIELD_CONCERNS = {
     "render": ("empty_chat", "kind_words", "trim_lines"),
     "contexts_crc": ("empty_chat", "kind_words", "trim_lines"),
     "contexts": ("empty_chat", "kind_words", "trim_lines"),
-    "line": ("trim_lines", "empty_reply", "not_shorter", "kind_words"),
-    "queue": ("merge_order", "held_takes_job", "retry", "ahead_in_wait", "need_first"),
+    "line": (
+        "trim_lines",
+        "empty_reply",
+        "not_shorter",
+        "kind_words",
+        "cut",
+        "overlong",
+        "trim_set",
+    ),
+    "queue": ("merge_order", "held_takes_job", "retry", "ahead_in_wait", "need_first", "retried"),
     "queue_waiting": ("merge_order", "held_takes_job", "ahead_in_wait", "need_first"),
     "started": ("calls",),
 }
@@ -285,7 +299,9 @@ def words_written(profile: Profile, texts: Texts) -> dict[str, str]:
     return {kind: words.most_common(1)[0][0] for kind, words in sorted(seen.items())}
 
 
-def guess_kind_words(trial: Trial, found: Divergence, texts: Texts | None) -> list[Change]:
+def guess_kind_words(
+    trial: Trial, found: Divergence, texts: Texts | None, node: int | None
+) -> list[Change]:
     """`kind_words` with the words the engine writes (`words_written`)."""
     if texts is None:
         return []
@@ -294,7 +310,9 @@ def guess_kind_words(trial: Trial, found: Divergence, texts: Texts | None) -> li
     return [] if value == trial.profile.kind_words else [Change("kind_words", value)]
 
 
-def guess_kinds(trial: Trial, found: Divergence, texts: Texts | None) -> list[Change]:
+def guess_kinds(
+    trial: Trial, found: Divergence, texts: Texts | None, node: int | None
+) -> list[Change]:
     """`kinds` without a kind the engine refuses a message of as `kind`, or
     with one the model refused so and the engine took (SPEC 10)."""
     event = found.event or {}
@@ -312,15 +330,99 @@ def guess_kinds(trial: Trial, found: Divergence, texts: Texts | None) -> list[Ch
     return [Change("kinds", value)] if value else []
 
 
-Guess = Callable[[Trial, Divergence, "Texts | None"], list[Change]]
-GUESSES: dict[str, Guess] = {"kind_words": guess_kind_words, "kinds": guess_kinds}
-"""The options of a type with too many values to try each (a map, a list),
-each with the value a divergence suggests."""
+TOLERANCES_KNOWN = (125, 150, 200)
+"""Tolerances in hundredths engines are known to round to (elephant-memory:
+1.25), tried beside the least that fits a longer line (`guess_tolerance`)."""
 
 
-def guessed(trial: Trial, found: Divergence, texts: Texts | None) -> list[Change]:
-    """Every guessed change a divergence suggests (`GUESSES`)."""
-    return [c for guess in GUESSES.values() for c in guess(trial, found, texts)]
+def utf8_size(text: str) -> int:
+    """A text's bytes in UTF-8 (an engine's lone surrogate counted as three)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def built(found: Divergence) -> tuple[str, str] | None:
+    """The lines the model and the engine built at an `end`, when they differ."""
+    a, b = found.expected, found.found
+    if found.field != "line" or not isinstance(a, str) or not isinstance(b, str) or a == b:
+        return None
+    return a, b
+
+
+def guess_tolerance(
+    trial: Trial, found: Divergence, texts: Texts | None, node: int | None
+) -> list[Change]:
+    """`tolerance` (SPEC 5, 10) when the engine built a longer line than
+    the model: under SPEC's, when it is longer than NODE, at the least
+    hundredths its size fits in and at each known one above
+    (`TOLERANCES_KNOWN`); under a tolerance guessed already and `cut:
+    word`, at the least hundredths of each LINE from its size to WORD_BYTES
+    more (a word cut ends a line up to a word short of LINE, so the first
+    guess may fall short)."""
+    lines = built(found)
+    if lines is None or node is None:
+        return []
+    length = utf8_size(lines[1])
+    now = trial.profile.hundredths
+    if length <= utf8_size(lines[0]) or length <= node:
+        return []
+    top = TOLERANCES[1] * 100
+    if now == 100:
+        least = -(-length * 100 // node)
+        tried = {least, *(h for h in TOLERANCES_KNOWN if h > least)}
+    elif trial.profile.cut == "word":
+        tried = {-(-line * 100 // node) for line in range(length, length + WORD_BYTES + 1)}
+    else:
+        return []
+    return [Change("tolerance", h / 100) for h in sorted(tried) if now < h <= top]
+
+
+WORD_BYTES = 16
+"""The most bytes a word cut is taken to end a line short of LINE by."""
+
+
+REFINED = ("tolerance",)
+"""The guessed options tried again once changed: the least tolerance a line
+fits in may be too small (a word cut ends a line short of LINE), and a
+longer line later shows more; `guess_tolerance` only ever offers more."""
+
+
+def guess_ellipsis(
+    trial: Trial, found: Divergence, texts: Texts | None, node: int | None
+) -> list[Change]:
+    """`ellipsis` (SPEC 5, 10) as the last one, two or three characters of
+    the line the engine built where the model built another (of at most
+    ELLIPSIS_BYTES bytes, on one line, not what the model's line ends in)."""
+    lines = built(found)
+    if lines is None:
+        return []
+    ours, theirs = lines
+    out = []
+    for k in range(1, ELLIPSIS_BYTES + 1):
+        tail = theirs[-k:]
+        if len(tail) < k or ours.endswith(tail) or tail == trial.profile.ellipsis:
+            continue
+        if 0 < utf8_size(tail) <= ELLIPSIS_BYTES and not any(c in tail for c in "\r\n"):
+            out.append(Change("ellipsis", tail))
+    return out
+
+
+Guess = Callable[[Trial, Divergence, "Texts | None", "int | None"], list[Change]]
+GUESSES: dict[str, Guess] = {
+    "kind_words": guess_kind_words,
+    "kinds": guess_kinds,
+    "tolerance": guess_tolerance,
+    "ellipsis": guess_ellipsis,
+}
+"""The options of a type with too many values to try each (a map, a list,
+a number, a string), each with the values a divergence suggests."""
+
+
+def guessed(
+    trial: Trial, found: Divergence, texts: Texts | None, node: int | None = None
+) -> list[Change]:
+    """Every guessed change a divergence suggests (`GUESSES`); `node` is the
+    scenario's NODE, which a line's length is judged by."""
+    return [c for guess in GUESSES.values() for c in guess(trial, found, texts, node)]
 
 
 def tiers(
@@ -345,17 +447,43 @@ def tiers(
         for b in profile
         if b.option != a.option and (b.option not in near or a < b)
     ]
+    close = [pair for pair in pairs if pair[1].option in near]
     owners = [(c,) for c in left if owning(c, found)]
     absent = found.found is MISSING or found.field == "unsupported"
+    fresh = [c for c in guesses if c.key not in taken or c.option in REFINED]
     near_tiers = [
         owners if absent else [],
-        [(c,) for c in guesses if c.key not in taken],
-        first,
+        [*((c,) for c in fresh), *first, *together(fresh, [c for (c,) in first]), *close],
         [] if absent else owners,
     ]
     if known:
         return near_tiers
-    return [*near_tiers, rest, [(c,) for c in left if at_its_events(c, found)], pairs]
+    far = [pair for pair in pairs if pair[1].option not in near]
+    return [*near_tiers, rest, [(c,) for c in left if at_its_events(c, found)], far]
+
+
+def together(guesses: list[Change], near: list[Change]) -> list[tuple[Change, ...]]:
+    """The guessed values of two or more options at once, and each guess
+    or such group with one change of an option the divergence concerns
+    (`near`): the line chooser's limits show in one line together (cut
+    longer under `tolerance`, at a word under `cut`, then an `ellipsis`),
+    and no one of them alone moves the divergence."""
+    values: dict[str, list[Change]] = {}
+    for change in guesses:
+        values.setdefault(change.option, []).append(change)
+    groups = [
+        group
+        for k in range(2, len(values) + 1)
+        for options_ in combinations(values.values(), k)
+        for group in product(*options_)
+    ]
+    with_near = [
+        (*group, change)
+        for group in [*((c,) for c in guesses), *groups]
+        for change in near
+        if change.option not in {c.option for c in group}
+    ]
+    return [*groups, *with_near]
 
 
 def symptom(found: Divergence) -> tuple[Any, ...]:

@@ -254,7 +254,9 @@ class Follower:
         if ("kind_words", None) not in taken and wants_texts(found):
             texts = self.texts(trial, found)
         known = symptom(found) in self.known
-        for group in tiers(trial, taken, found, guessed(trial, found, texts), known):
+        node = self.scenario.constants.get("node")
+        node = node if type(node) is int else None
+        for group in tiers(trial, taken, found, guessed(trial, found, texts, node), known):
             best: tuple[tuple[Change, ...], Divergence | None, Coverage | None, Trial] | None
             best = None
             for extra in group:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -220,3 +221,75 @@ def test_a_change_that_explains_what_likely_bugs_show_is_withdrawn() -> None:
     assert doubtful(needing, followed, bugs[:2]) == {lifted: (extra_leaf, 2)}
     both = {lifted: (extra_leaf, 3), tick: (extra_leaf, 3)}
     assert doubtful(needing, followed, bugs) == both
+
+
+ISSUE_35_ENGINES = {
+    "elephant-memory": {
+        "retried": "first",
+        "zoom_one": "headed",
+        "zoom_halves": "bare",
+        "zoom_unbuilt": "refused",
+        "tolerance": 1.25,
+        "cut": "word",
+        "ellipsis": "…",
+        "replies_out": "asks",
+        "trim_set": "javascript",
+    },
+    "rust": {"overlong": "kept", "replies_out": "asks", "trim_set": "ascii"},
+    "wider": {"tolerance": 1.5, "ellipsis": "..."},
+}
+"""Engines that differ from SPEC in the options of issue 35 and declare
+nothing: like the JavaScript engine (every new option but `overlong`, which
+would leave its `cut` and `ellipsis` nothing to cut), like the Rust one, and
+one whose `tolerance` is no value diagnose knows of, with an ellipsis of
+three characters. A line's tolerance, cut and ellipsis show together in one
+line; `overlong` and `tolerance` each explain a long line at first."""
+
+
+@pytest.mark.parametrize("name", list(ISSUE_35_ENGINES))
+def test_the_options_of_issue_35_are_proposed_from_nothing(
+    name: str, tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tolerance` and `ellipsis`, which no enumeration tries, are read from
+    the line the engine built (`guess_tolerance`, `guess_ellipsis`); each
+    proposal is exactly the engine's profile, with every capability."""
+    runs = ISSUE_35_ENGINES[name]
+    engine = f"{MISDECLARED} '{json.dumps(runs)}'"
+    scenarios = ("chooser_0", "zoom_0") if "zoom_one" in runs else ("chooser_0", "chooser_1")
+    code, data = diagnose(tmp_path, engine, *scenarios)
+    out = said(capsys)
+    assert code == 0, out
+    assert data["proposed"] == {"profile": runs, "capabilities": sorted(ALL)}, out
+    assert data["likely_bugs"] == []
+
+
+def test_a_longer_line_suggests_tolerances_and_its_end_an_ellipsis() -> None:
+    """At NODE 64 a line of 72 bytes fits at tolerance 1.13 at least (64 x
+    1.12 is 71.68), and at the known 1.25, 1.5 and 2; its last one to three
+    characters are the ellipses tried, those of at most 3 bytes the model's
+    line does not end in."""
+    trial = Trial(SPEC)
+    dots = Divergence(0, 3, {"event": "end"}, "line", "x" * 64, "x" * 69 + "a..")
+    assert [c.value for c in GUESSES["tolerance"](trial, dots, None, 64)] == [1.13, 1.25, 1.5, 2]
+    assert [c.value for c in GUESSES["ellipsis"](trial, dots, None, 64)] == [".", "..", "a.."]
+    wide = Divergence(0, 3, {"event": "end"}, "line", "x" * 64, "x" * 66 + "a.…")
+    assert [c.value for c in GUESSES["ellipsis"](trial, wide, None, 64)] == ["…"]
+    same_end = Divergence(0, 3, {"event": "end"}, "line", "y.", "x" * 69 + "a..")
+    assert [c.value for c in GUESSES["ellipsis"](trial, same_end, None, 64)] == ["..", "a.."]
+    fits = Divergence(0, 3, {"event": "end"}, "line", "y" * 10, "x" * 64)
+    assert GUESSES["tolerance"](trial, fits, None, 64) == []
+    assert GUESSES["tolerance"](Trial(Profile(tolerance=1.25)), dots, None, 64) == []
+    # Under a word cut LINE may be up to WORD_BYTES (16) more than 72: 73 to
+    # 88 bytes, each at its least hundredths over 1.25 (81 bytes: 126.6 -> 127).
+    worded = Trial(Profile(tolerance=1.25, cut="word"))
+    assert [c.value for c in GUESSES["tolerance"](worded, dots, None, 64)] == [
+        1.27,
+        1.29,
+        1.3,
+        1.32,
+        1.33,
+        1.35,
+        1.36,
+        1.38,
+    ]
+    assert GUESSES["tolerance"](trial, replace(dots, field="render"), None, 64) == []
