@@ -14,6 +14,7 @@ from bridge.cli.options import (
     checking,
     constants_option,
     engine_options,
+    floor_option,
     live_model_option,
     report_options,
     scenario_options,
@@ -30,7 +31,7 @@ from bridge.outputs.writing import check_file, check_folder
 from bridge.runs.corpus import Run, check_all, reproduction, unless_broken
 from bridge.runs.expect import corpus_version
 from bridge.runs.shards import share
-from bridge.runs.tally import Tally, outside_lines, still_known
+from bridge.runs.tally import outside_lines, still_known
 
 
 def add_parser(commands: Commands) -> None:
@@ -53,6 +54,7 @@ def add_parser(commands: Commands) -> None:
         "--known-failures, only those of it that still fail as listed (default: none)",
     )
     report_options(command)
+    floor_option(command, "the scenarios' events (with --shard, of the merged report's)")
     command.add_argument(
         "--report",
         type=Path,
@@ -137,7 +139,17 @@ def run(args: argparse.Namespace) -> int:
         for name in sorted(set(given) - set(known) - set(unrun)):
             print(f"fixed: {name}, taken off {args.write_known_failures}")
         print(f"wrote {args.write_known_failures}: {len(known)} known failures")
-    run_report = Run(args.engine, said, corpus_version(), seconds, verdicts, known)
+    run_report = Run(
+        args.engine,
+        said,
+        corpus_version(),
+        seconds,
+        verdicts,
+        known,
+        named,
+        args.min_compared,
+        str(shard) if shard.count > 1 else None,
+    )
     if args.junit_xml:
         write_junit(run_report, args.junit_xml)
     if args.json:
@@ -147,6 +159,5 @@ def run(args: argparse.Namespace) -> int:
     print(run_report.coverage().summary())
     for line in outside_lines(verdicts):
         print(line)
-    tally = Tally.of(verdicts, known)
-    print(tally.summary(args.engine, named))
-    return tally.code()
+    print(run_report.summary())
+    return run_report.tally().code()

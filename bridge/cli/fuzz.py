@@ -21,6 +21,7 @@ from bridge.cli.options import (
     capabilities_option,
     constants_option,
     engine_options,
+    floor_option,
     named_engine,
     shard_of,
     shard_option,
@@ -74,6 +75,7 @@ def add_parser(commands: Commands) -> None:
         "--max-events", type=positive_int, default=100, help="the longest history (default 100)"
     )
     shrink_options(command, "a divergence found")
+    floor_option(command, "the generated histories' events")
     command.add_argument(
         "--database",
         metavar="URL",
@@ -85,8 +87,9 @@ def add_parser(commands: Commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The `fuzz` command: 0 no divergence, 1 a divergence (written, shrunk), 2
-    an engine fault or bad input."""
+    """The `fuzz` command: 0 no divergence, having compared events (at least
+    `--min-compared` of them), 1 a divergence (written, shrunk) or too little
+    compared, 2 an engine fault or bad input."""
     try:
         import hypothesis  # noqa: F401
     except ImportError:
@@ -249,11 +252,17 @@ def fuzz(
         print(f"the history the engine failed on: {path}\nrepeat: {again}", flush=True)
         raise fuzzer.fault
     if fuzzer.first is None:
+        covered = fuzzer.coverage()
+        short = covered.short(args.min_compared)
         print(
             f"no divergence in {fuzzer.histories} histories, {fuzzer.events} events "
             f"({fuzzer.rate():.0f} events/s) in {spent:.1f} s: {subject.name} "
-            f"{agreement(profile)}; seed {seed}\nrepeat: {again}"
+            f"{agreement(profile)}; {covered.compared_said(args.min_compared)}; seed {seed}\n"
+            f"repeat: {again}"
         )
+        if short is not None:
+            print(f"{short} generated ({fuzzer.skipped} histories SKIPPED)")
+            return 1
         return 0
     first = fuzzer.first
     where = f"history {fuzzer.histories}"

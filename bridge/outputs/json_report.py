@@ -1,6 +1,8 @@
 """A corpus run as JSON, for CI: what ran (runner, corpus, engine, profile)
 and each scenario's verdict, with the first divergence's values and SPEC
-section. The form is bridge/report.schema.json."""
+section, and the run's verdict as its exit code and last line (with the
+floor it was held to, which `merge-reports` holds the shards' sum to). The
+form is bridge/report.schema.json."""
 
 from __future__ import annotations
 
@@ -50,6 +52,9 @@ def to_json(run: Run) -> dict[str, Any]:
         "seconds": round(run.seconds, 3),
         "counts": counts,
         "coverage": run.coverage().to_json(),
+        "min_compared": run.floor,
+        "shard": run.shard,
+        "verdict": {"exit_code": run.tally().code(), "summary": run.summary()},
         "scenarios": cases,
     }
 

@@ -2,8 +2,13 @@
 joined into one, as if one run had checked every scenario: the JSON reports
 (bridge/report.schema.json) into one JSON report, the JUnit reports into one
 test suite. What ran must be the same in all (runner, corpus, engine,
-profile); a scenario in two of them means the shards overlapped. The joined
-run's time is the longest shard's (the shards ran side by side)."""
+profile, the floor `--min-compared`); a scenario in two of them means the
+shards overlapped. The joined run's time is the longest shard's (the shards
+ran side by side). Its verdict is made as one run makes it
+(bridge/runs/tally.py), from the scenarios' outcomes and the shards'
+summed coverage held to the floor: a shard leaves what it compared to the
+joined report, so a campaign that compared nothing, or too little, is red
+there."""
 
 from __future__ import annotations
 
@@ -13,12 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from bridge.checking.coverage import Coverage
+from bridge.formats.profile import ProfileError, declared, parse
 from bridge.formats.usage import UsageError
 from bridge.outputs.json_report import FORMAT
+from bridge.outputs.junit import compared_case, is_run_case, outcome_of
 from bridge.outputs.writing import write_whole
+from bridge.runs.tally import Tally
 
-SAME = ("runner_version", "corpus_version", "engine")
-"""What every shard's JSON report must say alike."""
+SAME = ("runner_version", "corpus_version", "engine", "min_compared")
+"""What every shard's report must say alike."""
 
 TALLIES = ("tests", "failures", "errors", "skipped")
 """A JUnit test suite's counts, summed."""
@@ -41,10 +49,10 @@ def kind(path: Path, text: str) -> str:
     raise UsageError(f"{path}: neither a JSON report nor a JUnit XML report")
 
 
-def merge_files(out: Path, inputs: list[Path]) -> dict[str, int]:
+def merge_files(out: Path, inputs: list[Path]) -> tuple[dict[str, int], int, str]:
     """Join the reports `inputs` into `out` (written whole); each outcome's
-    count. UsageError, in one line naming the file, for a report that cannot
-    be joined."""
+    count, and the joined run's exit code and last line. UsageError, in one
+    line naming the file, for a report that cannot be joined."""
     texts = [(path, read_text(path)) for path in inputs]
     kinds = {path: kind(path, text) for path, text in texts}
     if len(set(kinds.values())) > 1:
@@ -55,10 +63,36 @@ def merge_files(out: Path, inputs: list[Path]) -> dict[str, int]:
     if kinds[inputs[0]] == "json":
         merged = merge_json([(path, parse_json(path, text)) for path, text in texts])
         write_whole(out, json.dumps(merged, indent=2, ensure_ascii=True) + "\n")
-        return dict(merged["counts"])
+        verdict = merged["verdict"]
+        return dict(merged["counts"]), verdict["exit_code"], verdict["summary"]
     suite = merge_junit([(path, parse_junit(path, text)) for path, text in texts])
     write_whole(out, ET.tostring(suite, encoding="utf-8", xml_declaration=True))
-    return {name: int(suite.get(name, "0")) for name in TALLIES}
+    said = properties(suite)
+    counts = {name: int(suite.get(name, "0")) for name in TALLIES}
+    return counts, int(said["exit_code"]), said["verdict"]
+
+
+def judged(
+    path: Path, counts: dict[str, int], coverage: Coverage, floor: float, engine: str, profile: Any
+) -> tuple[int, str, str | None]:
+    """The joined run's verdict, made as one run makes it (bridge/runs/tally.py)
+    from its outcomes' counts and summed coverage: its exit code, its last
+    line, and why it compared too little (None when it did not). `path` is
+    the report whose profile is read."""
+    try:
+        words = "" if profile is None else declared(parse(profile, "its profile"))
+    except ProfileError as error:
+        raise UsageError(f"{path}: {error}") from None
+    tally = Tally(sum(counts.values()), counts, coverage, floor)
+    return tally.code(), tally.summary(engine, words), tally.short()
+
+
+def floor_of(path: Path, value: Any) -> float:
+    """A report's `--min-compared` (0 when it gives none); UsageError when not a fraction."""
+    found = number(path, value, "min_compared")
+    if found > 1:
+        raise UsageError(f"{path}: its min_compared is {value!r}, not a fraction from 0 to 1")
+    return found
 
 
 def parse_json(path: Path, text: str) -> dict[str, Any]:
@@ -114,6 +148,17 @@ def merge_json(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
     merged["counts"] = counts
     merged["coverage"] = summed_coverage(reports)
     merged["seconds"] = max(number(path, r.get("seconds"), "seconds") for path, r in reports)
+    floor = floor_of(reports[0][0], merged["min_compared"])
+    code, summary, _ = judged(
+        reports[0][0],
+        counts,
+        Coverage.from_json(merged["coverage"]),
+        floor,
+        str(merged["engine"]),
+        merged["profile"],
+    )
+    merged["min_compared"], merged["shard"] = floor, None
+    merged["verdict"] = {"exit_code": code, "summary": summary}
     return merged
 
 
@@ -210,14 +255,58 @@ def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
                 )
     merged = ET.Element("testsuite", {k: v for k, v in first.attrib.items() if k not in TALLIES})
     holder = first.find("properties")
-    if holder is not None:
-        merged.append(holder)
-        summed(holder, [properties(suite) for _, suite in suites])
-    cases = [(path, case) for path, suite in suites for case in suite.iterfind("testcase")]
+    if holder is None:
+        holder = ET.Element("properties")
+    merged.append(holder)
+    summed(holder, [properties(suite) for _, suite in suites])
+    cases = [
+        (path, case)
+        for path, suite in suites
+        for case in suite.iterfind("testcase")
+        if not is_run_case(case)
+    ]
     no_overlap([(path, case.get("file") or case.get("name", "")) for path, case in cases])
+    counts: dict[str, int] = {}
     for _, case in cases:
         merged.append(case)
-    for name in TALLIES:
-        merged.set(name, str(sum(int(number(path, s.get(name), name)) for path, s in suites)))
+        seen = outcome_of(case)
+        counts[seen] = counts.get(seen, 0) + 1
+    tallies = {
+        "tests": len(cases),
+        "failures": counts.get("FAIL", 0) + counts.get("UNEXPECTED PASS", 0),
+        "errors": sum(counts.get(o, 0) for o in ("FAULT", "BAD", "ERROR")),
+        "skipped": counts.get("SKIPPED", 0) + counts.get("expected failure", 0),
+    }
+    totals = properties(merged)
+    coverage = Coverage(
+        events=int(totals.get("events") or 0),
+        compared=int(totals.get("events_compared") or 0),
+        ended=int(totals.get("scenarios_replayed_to_the_end") or 0),
+    )
+    try:
+        profile = json.loads(totals["profile"]) if totals.get("profile") else None
+    except ValueError:
+        raise UsageError(f"{first_path}: its profile property is not JSON") from None
+    code, summary, short = judged(
+        first_path,
+        counts,
+        coverage,
+        floor_of(first_path, totals.get("min_compared")),
+        totals.get("engine", ""),
+        profile,
+    )
+    for item in holder:
+        if item.get("name") == "exit_code":
+            item.set("value", str(code))
+        elif item.get("name") == "verdict":
+            item.set("value", summary)
+        elif item.get("name") == "shard":
+            item.set("value", "")
+    if short is not None:
+        compared_case(merged, short)
+        tallies["tests"] += 1
+        tallies["failures"] += 1
+    for name, count in tallies.items():
+        merged.set(name, str(count))
     merged.set("time", f"{max(number(path, s.get('time'), 'time') for path, s in suites):.3f}")
     return merged

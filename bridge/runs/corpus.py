@@ -15,6 +15,7 @@ from multiprocessing import get_context, util
 from pathlib import Path
 from typing import Any
 
+from bridge.checking import purpose
 from bridge.checking.compare import Result, add_states, run
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
@@ -27,6 +28,7 @@ from bridge.formats.limits import Limits
 from bridge.formats.profile import SPEC, agreement, declared, to_json
 from bridge.runs import progress
 from bridge.runs.progress import Heartbeat
+from bridge.runs.tally import Tally
 from bridge.wire import factory
 from bridge.wire.engine import Engine, EngineFault, Ready, limits_of, profile_of
 from bridge.wire.inprocess import ModelEngine
@@ -79,6 +81,12 @@ class Run:
     known: dict[str, str]
     """Scenarios listed as known failures (by file name or stem), each with
     the status it is expected to end in (bridge/formats/usage.py)."""
+    declared: str = ""
+    """The profile the engine was checked under, in a few words (`profile: SPEC`)."""
+    floor: float = 0.0
+    """`--min-compared`: the fraction of the events the run must compare."""
+    shard: str | None = None
+    """`K/N` for a shard of a campaign, whose floor the merged report is held to."""
 
     def coverage(self) -> Coverage:
         """What the run compared, summed over the scenarios it could read."""
@@ -87,6 +95,16 @@ class Run:
             if verdict.coverage is not None:
                 total += verdict.coverage
         return total
+
+    def tally(self) -> Tally:
+        """The run's outcomes and what it compared: its verdict."""
+        return Tally.of(
+            self.verdicts, self.known, self.coverage(), self.floor, self.shard is not None
+        )
+
+    def summary(self) -> str:
+        """The run's last line (bridge/runs/tally.py)."""
+        return self.tally().summary(self.engine, self.declared)
 
 
 class StartFault(EngineFault):
@@ -131,12 +149,13 @@ def replay_checked(
     """Start the engine on the scenario and compare its answers, as they
     arrive, with the scenario's transcript (or the model) under the engine's
     profile and capabilities; Skipped when the engine cannot take the
-    scenario. Also what the engine said to the header. What was compared is
-    counted in `coverage`, with the scenario's events counted after the
-    replay (a streamed scenario is read only as far as the replay went). A
-    scenario outside the constants of `--constants` is skipped before the
-    engine is started on it, one outside those the engine declares before
-    any event is sent."""
+    scenario, or when a replay that agreed did not test what the scenario
+    exists for (bridge/checking/purpose.py). Also what the engine said to
+    the header. What was compared is counted in `coverage`, with the
+    scenario's events counted after the replay (a streamed scenario is read
+    only as far as the replay went). A scenario outside the constants of
+    `--constants` is skipped before the engine is started on it, one outside
+    those the engine declares before any event is sent."""
     if options.constants is not None:
         within(scenario, options.constants)
     try:
@@ -165,6 +184,10 @@ def replay_checked(
     coverage.events = scenario.count()
     if result.unsupported is not None:
         raise Skipped(f"the engine does not support {result.unsupported}")
+    if result.divergence is None and not coverage.stopped:
+        why = purpose.skipped(scenario, result)
+        if why is not None:
+            raise Skipped(why)
     return profile, result, ready
 
 
@@ -236,7 +259,7 @@ def checked(
             subject.close()
     said = agreement(profile)
     named = declared(profile)
-    notes = add_delivery(scenario, profile, result)
+    notes = add_delivery(scenario, profile, result) + purpose.notes(scenario, result)
     about = {
         "engine": ready.engine,
         "profile": to_json(profile),

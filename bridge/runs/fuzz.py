@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from unittest import SkipTest
 
 from bridge.checking.compare import Divergence, run
+from bridge.checking.coverage import Coverage
 from bridge.checking.shrink import Way, cut, simplify, way_of
 from bridge.formats.capabilities import Capability, lacking
 from bridge.formats.limits import NONE, Limits
@@ -109,6 +110,9 @@ class Fuzzer:
     replayed: int = 0
     """Of `histories`, those replayed from the example database (`replay_kept`)."""
     events: int = 0
+    """Events compared in the histories searched."""
+    generated: int = 0
+    """Events of every history searched, those the engine could not take too."""
     skipped: int = 0
     tries: int = 0
     """Replays made while shrinking."""
@@ -162,6 +166,11 @@ class Fuzzer:
             said = f"shrinking: {self.tries} tries, smallest {self.smallest} events"
         print(f"  ... fuzz: {said}, {self.seconds():.0f} s", file=sys.stderr, flush=True)
 
+    def coverage(self) -> Coverage:
+        """What the search compared, as a corpus run counts it: the events of
+        the histories searched, and of those the events compared."""
+        return Coverage(self.generated, self.events, ended=self.histories)
+
     def rate(self) -> float:
         spent = (self.first.seconds if self.first else self.seconds()) or 1e-9
         return self.events / spent
@@ -176,6 +185,8 @@ class Fuzzer:
         (also when the engine cannot take it), the model's answers given as
         `exchanges` or made now. With `keep_going` every answer is read, so
         that a session engine can take the next scenario."""
+        if self.searching():
+            self.generated += len(scenario.events)
         if self.accepted.broken(scenario.constants) is not None:
             self.skipped += self.searching()
             return None

@@ -22,7 +22,7 @@ from scenarios.format import Scenario
 ENGINES = Path(__file__).parent / "engines"
 DEVIANT = PROFILES / "deviant.json"
 DECLARED = f"{sys.executable} -m impl.protocol --profile {DEVIANT}"
-SAMPLE = ["chooser_0", "refused_need_first_0", "refused_line_fits_1", "zoom_0", "random_07"]
+SAMPLE = ["chooser_0", "refused_end_needs_running_0", "refused_line_fits_1", "zoom_0", "random_07"]
 
 
 @pytest.mark.parametrize("name", SAMPLE)
