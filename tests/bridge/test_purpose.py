@@ -36,13 +36,15 @@ def test_an_engine_holding_outcomes_under_calls_self_fails_where_it_should_refus
     path = CORPUS / f"{name}.jsonl"
     first = read(path).events[0]
     assert (first["event"], first["node"], first["refused"]) == ("end", [1, 0], "end_needs_running")
-    verdict = check(path, Options(HOLDING, quiet=True))
-    assert verdict.status == "FAIL", verdict.reason
-    assert verdict.divergence is not None
-    assert (verdict.divergence["field"], verdict.divergence["position"]) == ("refused", 0)
-    assert verdict.divergence["expected"] == "end_needs_running"
-    # The engine that refuses them agrees, the rule checked under its profile.
-    assert check(path, Options("impl", profile=DEVIANT)).status == "ok"
+    # Against the deviant profile's transcripts, and against the model live.
+    for live in (False, True):
+        verdict = check(path, Options(HOLDING, quiet=True, live=live))
+        assert verdict.status == "FAIL", verdict.reason
+        assert verdict.divergence is not None
+        assert (verdict.divergence["field"], verdict.divergence["position"]) == ("refused", 0)
+        assert verdict.divergence["expected"] == "end_needs_running"
+        # The engine that refuses them agrees, the rule checked under its profile.
+        assert check(path, Options("impl", profile=DEVIANT, live=live)).status == "ok"
 
 
 def test_a_start_rule_s_scenario_is_skipped_under_calls_self_saying_why() -> None:

@@ -20,22 +20,11 @@ from bridge.checking.verdict import Verdict
 from bridge.cli.options import ENGINES
 from bridge.runs.tally import Tally
 from tests.bridge.test_corpus_cli import copy_corpus
+from tests.cli.helpers import run, wrong
 from tests.scenarios.test_format import CONSTANTS
 
 ROOT = Path(__file__).resolve().parents[2]
-WRONG = Path(__file__).parent / "engines" / "wrong.py"
 HEADER = {"format": "optchat-scenario/2", "generator": "test", "seed": 1, "constants": CONSTANTS}
-
-
-def wrong(how: str) -> str:
-    return f"{sys.executable} {WRONG} {how}"
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = cli.main(args)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
 
 
 def scenario(folder: Path, name: str, *events: dict[str, object]) -> Path:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_speaks import run, wrong
+from tests.cli.helpers import run, wrong
 
 CONSTANTS = {
     "node": 16,
@@ -271,3 +271,115 @@ def test_a_run_below_its_floor_is_red_in_every_report(
     cases = {c.get("name"): c for c in suite.iter("testcase")}
     assert cases["fields"].find("failure") is None
     assert cases["events compared"].find("failure") is not None
+
+
+def test_known_failures_match_exactly_by_status_and_the_list_never_grows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`one` listed: it fails as listed, but `one_more` (its name starts
+    with `one`) is not listed, and its FAIL fails the run. Listed as a skip,
+    `one`'s FAIL is a FAIL. A list written from a run given that list keeps
+    what still fails as listed, and adds nothing."""
+    folder = tmp_path / "s"
+    write(folder, "one", FIELDS)
+    write(folder, "one_more", FIELDS)
+    listed = tmp_path / "known.txt"
+    engine = [str(folder), "--engine", wrong("size"), "--known-failures", str(listed)]
+    listed.write_text("one\n")
+    code, lines, report, suite = corpus(engine, tmp_path, capsys)
+    assert_red(code, report, suite)
+    assert {c["scenario"]: c["status"] for c in report["scenarios"]} == {
+        "one.jsonl": "expected failure",
+        "one_more.jsonl": "FAIL",
+    }
+    assert_fails(lines, report, suite, "one_more", "size", 0)
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert cases["one"].find("skipped") is not None and cases["one"].find("failure") is None
+    listed.write_text("one skip\none_more skip\n")
+    code, lines, report, suite = corpus(engine, tmp_path, capsys)
+    assert_red(code, report, suite)
+    assert_fails(lines, report, suite, "one", "size", 0)
+    assert_fails(lines, report, suite, "one_more", "size", 0)
+    listed.write_text("one\n")
+    code, lines, report, suite = corpus(
+        [*engine, "--write-known-failures", str(listed)], tmp_path, capsys
+    )
+    assert_red(code, report, suite)
+    assert [line.split() for line in listed.read_text().splitlines()[1:]] == [["one", "fail"]]
+
+
+def test_shards_merge_into_the_verdict_of_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each shard compares 9 of its 10 events (no zoom): a shard leaves its
+    floor to the merged report, which holds 18 of 20 to it, in JSON and in
+    JUnit alike; a FAIL in one shard, or shards that compared nothing, make
+    the merged run red."""
+    folder = tmp_path / "s"
+    write(folder, "a", FIELDS)
+    write(folder, "b", FIELDS)
+    no_zoom = ["--capabilities", "settle_timeout"]
+
+    def merged(engine: str, *more: str) -> list[tuple[int, str]]:
+        """Both shards' runs, then their JSON and their JUnit reports merged:
+        each merge's exit code and last line."""
+        inputs: dict[str, list[str]] = {"json": [], "xml": []}
+        for k in (1, 2):
+            shard = tmp_path / f"shard-{k}"
+            shard.mkdir(exist_ok=True)
+            args = [str(folder), "--engine", engine, *more, "--shard", f"{k}/2"]
+            code, lines, _, _ = corpus(args, shard, capsys)
+            assert "(merge-reports judges the whole run's)" in lines[-1]
+            inputs["json"].append(str(shard / "report.json"))
+            inputs["xml"].append(str(shard / "report.xml"))
+        said = []
+        for kind, shards in inputs.items():
+            code, out, _ = run(["merge-reports", str(tmp_path / f"all.{kind}"), *shards], capsys)
+            said.append((code, out.splitlines()[-1]))
+        return said
+
+    for code, last in merged(wrong("x-field"), *no_zoom, "--min-compared", "0.9"):
+        assert code == 0 and "; compared 0.9000 of the events, at least 0.9 asked " in last
+    for code, last in merged(wrong("x-field"), *no_zoom, "--min-compared", "0.95"):
+        assert code == 1 and last.startswith("BELOW --min-compared 0.95: compared 0.9000 ")
+    report = json.loads((tmp_path / "all.json").read_text())
+    assert report["verdict"] == {"exit_code": 1, "summary": last} and report["shard"] is None
+    suite = ET.parse(tmp_path / "all.xml").getroot()
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert cases["events compared"].find("failure") is not None
+    for code, last in merged(wrong("skip")):
+        assert code == 1 and last.startswith("NOTHING COMPARED: 0 of 20 events; ")
+    for code, last in merged(wrong("size")):
+        assert code == 1 and last.startswith("2 scenarios: 2 FAIL; compared ")
+
+
+def test_delivery_counts_the_events_never_sent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under `calls: self` with JOBS 1 the engine starts (0, 0) itself and
+    nothing else while it runs: the scenario's start is the engine's to make
+    (not owed), and its end of (0, 1), whose call never starts, is never
+    sent. So 2 of the 3 events owed are delivered: in the text, the JSON and
+    the JUnit report alike (PROTOCOL.md, "Engines that start their own calls")."""
+    events = [
+        {"event": "message", "kind": "user", "size": 20},
+        {"event": "message", "kind": "user", "size": 20},
+        {"event": "start", "node": [0, 0]},
+        {"event": "end", "node": [0, 1], "line": "x"},
+    ]
+    path = write(tmp_path / "s", "held", events, constants={**CONSTANTS, "jobs": 1})
+    profile = tmp_path / "self.json"
+    profile.write_text('{"calls": "self"}')
+    args = [str(path), "--engine", "impl", "--profile", str(profile)]
+    code, lines, report, suite = corpus(args, tmp_path, capsys)
+    assert code == 0, lines
+    assert "note: 1 events never sent (an outcome whose call never started" in "\n".join(lines)
+    assert "delivered 2 of 3 events under the profile (66.7 %)" in lines[-2]
+    assert report["coverage"]["delivery"] == {
+        "events": 3,
+        "delivered": 2,
+        "fraction": 0.666667,
+        "scenarios": 1,
+    }
+    said = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert (said["events_to_deliver"], said["events_delivered"]) == ("3", "2")
