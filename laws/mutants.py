@@ -351,6 +351,28 @@ BREAKS = [
         ("goes_on_past_not_shorter",),
     ),
     Break(
+        "retry_waits named before jobs_bound (SPEC 4.1's order swapped)",
+        "model/queue.py",
+        (
+            (
+                "    if jobs_taken(queue, profile) >= constants.jobs:\n"
+                '        raise Refused("jobs_bound", f"{constants.jobs} calls already run '
+                '(or wait to retry)")\n'
+                "    if node in queue.held:\n"
+                '        raise Refused("retry_waits", f"{name} failed; it waits for the next '
+                'message or retry")\n',
+                "    if node in queue.held:\n"
+                '        raise Refused("retry_waits", f"{name} failed; it waits for the next '
+                'message or retry")\n'
+                "    if jobs_taken(queue, profile) >= constants.jobs:\n"
+                '        raise Refused("jobs_bound", f"{constants.jobs} calls already run '
+                '(or wait to retry)")\n',
+            ),
+        ),
+        "laws",
+        ("refusal_names_first_rule",),
+    ),
+    Break(
         "due measured from the first message, in the engine",
         "impl/view.py",
         (
