@@ -83,30 +83,29 @@ WRONG: dict[str, Callable[[Answer], None]] = {
 WITHOUT_ZOOM = ["settle_timeout", "timed_out_render", "compaction_view", "queue_waiting", "replies"]
 
 how = sys.argv[1]
-while raw_header := sys.stdin.readline():
-    header = json.loads(raw_header)
-    if how == "skip":
-        print(json.dumps({"ready": False, "unsupported": {"all": "wrong.py skip takes nothing"}}))
-        sys.stdout.flush()
+session: Session | None = None
+expected_at, gap = 0, False
+for raw in sys.stdin:
+    line = json.loads(raw)
+    if "format" in line:  # a header: the first, or the next scenario's (sessions)
+        if how == "skip":
+            said: Answer = {"ready": False, "unsupported": {"all": "wrong.py skip takes nothing"}}
+        else:
+            session, expected_at, gap = Session(line, Profile()), 0, False
+            said = {**ready(Profile()), "sessions": True}
+            if how == "after-gap":
+                said["capabilities"] = WITHOUT_ZOOM
+        print(json.dumps(said), flush=True)
         continue
-    session = Session(header, Profile())
-    said = {**ready(Profile()), "sessions": True}
-    if how == "after-gap":
-        said["capabilities"] = WITHOUT_ZOOM
-    print(json.dumps(said), flush=True)
-    expected_at, gap = 0, False
-    for raw in sys.stdin:
-        line = json.loads(raw)
-        answer = session.answer(line)
-        if "at" in line:
-            gap = gap or line["at"] > expected_at
-            expected_at = line["at"] + 1
-        if how == "after-gap" and gap:
-            WRONG["size"](answer)
-        elif how == "unsupported" and line.get("at") == 1:
-            answer = {"unsupported": "wrong.py unsupported takes no second event"}
-        elif how in WRONG:
-            WRONG[how](answer)
-        print(json.dumps(answer, ensure_ascii=False), flush=True)
-        if "detail" in line:
-            break
+    assert session is not None
+    answer = session.answer(line)
+    if "at" in line:
+        gap = gap or line["at"] > expected_at
+        expected_at = line["at"] + 1
+    if how == "after-gap" and gap:
+        WRONG["size"](answer)
+    elif how == "unsupported" and line.get("at") == 1:
+        answer = {"unsupported": "wrong.py unsupported takes no second event"}
+    elif how in WRONG:
+        WRONG[how](answer)
+    print(json.dumps(answer, ensure_ascii=False), flush=True)
