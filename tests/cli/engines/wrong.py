@@ -10,7 +10,8 @@ end's line without its trailing whitespace; `render-trailing-space`,
 `render-final-newline`, `render-cr` (its first newline a lone carriage
 return), `render-cut` (a prefix): the final render), a field the protocol
 does not know (`extra-field`; `x-field`, an engine's own, is no
-difference), `after-gap` (an engine without zoom, declared, whose sizes
+difference), `started` (under `calls: self`, the last call it started left
+out of its answer), `after-gap` (an engine without zoom, declared, whose sizes
 are wrong after the first event the bridge did not send it), `unsupported`
 (it answers the second event `unsupported`), or `skip` (it refuses every
 scenario's header as unsupported).
@@ -67,7 +68,8 @@ WRONG: dict[str, Callable[[Answer], None]] = {
     "view": changed("view", lambda v: v[:-1]),
     "cview": changed("cview", lambda v: v[:-1]),
     "render_crc": changed("render_crc", lambda v: (v + 1) % 2**32),
-    "contexts_crc": changed("contexts_crc", lambda v: v[:-1]),
+    "contexts_crc": changed("contexts_crc", lambda v: [*v, [[9, 9], 0]]),
+    "started": changed("started", lambda v: v[:-1]),
     "render": changed("render", lambda v: v.replace("|", ":", 1)),
     "render-trailing-space": changed("render", lambda v: v + " "),
     "render-final-newline": changed("render", lambda v: v + "\n"),
@@ -82,6 +84,9 @@ WRONG: dict[str, Callable[[Answer], None]] = {
 
 WITHOUT_ZOOM = ["settle_timeout", "timed_out_render", "compaction_view", "queue_waiting", "replies"]
 
+PROFILE = Profile.from_json({"calls": "self"}) if sys.argv[1] == "started" else Profile()
+"""`started` is wrong under `calls: self`, the profile whose answers hold it."""
+
 how = sys.argv[1]
 session: Session | None = None
 expected_at, gap = 0, False
@@ -91,8 +96,8 @@ for raw in sys.stdin:
         if how == "skip":
             said: Answer = {"ready": False, "unsupported": {"all": "wrong.py skip takes nothing"}}
         else:
-            session, expected_at, gap = Session(line, Profile()), 0, False
-            said = {**ready(Profile()), "sessions": True}
+            session, expected_at, gap = Session(line, PROFILE), 0, False
+            said = {**ready(PROFILE), "sessions": True}
             if how == "after-gap":
                 said["capabilities"] = WITHOUT_ZOOM
         print(json.dumps(said), flush=True)
