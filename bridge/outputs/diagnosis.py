@@ -17,7 +17,7 @@ from bridge.checking.changes import LACKS, Change, untried
 from bridge.formats.kit import shown
 from bridge.formats.layout import unique_name
 from bridge.formats.profile import SPEC, to_json
-from bridge.outputs.junit import add, compared, compared_case, partly, verdict_properties
+from bridge.outputs.junit import add, compared, partly, set_tallies, verdict_properties
 from bridge.outputs.markup import visible
 from bridge.outputs.regressions import write_regression
 from bridge.outputs.writing import write_whole
@@ -414,12 +414,6 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path, floor: fl
         tally["skipped"] += 1
         case = add(suite, "testcase", classname="diagnose", name=left.stem, file=shown(left))
         add(case, "skipped", message=f"not followed: the run stopped ({report.stopped})")
-    short = report.coverage().short(floor)
-    if short is not None:
-        compared_case(suite, short)
-        tally["tests"] += 1
-        tally["failures"] += 1
-    for name, count in tally.items():
-        suite.set(name, str(count))
+    set_tallies(suite, tally, report.coverage().short(floor))
     suite.set("time", f"{report.seconds:.3f}")
     write_whole(path, ET.tostring(suite, encoding="utf-8", xml_declaration=True))

@@ -48,10 +48,17 @@ RUN_CASE = {"classname": "optchat-spec", "name": "events compared"}
 red, as its exit code is. `merge-reports` puts it back from the shards' sum."""
 
 
-def compared_case(suite: ET.Element, short: str) -> None:
-    """The run's own failing test case: it compared too little (`short` says how)."""
-    case = add(suite, "testcase", **RUN_CASE, time="0.000")
-    add(case, "failure", short, message=short, type="too little compared")
+def set_tallies(suite: ET.Element, tally: dict[str, int], short: str | None) -> None:
+    """The suite's counts (`tests`, `failures`, ...) from `tally`, after the
+    run's own failing test case when it compared too little (`short` says
+    how, None when it did not)."""
+    if short is not None:
+        case = add(suite, "testcase", **RUN_CASE, time="0.000")
+        add(case, "failure", short, message=short, type="too little compared")
+        tally["tests"] += 1
+        tally["failures"] += 1
+    for name, count in tally.items():
+        suite.set(name, str(count))
 
 
 def verdict_properties(
@@ -161,12 +168,6 @@ def write_junit(run: Run, path: Path) -> None:
         counted = test_case(suite, verdict, outcome(verdict, run.known))
         if counted is not None:
             tally[counted] += 1
-    short = run.tally().short()
-    if short is not None:
-        compared_case(suite, short)
-        tally["tests"] += 1
-        tally["failures"] += 1
-    for name, count in tally.items():
-        suite.set(name, str(count))
+    set_tallies(suite, tally, run.tally().short())
     suite.set("time", f"{run.seconds:.3f}")
     write_whole(path, ET.tostring(suite, encoding="utf-8", xml_declaration=True))

@@ -21,7 +21,7 @@ from bridge.checking.coverage import Coverage
 from bridge.formats.profile import ProfileError, declared, parse
 from bridge.formats.usage import UsageError
 from bridge.outputs.json_report import FORMAT
-from bridge.outputs.junit import compared_case, is_run_case, outcome_of
+from bridge.outputs.junit import is_run_case, outcome_of, set_tallies
 from bridge.outputs.writing import write_whole
 from bridge.runs.tally import Tally
 
@@ -296,11 +296,6 @@ def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
         if item is None:
             item = ET.SubElement(holder, "property", name=name)
         item.set("value", value)
-    if short is not None:
-        compared_case(merged, short)
-        tallies["tests"] += 1
-        tallies["failures"] += 1
-    for name, count in tallies.items():
-        merged.set(name, str(count))
+    set_tallies(merged, tallies, short)
     merged.set("time", f"{max(number(path, s.get('time'), 'time') for path, s in suites):.3f}")
     return merged
