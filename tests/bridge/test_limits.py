@@ -191,7 +191,8 @@ def test_compare_and_diagnose_skip_what_lies_outside(
     name = "random_07" if command == "compare" else "--only=random_07"
     code = cli.main([command, name, "--engine", DECLARING, "--regressions", str(tmp_path)])
     out = capsys.readouterr().out
-    assert code == 0, out
+    # Skipped, so nothing was compared: never green (issue 33), and no fault.
+    assert code == 1 and "NOTHING COMPARED: 0 of " in out, out
     assert "random_07.jsonl: its constants lie outside those the engine accepts: " in out
     assert "FAULT" not in out
 
@@ -290,7 +291,8 @@ def test_an_engine_refusing_without_declaring_is_skipped_for_its_own_reason(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     code, out = run(["--engine", ENGINE, *only(["random_07", "empty_chat"])], capsys)
-    assert code == 0
+    # random_07 skipped: no event was compared (the empty chat has none), so not green.
+    assert code == 1 and out.splitlines()[-1].startswith("NOTHING COMPARED: 0 of ")
     assert (
         "the engine cannot take it (ceiling: CEILING 1649 is under 8 x NODE (4096); "
         "floor: FLOOR 1538 is under 4 x NODE (2048))"
