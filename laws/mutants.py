@@ -482,9 +482,8 @@ RUNNER_BREAKS = [
         (
             (
                 'result.unsupported = str(answer["unsupported"])\n'
-                "            counted.compared -= exchange.position is not None\n"
-                "            return False",
-                "return True",
+                "            counted.compared -= exchange.position is not None\n",
+                "return True\n",
             ),
         ),
         "runner",
