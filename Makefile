@@ -25,12 +25,15 @@ venv: $(VENV)/.stamp
 # with it); when uv cannot be had, pip makes the same venv from the same lock.
 UV := uv==0.13.8
 PIP := pip==23.2.1
+# uv keeps its cache in ~/.cache/uv; where that cannot be written (a
+# read-only HOME), in build/ (uv would fail, and pip take a minute more).
+UV_CACHE = $(shell d="$${XDG_CACHE_HOME:-$$HOME/.cache}/uv"; mkdir -p "$$d" 2>/dev/null && [ -w "$$d" ] || echo --cache-dir build/uv-cache)
 
 $(VENV)/.stamp: requirements.lock pyproject.toml
 	rm -rf $(VENV)
 	if $(PYTHON) -m venv --without-pip $(VENV) \
 		&& $(PYTHON) -m pip --python $(VENV)/bin/python install --quiet --disable-pip-version-check $(UV) \
-		&& $(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(VENV)/bin/python \
+		&& $(VENV)/bin/uv pip install --quiet --compile-bytecode $(UV_CACHE) --python $(VENV)/bin/python \
 			-r requirements.lock $(PIP); \
 	then :; else \
 		echo "venv: uv failed; pip installs the lock instead (about a minute)"; \

@@ -130,7 +130,7 @@ class Compactor:
                         break
                     conversation += [
                         {"role": "assistant", "content": reply},
-                        {"role": "user", "content": too_long(reply.strip(), c.node)},
+                        {"role": "user", "content": too_long(reply.strip(chooser.space), c.node)},
                     ]
             except Exception:
                 if node in chat.running():

@@ -17,8 +17,8 @@ from impl.errors import Refused
 from impl.line import EmptyReply, LineChooser
 from impl.profile import Profile
 from impl.queue import Queue
-from impl.render import EMPTY, render_lines, render_rows
-from impl.text import check_utf8, cut, size
+from impl.render import EMPTY, render_lines, render_rows, row
+from impl.text import WHITE_SPACE, check_utf8, cut, size
 from impl.tree import Node, Tree, end, halves, name
 from impl.view import View
 
@@ -75,9 +75,15 @@ class Planner:
             self.profile.ahead_in_wait,
             self.profile.held_takes_job,
             self.profile.merge_order == "ready",
+            self.profile.retried_first,
         )
         self._word_sizes = {kind: size(self.profile.word(kind)) for kind in KINDS}
         self._empty = EMPTY[self.profile.empty_chat]
+        self._space = WHITE_SPACE[self.profile.trim_set]
+        self._limit = self.profile.line_limit(self.constants.node)
+        # The choosers of running calls whose replies ran out under
+        # `replies_out: asks`: each call's next `end` reads on with it (SPEC 5, 10).
+        self.asking: dict[Node, LineChooser] = {}
 
     @property
     def count(self) -> int:
@@ -87,6 +93,8 @@ class Planner:
     # Events.
 
     def _build(self, node: Node, line: str, line_size: int) -> list[Node]:
+        if self.asking:
+            self.asking.pop(node, None)
         made, ready = self.tree.build(node, line, line_size)
         chat, cview = self.chat, self.cview
         for done in made:
@@ -208,12 +216,14 @@ class Planner:
 
     def end_replies(self, node: Node, replies: list[str]) -> Outcome:
         """The call for `node` ends with the replies it got; the line is
-        chosen from them, or they fail the call (SPEC 4, 5, 10)."""
+        chosen from them, or they fail the call, or (under `replies_out:
+        asks`) they run out and the call goes on, asking for another reply:
+        its next `end` reads on (SPEC 4, 5, 10)."""
         self.forget_batch()
         self._check_running(node, "end_needs_running")
         for reply in replies:
             check_utf8(reply, "a reply")
-        chooser = self.chooser(self.tree.source(node))
+        chooser = self.asking.pop(node, None) or self.chooser(self.tree.source(node))
         try:
             for reply in replies:
                 line = chooser.offer(reply)
@@ -221,6 +231,9 @@ class Planner:
                     return self._resumed(self._install(node, line))
         except EmptyReply:
             return self._resumed(self._failed(node))
+        if self.profile.asks_again and chooser.read < chooser.tries:
+            self.asking[node] = chooser
+            return Outcome([])
         return self._resumed(self._install(node, chooser.finish()))
 
     def chooser(self, source: str) -> LineChooser:
@@ -228,23 +241,31 @@ class Planner:
         options (SPEC 5, 10)."""
         c, p = self.constants, self.profile
         return LineChooser(
-            source, c.node, c.tries, p.empty_reply == "fails", p.not_shorter == "goes_on"
+            source,
+            self._limit,
+            c.tries,
+            self._space,
+            p.empty_reply == "fails",
+            p.not_shorter == "goes_on",
+            p.word_cut,
+            p.ellipsis,
+            p.keeps_overlong,
         )
 
     def _install(self, node: Node, line: str, line_size: int = -1) -> Outcome:
         """Build `node` with a call's line (of `line_size` bytes when known):
         stripped under `trim_lines`, where a line stripped to nothing fails
-        the call; refused unless 1 to NODE bytes (SPEC 5, 10)."""
+        the call; refused unless it fits: 1 to LINE bytes, or under
+        `overlong: kept` 1 byte or more (SPEC 5, 10)."""
         if self.profile.trim_lines:
-            line, line_size = line.strip(), -1
+            line, line_size = line.strip(self._space), -1
             if not line:
                 return self._failed(node)
         if line_size < 0:
             line_size = size(line)
-        if not 1 <= line_size <= self.constants.node:
-            raise Refused(
-                "line_fits", f"a line is 1 to {self.constants.node} bytes, not {line_size}"
-            )
+        if line_size < 1 or (line_size > self._limit and not self.profile.keeps_overlong):
+            fits = "1 byte or more" if self.profile.keeps_overlong else f"1 to {self._limit}"
+            raise Refused("line_fits", f"a line is {fits} bytes, not {line_size}")
         return Outcome(self._build(node, line, line_size))
 
     def fail(self, node: Node) -> Outcome:
@@ -257,6 +278,7 @@ class Planner:
         """A failed call is counted and its node held; under a failure cap the
         FAILURES-th failure builds the node from its source cut to NODE bytes
         (SPEC 4, 10)."""
+        self.asking.pop(node, None)
         if self.queue.fail(node) < self.constants.failures or not self.profile.capped:
             return Outcome([])
         return Outcome(self.build_from_source(node))
@@ -268,6 +290,8 @@ class Planner:
         if self.queue.waiting:
             raise Refused("one_wait", "a turn already waits")
         self.queue.begin_wait()
+        if self.asking:  # the merge calls a wait stops forget what they read
+            self.asking = {n: c for n, c in self.asking.items() if n in self.queue.running}
         self._resumed(Outcome([]))
 
     def _resumed(self, outcome: Outcome) -> Outcome:
@@ -471,17 +495,27 @@ class Planner:
         return render_rows(rows, self._empty)
 
     def zoom(self, id: int, n: int) -> str:
-        """`zoom(id, 1)`: message `id`'s line whole; for a larger power of two
-        `n`, node `id+n`'s two halves rendered like the view. Refused (rule
-        `zoom`) unless `n` is a power of two, `id` a multiple of it, and the
-        messages all logged (SPEC 3.5). Zooming changes nothing, so no batch
-        ran at it."""
+        """`zoom(id, 1)`: message `id`'s line whole (after `{id}+0|` under
+        `zoom_one: headed`); for a larger power of two `n`, node `id+n`'s two
+        halves rendered like the view (their two rows alone, joined by a
+        newline, under `zoom_halves: bare`). Refused (rule `zoom`) unless `n`
+        is a power of two, `id` a multiple of it, and the messages all logged
+        (SPEC 3.5), and under `zoom_unbuilt: refused` unless both halves are
+        built (SPEC 10). Zooming changes nothing, so no batch ran at it."""
         self.forget_batch()
         if n < 1 or n & (n - 1) or id < 0 or id % n:
             raise Refused("zoom", f"need n a power of 2 and id a multiple of n, not {id}, {n}")
         node = (n.bit_length() - 1, id // n)
         if end(node) > self.count:
             raise Refused("zoom", f"messages {id}..{id + n - 1} are not all logged yet")
+        p = self.profile
         if n == 1:
-            return self.tree.line(id)
-        return render_lines([(half, self.shown(half)) for half in halves(node)], self._empty)
+            line = self.tree.line(id)
+            return f"{id}+0|{line}" if p.zoom_headed else line
+        parts = halves(node)
+        if p.zoom_refuses_unbuilt and not all(self.tree.is_built(h) for h in parts):
+            raise Refused("zoom", f"a half of {name(node)} is not summarized yet")
+        shown = [(half, self.shown(half)) for half in parts]
+        if p.zoom_bare:
+            return "".join(row(half, text) for half, text in shown)[:-1]
+        return render_lines(shown, self._empty)

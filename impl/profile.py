@@ -23,8 +23,33 @@ CHOICES = {
     "resume": ("settle", "self"),
     "empty_reply": ("ends", "fails"),
     "not_shorter": ("stops", "goes_on"),
+    "retried": ("in_place", "first"),
+    "zoom_one": ("line", "headed"),
+    "zoom_halves": ("tags", "bare"),
+    "zoom_unbuilt": ("shown", "refused"),
+    "cut": ("character", "word"),
+    "overlong": ("cut", "kept"),
+    "replies_out": ("ends", "asks"),
+    "trim_set": ("unicode", "javascript", "ascii"),
 }
 """The options that are one of a few strings, SPEC's first."""
+
+FLAGS = {
+    "retried": ("retried_first", "first"),
+    "zoom_one": ("zoom_headed", "headed"),
+    "zoom_halves": ("zoom_bare", "bare"),
+    "zoom_unbuilt": ("zoom_refuses_unbuilt", "refused"),
+    "cut": ("word_cut", "word"),
+    "overlong": ("keeps_overlong", "kept"),
+    "replies_out": ("asks_again", "asks"),
+}
+"""The two-valued options the engine keeps as flags, as it keeps `calls`,
+`failure_cap` and `retry`: each flag's field, and the value that sets it."""
+
+STRINGS = tuple(
+    name for name in CHOICES if name not in ("failure_cap", "calls", "retry") and name not in FLAGS
+)
+"""The options of CHOICES kept as the string itself."""
 
 
 @dataclass(frozen=True)
@@ -34,7 +59,12 @@ class Profile:
     "self", not "driven"), `ahead_in_wait`, `empty_chat`, `kinds` (the
     kinds it takes, in SPEC 1's order), `retry_at_message` (retry
     "message", not "tick"), `held_takes_job`, `merge_order`, `resume`,
-    `empty_reply` and `not_shorter`."""
+    `empty_reply`, `not_shorter`, `retried_first` (retried "first"),
+    `zoom_headed`, `zoom_bare` and `zoom_refuses_unbuilt` (zoom_one
+    "headed", zoom_halves "bare", zoom_unbuilt "refused"), `tolerance` (a
+    number from 1 to 4 in hundredths), `word_cut` (cut "word"), `ellipsis`
+    (one line of at most 3 bytes), `keeps_overlong` (overlong "kept"),
+    `asks_again` (replies_out "asks") and `trim_set`."""
 
     trim_lines: bool = False
     kind_words: dict[str, str] = field(default_factory=dict)
@@ -50,11 +80,30 @@ class Profile:
     resume: str = "settle"
     empty_reply: str = "ends"
     not_shorter: str = "stops"
+    retried_first: bool = False
+    zoom_headed: bool = False
+    zoom_bare: bool = False
+    zoom_refuses_unbuilt: bool = False
+    tolerance: float = 1.0
+    word_cut: bool = False
+    ellipsis: str = ""
+    keeps_overlong: bool = False
+    asks_again: bool = False
+    trim_set: str = "unicode"
 
     def __post_init__(self) -> None:
-        for name in ("merge_order", "resume", "empty_reply", "not_shorter", "empty_chat"):
+        for name in STRINGS:
             if getattr(self, name) not in CHOICES[name]:
                 raise ValueError(f"{name} is one of {CHOICES[name]}")
+        hundredths = self.tolerance * 100
+        if not 100 <= hundredths <= 400 or abs(hundredths - round(hundredths)) > 1e-6:
+            raise ValueError(f"tolerance is from 1 to 4 in hundredths, not {self.tolerance!r}")
+        try:
+            ellipsis_bytes = len(self.ellipsis.encode("utf-8"))
+        except UnicodeEncodeError:
+            ellipsis_bytes = -1
+        if not 0 <= ellipsis_bytes <= 3 or "\n" in self.ellipsis or "\r" in self.ellipsis:
+            raise ValueError(f"the ellipsis is one line of at most 3 bytes, not {self.ellipsis!r}")
         if not self.kinds or list(self.kinds) != [k for k in KINDS if k in self.kinds]:
             raise ValueError(f"kinds are some of {KINDS}, at least one, each once, in that order")
 
@@ -67,6 +116,10 @@ class Profile:
     def word(self, kind: str) -> str:
         """The word written before `: ` in a message's line (SPEC 1, 10)."""
         return self.kind_words.get(kind, kind)
+
+    def line_limit(self, node_bytes: int) -> int:
+        """LINE: NODE, or NODE × tolerance rounded down, computed in hundredths (SPEC 5, 10)."""
+        return node_bytes * round(self.tolerance * 100) // 100
 
     @classmethod
     def from_json(cls, options: dict[str, Any]) -> Profile:
@@ -83,6 +136,11 @@ class Profile:
         for name in ("trim_lines", "need_first", "ahead_in_wait", "held_takes_job"):
             if name in options and not isinstance(options[name], bool):
                 raise ValueError(f"{name} is true or false, not {options[name]!r}")
+        tolerance = options.get("tolerance", 1)
+        if isinstance(tolerance, bool) or not isinstance(tolerance, int | float):
+            raise ValueError(f"tolerance is a number, not {tolerance!r}")
+        if not isinstance(options.get("ellipsis", ""), str):
+            raise ValueError(f"ellipsis is a string, not {options['ellipsis']!r}")
         kinds = options.get("kinds", list(KINDS))
         if not isinstance(kinds, list) or not all(k in KINDS for k in kinds if isinstance(k, str)):
             raise ValueError(f"kinds is a list of some of {KINDS}, not {kinds!r}")
@@ -99,15 +157,19 @@ class Profile:
             capped=given["failure_cap"] == "failures",
             self_calls=given["calls"] == "self",
             ahead_in_wait=given["ahead_in_wait"],
-            empty_chat=given["empty_chat"],
             kinds=tuple(kind for kind in KINDS if kind in kinds),
             retry_at_message=given["retry"] == "message",
             held_takes_job=given["held_takes_job"],
-            merge_order=given["merge_order"],
-            resume=given["resume"],
-            empty_reply=given["empty_reply"],
-            not_shorter=given["not_shorter"],
+            tolerance=float(tolerance),
+            ellipsis=given["ellipsis"],
+            **{name: given[name] for name in STRINGS},
+            **{flag: given[name] == value for name, (flag, value) in FLAGS.items()},
         )
+
+    def _said(self, name: str) -> str:
+        """A flag's option as the protocol writes it (SPEC 10)."""
+        flag, value = FLAGS[name]
+        return value if getattr(self, flag) else CHOICES[name][0]
 
     def to_json(self) -> dict[str, Any]:
         """The profile's JSON form, every option spelled out (SPEC 10)."""
@@ -126,6 +188,16 @@ class Profile:
             "resume": self.resume,
             "empty_reply": self.empty_reply,
             "not_shorter": self.not_shorter,
+            "retried": self._said("retried"),
+            "zoom_one": self._said("zoom_one"),
+            "zoom_halves": self._said("zoom_halves"),
+            "zoom_unbuilt": self._said("zoom_unbuilt"),
+            "tolerance": self.tolerance,
+            "cut": self._said("cut"),
+            "ellipsis": self.ellipsis,
+            "overlong": self._said("overlong"),
+            "replies_out": self._said("replies_out"),
+            "trim_set": self.trim_set,
         }
 
 

@@ -201,6 +201,16 @@ def ready(profile: Profile) -> dict[str, Any]:
     }
 
 
+def opened(header: dict[str, Any], profile: Profile) -> tuple[Session | None, dict[str, Any]]:
+    """A chat for a scenario's header and the answer to it: ready, or not
+    ready (no chat) for constants this engine cannot take beyond what SPEC 7
+    refuses (a tool cap with no room for its clip marker)."""
+    try:
+        return Session(header, profile), ready(profile)
+    except ValueError as error:
+        return None, {"ready": False, "unsupported": {"constants": str(error)}}
+
+
 def lines(source: BinaryIO) -> Iterator[list[bytes]]:
     """The complete lines the input holds each time it is read: the bridge
     writes ahead, so answers are flushed once per read, not once per line."""
@@ -221,10 +231,9 @@ def serve(source: BinaryIO, sink: BinaryIO, profile: Profile) -> None:
         for raw in batch:
             request = json.loads(raw)
             if "format" in request:
-                session = Session(request, profile)
-                answer = ready(profile)
+                session, answer = opened(request, profile)
             elif session is None:
-                raise SystemExit("impl.protocol: the first line must be a scenario header")
+                raise SystemExit("impl.protocol: the first line must be a ready scenario header")
             else:
                 answer = session.answer(request)
             out.append(compact(answer) + b"\n")

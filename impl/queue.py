@@ -39,8 +39,11 @@ def _without(nodes: tuple[Node, ...], node: Node) -> tuple[Node, ...]:
 class Queue:
     """The compactor's state (SPEC 4): `unbuilt` leaves that need a call,
     `ready` merges that need a call, `running` calls in start order, `held`
-    nodes whose last call failed (until the next message or retry tick),
-    `failures` failed calls per unbuilt node, `waiting` for a settled view.
+    nodes whose last call failed (until the next message or retry tick), in
+    the order they failed, `failures` failed calls per unbuilt node,
+    `waiting` for a settled view; under `retried: first` (SPEC 10),
+    `retried`, the nodes let go since, not started again, in the order they
+    were let go.
 
     The candidates are asked for after every event but change only with the
     queue, so both lists (as the turn stands, and as if a turn waited) are
@@ -55,6 +58,7 @@ class Queue:
         ahead_in_wait: bool = True,
         held_takes_job: bool = False,
         ready_order: bool = False,
+        retried_first: bool = False,
     ) -> None:
         self.jobs = jobs
         self.ahead = ahead
@@ -62,10 +66,12 @@ class Queue:
         self.ahead_in_wait = ahead_in_wait
         self.held_takes_job = held_takes_job
         self.ready_order = ready_order
+        self.retried_first = retried_first
         self.unbuilt: list[Node] = []
         self.ready: list[Node] = []
         self.running: dict[Node, None] = {}
-        self.held: set[Node] = set()
+        self.held: dict[Node, None] = {}
+        self.retried: list[Node] = []
         self.failures: dict[Node, int] = {}
         self.waiting = False
         self._offered: tuple[tuple[Node, ...], tuple[Node, ...]] | None = None
@@ -91,7 +97,9 @@ class Queue:
         if node in self.running:
             del self.running[node]
         if self.held:
-            self.held.discard(node)
+            self.held.pop(node, None)
+        if self.retried and node in self.retried:
+            self.retried.remove(node)
         if self.failures:
             self.failures.pop(node, None)
         if ready is not None:
@@ -133,10 +141,17 @@ class Queue:
 
     def _offer(self, leaves: list[Node], room: int, merges: bool = True) -> tuple[Node, ...]:
         """`leaves`, then (with `merges`) the ready merges, leaving out running
-        and held nodes, cut to `room` (SPEC 4)."""
+        and held nodes, cut to `room`; under `retried: first` the nodes let
+        go after a failure before both (SPEC 4, 10)."""
         if room <= 0:
             return ()
         running, held = self.running, self.held
+        if self.retried:
+            work = [n for n in leaves if n not in running and n not in held]
+            if merges:
+                work += [n for n in self.ready if n not in running and n not in held]
+            first = [n for n in self.retried if n in work]
+            return tuple((first + [n for n in work if n not in first])[:room])
         if not running and not held:
             if not merges or len(leaves) >= room:
                 return tuple(leaves[:room])
@@ -162,6 +177,8 @@ class Queue:
         for a merge under `need_first` (a wait would stop it: it takes no room
         there). Otherwise the lists are made again."""
         self.running[node] = None
+        if self.retried and node in self.retried:
+            self.retried.remove(node)
         if self._offered is not None:
             calm, waiting = self._offered
             stopped_by_wait = self.need_first and node[0] > 0
@@ -175,7 +192,7 @@ class Queue:
         """A running call failed: hold the node and count the failure; returns
         the node's failure count (SPEC 4)."""
         del self.running[node]
-        self.held.add(node)
+        self.held[node] = None
         self._offered = None
         return self.count_failure(node)
 
@@ -186,8 +203,11 @@ class Queue:
         return self.failures[node]
 
     def release(self) -> None:
-        """A message or a RETRY tick: held nodes may be tried again (SPEC 4)."""
+        """A message or a RETRY tick: held nodes may be tried again, let go in
+        the order they failed (SPEC 4, 10)."""
         if self.held:
+            if self.retried_first:
+                self.retried.extend(self.held)
             self.held.clear()
             self._offered = None
 

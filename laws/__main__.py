@@ -41,8 +41,9 @@ from laws.registry import (
 from model.profile import Profile as EngineProfile
 from model.profile import deviations, from_options
 from scenarios.arguments import jobs_option
+from scenarios.database import checked as checked_database
 from scenarios.database import chosen as chosen_database
-from scenarios.database import database as named
+from scenarios.database import named as named_database
 from scenarios.format import loads
 from scenarios.shard import Shard, parse
 
@@ -149,16 +150,18 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     return top
 
 
-def campaign(args: argparse.Namespace) -> tuple[Shard, str]:
-    """The shard this run is and the example database's URL, checked;
-    ValueError, in one line, for a shard that is not K/N, a shard without
-    the run's seed, or a database that cannot be."""
+def campaign(args: argparse.Namespace) -> tuple[Shard, str | None]:
+    """The shard this run is and the example database's URL, checked (None:
+    the environment's cannot be used, said in a line of warning); ValueError,
+    in one line, for a shard that is not K/N, a shard without the run's
+    seed, or a `--database` that cannot be used."""
     shard = parse(args.shard) if args.shard is not None else Shard()
     if shard.count > 1 and args.seed is None:
         raise ValueError("--shard needs --seed: the run's seed, the same on every shard")
-    url = chosen_database(args.database, LOCAL)
-    named(url, LOCAL)
-    return shard, url
+    if args.seed is None and args.profile != "deep":
+        named_database(chosen_database(args.database, LOCAL), LOCAL)  # its form only:
+        return shard, None  # a derandomized run keeps no example
+    return shard, checked_database(args.database, LOCAL, LOCAL)
 
 
 def main(argv: list[str] | None = None, prog: str = PROG) -> int:

@@ -19,21 +19,31 @@ from laws.line import (  # noqa: F401
     replies_choose_line,
 )
 from laws.profile import (  # noqa: F401
+    bare_zoom_drops_tags,
+    ellipsis_marks_cut,
     empty_chat_shows_blank_line,
     empty_reply_fails_call,
     goes_on_past_not_shorter,
     held_takes_a_job,
+    kept_best_stays_whole,
     kind_words_lead,
     kinds_refuse_others,
     no_cap_keeps_trying,
     no_need_first_stops_nothing,
     profile_read_back,
     ready_merges_keep_arrival,
+    retried_start_first,
+    run_out_asks_again,
     self_resume_ends_settled_wait,
     self_starts_every_candidate,
     tick_retry_keeps_held,
+    tolerance_widens_fit,
     trim_lines_trims,
+    trim_set_names_whitespace,
+    unbuilt_zoom_refused,
     wait_ignores_ahead,
+    word_cut_drops_last_word,
+    zoom_one_shows_head,
 )
 from laws.push import (  # noqa: F401
     first_is_not_last,
@@ -91,7 +101,10 @@ kind_words_lead trim_lines_trims no_need_first_stops_nothing no_cap_keeps_trying
 self_starts_every_candidate wait_ignores_ahead empty_chat_shows_blank_line
 kinds_refuse_others tick_retry_keeps_held held_takes_a_job
 ready_merges_keep_arrival self_resume_ends_settled_wait
-empty_reply_fails_call goes_on_past_not_shorter profile_read_back
+empty_reply_fails_call goes_on_past_not_shorter retried_start_first
+zoom_one_shows_head bare_zoom_drops_tags unbuilt_zoom_refused
+tolerance_widens_fit word_cut_drops_last_word ellipsis_marks_cut kept_best_stays_whole
+run_out_asks_again trim_set_names_whitespace profile_read_back
 """.split()
 """The laws of SPEC 8, in the order of its tables."""
 

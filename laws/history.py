@@ -245,16 +245,20 @@ def check_step_laws(
     its own verdict. Without `engine`, the laws that SPEC's own profile
     switches off, which see only the histories drawn under another profile,
     are then checked again on histories of profiles they apply to, as an
-    `--only` run of them would be. A failure outside every law stops the run."""
+    `--only` run of them would be (also those no shared history applied
+    to). A failure outside every law stops the run."""
     results: dict[str, Held | Broken | NotApplicable] = {}
     tally = Tally()
     harness = _check(list(laws), profile, folder, progress, engine, results, tally)
     stopped = profile.first_break and any(isinstance(r, Broken) for r in results.values())
     mixed = any(law.off(EngineProfile()) is None for law in laws)  # see profiles_for
+    # A law the shared histories never applied to (none of their profiles
+    # switched it on) gets that pass too, or it would never be checked.
     again = [
         law
         for law in laws
-        if law.off(EngineProfile()) is not None and isinstance(results.get(law.name), Held)
+        if law.off(EngineProfile()) is not None
+        and isinstance(results.get(law.name), Held | NotApplicable)
     ]
     if engine is None and mixed and again and harness is None and not stopped:
         harness = _check(again, profile, folder, progress, engine, results, tally)

@@ -23,6 +23,7 @@ names the option that does, or gives None where it applies.
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -233,6 +234,20 @@ Off = Callable[[EngineProfile], str | None]
 
 def always(_: EngineProfile) -> str | None:
     return None
+
+
+def declared(option: str) -> Off:
+    """Off while `option` keeps SPEC's value: a law of what an engine that
+    declares another does (SPEC 8, 10), checked on histories of profiles
+    that declare one (laws/history.py gives such a law a pass of its own)."""
+    spec = getattr(EngineProfile(), option)
+
+    def off(profile: EngineProfile) -> str | None:
+        if getattr(profile, option) != spec:
+            return None
+        return f"{option} {json.dumps(spec, ensure_ascii=False)}"
+
+    return off
 
 
 @dataclass(frozen=True)

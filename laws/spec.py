@@ -10,8 +10,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 from functools import cache
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
+from laws.registry import Step
 from model import bits, machine
 from model import node as nodes
 from model import text as texts
@@ -27,6 +28,32 @@ V = TypeVar("V")
 
 PLACEHOLDER = "(not summarized yet: zoom it)"
 """What an unbuilt line shows (SPEC 3, 7), restated."""
+
+ZS = [0x20, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000]
+"""Unicode's space separators (category Zs), which every set but ASCII's holds."""
+
+WHITE_SPACE = {
+    "unicode": frozenset(map(chr, [*range(0x09, 0x0E), 0x85, 0x2028, 0x2029, *ZS])),
+    "javascript": frozenset(map(chr, [0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x2028, 0x2029, 0xFEFF, *ZS])),
+    "ascii": frozenset(map(chr, [0x09, 0x0A, 0x0C, 0x0D, 0x20])),
+}
+"""The named sets of white space (SPEC 3.6), restated from the code points it lists."""
+
+
+def strip(text: str, profile: Profile) -> str:
+    """`text` without the profile's white space at either end (SPEC 3.6)."""
+    space = WHITE_SPACE[profile.trim_set]
+    first, end = 0, len(text)
+    while first < end and text[first] in space:
+        first += 1
+    while end > first and text[end - 1] in space:
+        end -= 1
+    return text[first:end]
+
+
+def line_limit(node: int, profile: Profile) -> int:
+    """LINE: NODE, or ⌊NODE × tolerance⌋ with the tolerance in hundredths (SPEC 5, 10)."""
+    return node * round(profile.tolerance * 100) // 100
 
 
 @cache
@@ -314,13 +341,14 @@ def merge_order(state: State) -> list[Line]:
     return sorted(found, key=lambda m: kept.index(m) if m in kept else len(kept))
 
 
-def queue(state: State, waiting: bool) -> list[Line]:
-    """The candidates restated (SPEC 4, 10): unbuilt leaves oldest first within
-    AHEAD (all of them while a turn waits with `ahead_in_wait` off), then the
-    ready merges by (level, index) or as `merge_order` says (none while a turn waits, under
-    `need_first`), leaving out running and held nodes, cut to JOBS minus the
-    running calls (the running merges stopped, when a wait stops them) and,
-    under `held_takes_job`, minus the held nodes."""
+def work(state: State, waiting: bool) -> list[Line]:
+    """The candidates restated before the cut to room (SPEC 4, 10): unbuilt
+    leaves oldest first within AHEAD (all of them while a turn waits with
+    `ahead_in_wait` off), then the ready merges by (level, index) or as
+    `merge_order` says (none while a turn waits, under `need_first`),
+    leaving out running and held nodes (the running merges stopped, when a
+    wait stops them); under `retried: first` the nodes let go after a
+    failure first, in the order they were let go."""
     c, p, q = state.constants, state.profile, state.queue
     running = [plain(n) for n in q.running]
     if waiting and p.need_first:
@@ -329,14 +357,30 @@ def queue(state: State, waiting: bool) -> list[Line]:
     leaves = leaves_unbuilt(state)
     if not (waiting and not p.ahead_in_wait):
         leaves = leaves[: c.ahead]
-    work = [leaf for leaf in leaves if leaf not in busy]
+    found = [leaf for leaf in leaves if leaf not in busy]
     if waiting and p.need_first:
         view = set(lines(state.chat.view))
-        work = [leaf for leaf in work if leaf in view]
+        found = [leaf for leaf in found if leaf in view]
     else:
-        work += [m for m in merge_order(state) if m not in busy]
-    room = c.jobs - len(running) - (len(q.held) if p.held_takes_job else 0)
-    return work[: max(room, 0)]
+        found += [m for m in merge_order(state) if m not in busy]
+    if p.retried == "first":
+        again = [plain(n) for n in q.retried]
+        found = [n for n in again if n in found] + [n for n in found if n not in again]
+    return found
+
+
+def room(state: State, waiting: bool) -> int:
+    """How many calls may start (SPEC 4, 10): JOBS less the running calls
+    (the running merges stopped, when a wait stops them) and, under
+    `held_takes_job`, less the held nodes; never below 0."""
+    c, p, q = state.constants, state.profile, state.queue
+    running = [n for n in q.running if not (waiting and p.need_first and n.level > 0)]
+    return max(c.jobs - len(running) - (len(q.held) if p.held_takes_job else 0), 0)
+
+
+def queue(state: State, waiting: bool) -> list[Line]:
+    """The candidates restated (SPEC 4, 10): `work` cut to `room`."""
+    return work(state, waiting)[: room(state, waiting)]
 
 
 def without_last_event(state: State) -> State:
@@ -349,26 +393,126 @@ def without_last_event(state: State) -> State:
     )
 
 
+def chooser_cut(text: str, limit: int, profile: Profile) -> str:
+    """The chooser's cut, restated (SPEC 5, 10): a text of at most `limit`
+    bytes as it is; a longer one cut at a character boundary to `limit` less
+    the ellipsis, under `cut: word` back to before its last white space when
+    that is not its first character and then without the white space it
+    ends in (unless nothing is left), then the ellipsis."""
+    if size(text) <= limit:
+        return text
+    head = cut(text, limit - size(profile.ellipsis))
+    if profile.cut == "word":
+        space = WHITE_SPACE[profile.trim_set]
+        words = head
+        for at in range(len(head) - 1, 0, -1):
+            if head[at] in space:
+                words = head[:at]
+                break
+        while words and words[-1] in space:
+            words = words[:-1]
+        head = words or head
+    return head + profile.ellipsis
+
+
+def runs_out(replies: list[str], node: int, tries: int, profile: Profile) -> bool:
+    """Whether a conversation's replies run out before TRIES with no line
+    chosen: fewer than TRIES, none empty once stripped, none fitting, and
+    (unless `not_shorter: goes_on`) each follow-up shorter than the best
+    before it (SPEC 5)."""
+    if len(replies) >= tries:
+        return False
+    best: int | None = None
+    for reply in replies:
+        length = size(strip(reply, profile))
+        if length == 0 or length <= line_limit(node, profile):
+            return False
+        if best is not None and length >= best and profile.not_shorter == "stops":
+            return False
+        best = length if best is None else min(best, length)
+    return True
+
+
 def choose(source: str, replies: list[str], node: int, tries: int, profile: Profile) -> str | None:
     """The line SPEC 5 chooses from a call's replies, restated: each reply
-    stripped; a fit is the line; an empty reply ends the tries (None, the
-    call fails, under `empty_reply: fails`); a follow-up not shorter than the
-    best ends them (is passed over under `not_shorter: goes_on`); at the end
-    the best (or the source) cut (SPEC 5, 10)."""
+    stripped; a fit (1 to LINE bytes) is the line; an empty reply ends the
+    tries (None, the call fails, under `empty_reply: fails`); a follow-up not
+    shorter than the best ends them (is passed over under `not_shorter:
+    goes_on`); at the end the best whole under `overlong: kept`, else the
+    best (or the source) cut. None too when the replies run out and the
+    call asks for another (`replies_out: asks`) (SPEC 5, 10)."""
+    if profile.replies_out == "asks" and runs_out(replies, node, tries, profile):
+        return None
+    limit = line_limit(node, profile)
     best: str | None = None
     for reply in replies[:tries]:
-        reply = reply.strip()
+        reply = strip(reply, profile)
         if not reply:
             if profile.empty_reply == "fails":
                 return None
             break
-        if size(reply) <= node:
+        if size(reply) <= limit:
             return reply
         if best is None or size(reply) < size(best):
             best = reply
         elif profile.not_shorter == "stops":
             break
-    return cut(source if best is None else best, node)
+    if best is not None and profile.overlong == "kept":
+        return best
+    return chooser_cut(source if best is None else best, limit, profile)
+
+
+def conversation(state: State, node: Line) -> list[str]:
+    """The replies a running call that asks for another has read (SPEC 5, 10):
+    as the model keeps them, which the law `run_out_asks_again` checks."""
+    return list(dict(state.queue.asked).get(node_of(node), ()))
+
+
+def end_outcome(state: State, event: End, profile: Profile) -> tuple[str, str | None]:
+    """What an `end` of a running call does under `profile` (SPEC 4, 5, 10):
+    `("build", line)`, `("fail", None)` (the replies or an emptied line fail
+    it), `("ask", None)` (its replies run out under `replies_out: asks`) or
+    `("refuse", None)` (the line does not fit: rule `line_fits`)."""
+    c, node = state.constants, plain(event.node)
+    line = event.line
+    if event.replies is not None:
+        read = conversation(state, node) + list(event.replies)
+        if profile.replies_out == "asks" and runs_out(read, c.node, c.tries, profile):
+            return "ask", None
+        line = choose(source(state, node), read, c.node, c.tries, profile)
+        if line is None:
+            return "fail", None
+    assert line is not None
+    if profile.trim_lines:
+        line = strip(line, profile)
+        if not line:
+            return "fail", None
+    most = size(line) if profile.overlong == "kept" else line_limit(c.node, profile)
+    return ("build", line) if 1 <= size(line) <= most else ("refuse", None)
+
+
+def declared_outcome(step: Step, option: str, other: Any) -> None:
+    """At a taken `end` whose outcome under the profile with `option` at
+    `other` would differ: the model did what the declared profile says (the
+    line built; a failure counted; the call still running, asking) (SPEC 10)."""
+    event = step.event
+    if not isinstance(event, End) or step.refused:
+        return
+    before, after = step.before, step.after
+    declared = end_outcome(before, event, before.profile)
+    if declared == end_outcome(before, event, replace(before.profile, **{option: other})):
+        return
+    node = plain(event.node)
+    kind, line = declared
+    if kind == "build":
+        assert text(after, node) == line, f"{name(node)} was built with {text(after, node)!r}"
+    elif kind == "ask":
+        assert event.node in after.queue.running, f"{name(node)}'s call stopped asking"
+        assert text(after, node) is None, f"{name(node)} was built while its call asks"
+    else:
+        was = dict(before.queue.failures).get(event.node, 0)
+        now = dict(after.queue.failures).get(event.node, was + 1)
+        assert now == was + 1, f"{name(node)}'s call did not fail"
 
 
 def source(state: State, line: Line) -> str:
@@ -396,11 +540,37 @@ def utf8(text: str) -> bool:
 
 
 def zoom_node(state: State, id: int, n: int) -> Line | None:
-    """The node `zoom(id, n)` opens, or None when it is refused (SPEC 3.5)."""
+    """The node `zoom(id, n)` opens, or None when it is refused (SPEC 3.5;
+    under `zoom_unbuilt: refused` also when a half is not built, SPEC 10)."""
     if n < 1 or n & (n - 1) or id % n:
         return None
     line = (n.bit_length() - 1, id // n)
-    return line if span(line)[1] <= count(state) else None
+    if span(line)[1] > count(state):
+        return None
+    if line[0] and state.profile.zoom_unbuilt == "refused":
+        if not all(built(state, half) for half in halves(line)):
+            return None
+    return line
+
+
+def halves(line: Line) -> list[Line]:
+    """A merge's two halves, left first (SPEC 2)."""
+    level, index = line
+    return [(level - 1, 2 * index), (level - 1, 2 * index + 1)]
+
+
+def zoom_shown(state: State, line: Line) -> str:
+    """What a zoom on `line` (not refused) shows, restated (SPEC 3.5, 10): a
+    leaf's message line whole, after `{id}+0|` under `zoom_one: headed`; a
+    merge's halves rendered like the view, or their rows alone joined by a
+    newline under `zoom_halves: bare`."""
+    if line[0] == 0:
+        whole = source(state, line)
+        return f"{line[1]}+0|{whole}" if state.profile.zoom_one == "headed" else whole
+    rows = [(half, shown(state, half)) for half in halves(line)]
+    if state.profile.zoom_halves == "bare":
+        return "\n".join(f"{name(half)}|{flat(t)}" for half, t in rows)
+    return render(state, rows)
 
 
 def rule(state: State, event: Event) -> str | None:
@@ -454,10 +624,11 @@ def broken_rules(state: State, event: Event) -> list[str]:
         case End(node, given, replies):
             idle = plain(node) not in running
             texts_in = [given] if given is not None else list(replies or ())
+            readable = all(utf8(t) for t in texts_in)
             checks = [
                 ("end_needs_running", idle),
-                ("utf8", not all(utf8(t) for t in texts_in)),
-                ("line_fits", unfit(state, event, idle)),
+                ("utf8", not readable),
+                ("line_fits", unfit(state, event, idle, readable)),
             ]
         case Fail(node):
             checks = [("fail_needs_running", plain(node) not in running)]
@@ -473,27 +644,29 @@ def broken_rules(state: State, event: Event) -> list[str]:
     return [name for name, broken in checks if broken]
 
 
-def unfit(state: State, event: End, idle: bool) -> bool:
-    """Whether an end's line is not 1 to NODE bytes (SPEC 4.1 `line_fits`):
-    the line given, its bytes counted as written (a surrogate too); for a
-    running call, the one chosen from its replies (SPEC 5), and under
-    `trim_lines` the line stripped, where one left empty fails the call
-    instead. A call that does not run has no source to choose from."""
+def unfit(state: State, event: End, idle: bool, readable: bool) -> bool:
+    """Whether an end's line does not fit (SPEC 4.1 `line_fits`): it is not
+    1 to LINE bytes (NODE, or ⌊NODE × tolerance⌋), or under `overlong:
+    kept` it is empty (SPEC 5, 10). For a running call whose texts have a
+    UTF-8 form, as `end_outcome` says (the line chosen from its
+    conversation, stripped under `trim_lines`, where one left empty fails
+    the call instead); else the line given, its bytes counted as written (a
+    surrogate too), stripped only for a running call: a call that does not
+    run (`idle`) has no source to choose from. `readable`: whether every
+    text of the end has a UTF-8 form."""
     c, p = state.constants, state.profile
+    if not idle and readable:
+        return end_outcome(state, event, p)[0] == "refuse"
     line = event.line
-    if line is None:
-        if idle or not all(utf8(t) for t in event.replies or ()):
-            return False
-        line = choose(
-            source(state, plain(event.node)), list(event.replies or ()), c.node, c.tries, p
-        )
     if line is None:
         return False
     if p.trim_lines and not idle:
-        line = line.strip()
+        line = strip(line, p)
         if not line:
             return False
-    return not 1 <= len(line.encode("utf-8", "surrogatepass")) <= c.node
+    length = len(line.encode("utf-8", "surrogatepass"))
+    most = length if p.overlong == "kept" else line_limit(c.node, p)
+    return not 1 <= length <= most
 
 
 def two_rule_events(state: State, last: Event) -> list[Event]:
@@ -509,7 +682,7 @@ def two_rule_events(state: State, last: Event) -> list[Event]:
     message that brings the chat to 1, 2, 4, 8, ... messages: a message of
     no kind with a text of no UTF-8 form; a settle; ends of a call not
     running and of the first running call, with a line of no UTF-8 form, an
-    empty one and one over NODE of no UTF-8 form; starts of the first leaf
+    empty one and one over LINE of no UTF-8 form; starts of the first leaf
     and the first merge not logged yet. Which of them break two rules
     there, `broken_rules` says (the nodes are only chosen from the state)."""
     q, c, t = state.queue, state.constants, count(state)
@@ -523,7 +696,7 @@ def two_rule_events(state: State, last: Event) -> list[Event]:
             starts += [*q.held, *q.running, *q.unbuilt[c.ahead :][:1]]
             starts += [nodes.parent(leaf) for leaf in q.unbuilt[:1]]
     elif isinstance(last, Message) and not t & (t - 1):
-        bad, over = "a\ud800", "x" * c.node + "\ud800"
+        bad, over = "a\ud800", "x" * line_limit(c.node, state.profile) + "\ud800"
         events = [Message("none of SPEC's", bad), Settle()]
         events += [End(n, line) for n in (idle, *q.running[:1]) for line in (bad, "", over)]
         starts = [idle, Node(1, bits.from_int(t // 2 + 1))]

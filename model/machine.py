@@ -21,7 +21,7 @@ from model.bits import Bits
 from model.constants import Constants
 from model.errors import Refused
 from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait, Zoom
-from model.line import choose_line
+from model.line import choose_line, fits
 from model.node import Node
 from model.profile import Profile
 from model.queue import Queue
@@ -117,9 +117,12 @@ def _start(state: State, node: Node) -> State:
 def _end(state: State, event: End) -> State:
     """SPEC 4, 5, 10: the call's line, given or chosen from its replies, is
     installed (stripped under `trim_lines`, and a line stripped to nothing
-    fails the call, as replies that fail it under `empty_reply: fails` do)."""
+    fails the call, as replies that fail it under `empty_reply: fails` do);
+    replies that run out under `replies_out: asks` leave the call running,
+    asking for another, and its next `end` reads on from them. A line must
+    fit (1 to LINE bytes; under `overlong: kept`, 1 byte or more)."""
     queues.check_running(state.queue, event.node, "end_needs_running")
-    c = state.constants
+    c, p = state.constants, state.profile
     if event.replies is None:
         line = str(event.line)
         _check_utf8(line, "the line")
@@ -127,16 +130,20 @@ def _end(state: State, event: End) -> State:
         for reply in event.replies:
             _check_utf8(reply, "a reply")
         source = trees.source(state.tree, event.node)
-        chosen = choose_line(source, event.replies, c.node, c.tries, state.profile).line
-        if chosen is None:
+        read = queues.conversation(state.queue, event.node) + event.replies
+        choice = choose_line(source, read, c.node, c.tries, p)
+        if choice.asks:
+            return replace(state, queue=queues.ask(state.queue, event.node, read))
+        if choice.line is None:
             return _failed(state, event.node)
-        line = chosen
-    if state.profile.trim_lines:
-        line = line.strip()
+        line = choice.line
+    if p.trim_lines:
+        line = texts.strip(line, p.trim_set)
         if not line:
             return _failed(state, event.node)
-    if not 1 <= texts.size(line) <= c.node:
-        raise Refused("line_fits", f"a line is 1 to {c.node} bytes, not {texts.size(line)}")
+    if not fits(line, c.node, p):
+        most = "" if p.overlong == "kept" else f" to {p.line_limit(c.node)}"
+        raise Refused("line_fits", f"a line is 1{most} bytes, not {texts.size(line)}")
     return _build(state, event.node, line)
 
 
@@ -198,7 +205,7 @@ def _apply(state: State, event: Event) -> State:
         case Retry():
             return replace(state, queue=queues.retry(state.queue))
         case Zoom():
-            zooms.zoomed_node(state.count, event.id, event.n)
+            zooms.zoomed_node(state.tree, state.count, event.id, event.n, state.profile)
             return state
     raise Refused("event", f"unknown event {event!r}")
 

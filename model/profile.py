@@ -35,12 +35,50 @@ MERGE_ORDERS = ("level", "ready")
 EMPTY_CHATS = ("tags", "blank_line")
 """How an empty list of lines renders (SPEC 3, 10, option `empty_chat`)."""
 
+RETRIED = ("in_place", "first")
+"""Where a node let go after a failure queues (SPEC 4, 10, option `retried`)."""
+
+ZOOM_ONES = ("line", "headed")
+"""What `zoom(id, 1)` shows (SPEC 3.5, 10, option `zoom_one`)."""
+
+ZOOM_HALVES = ("tags", "bare")
+"""How `zoom(id, n)` shows a node's two halves (SPEC 3.5, 10, option `zoom_halves`)."""
+
+ZOOM_UNBUILT = ("shown", "refused")
+"""Whether a zoom over an unbuilt half is taken (SPEC 3.5, 10, option `zoom_unbuilt`)."""
+
+CUTS = ("character", "word")
+"""Where the line chooser cuts its best reply (SPEC 5, 10, option `cut`)."""
+
+OVERLONG = ("cut", "kept")
+"""What the line chooser does with a best reply that does not fit (SPEC 5, 10)."""
+
+REPLIES_OUT = ("ends", "asks")
+"""What replies that run out before the tries end do (SPEC 5, 10, option `replies_out`)."""
+
+TRIM_SETS = ("unicode", "javascript", "ascii")
+"""The named sets of white space (SPEC 3.6, 10, option `trim_set`)."""
+
+TOLERANCES = (1, 4)
+"""The least and greatest `tolerance`, a number in hundredths (SPEC 5, 10)."""
+
+ELLIPSIS_BYTES = 3
+"""The most bytes an `ellipsis` may have: a cut to NODE (at least 4 bytes)
+then keeps room for a character (SPEC 7, 10)."""
+
+
+def _utf8_size(text: str) -> int:
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return -1
+
 
 @dataclass(frozen=True, slots=True)
 class Profile:
     """SPEC 10. `kind_words` holds `(kind, word)` pairs, sorted by kind, for
     the kinds an engine writes with its own word; `kinds` the kinds it takes,
-    in SPEC 1's order."""
+    in SPEC 1's order; `tolerance` a number from 1 to 4 in hundredths."""
 
     trim_lines: bool = False
     kind_words: tuple[tuple[str, str], ...] = ()
@@ -56,6 +94,16 @@ class Profile:
     resume: str = "settle"
     empty_reply: str = "ends"
     not_shorter: str = "stops"
+    retried: str = "in_place"
+    zoom_one: str = "line"
+    zoom_halves: str = "tags"
+    zoom_unbuilt: str = "shown"
+    tolerance: float = 1.0
+    cut: str = "character"
+    ellipsis: str = ""
+    overlong: str = "cut"
+    replies_out: str = "ends"
+    trim_set: str = "unicode"
 
     def __post_init__(self) -> None:
         for kind, word in self.kind_words:
@@ -74,6 +122,29 @@ class Profile:
             raise ValueError(
                 f"kinds are some of {', '.join(KINDS)}, at least one, each once, in that order"
             )
+        least, most = TOLERANCES
+        in_hundredths = abs(self.hundredths - self.tolerance * 100) <= 1e-6
+        if not least <= self.tolerance <= most or not in_hundredths:
+            raise ValueError(
+                f"tolerance is a number from {least} to {most} in hundredths, "
+                f"not {self.tolerance!r}"
+            )
+        if not 0 <= _utf8_size(self.ellipsis) <= ELLIPSIS_BYTES or any(
+            c in self.ellipsis for c in "\r\n"
+        ):
+            raise ValueError(
+                f"the ellipsis is one line of at most {ELLIPSIS_BYTES} bytes, not {self.ellipsis!r}"
+            )
+
+    @property
+    def hundredths(self) -> int:
+        """`tolerance` in hundredths, the integer its limit is computed with (SPEC 5, 10)."""
+        return round(self.tolerance * 100)
+
+    def line_limit(self, node_bytes: int) -> int:
+        """LINE, the most bytes a line fits in: NODE, or ⌊NODE × tolerance⌋,
+        computed exactly (SPEC 5, 10)."""
+        return node_bytes * self.hundredths // 100
 
     def word(self, kind: str) -> str:
         """The word written before `: ` in a message's line (SPEC 1, 10)."""
@@ -132,6 +203,18 @@ def deviations(profile: Profile) -> list[str]:
         out.append(f"empty_reply {profile.empty_reply}")
     if profile.not_shorter != "stops":
         out.append(f"not_shorter {profile.not_shorter}")
+    for name in ("retried", "zoom_one", "zoom_halves", "zoom_unbuilt"):
+        if getattr(profile, name) != TYPES[name][0]:
+            out.append(f"{name} {getattr(profile, name)}")
+    if profile.tolerance != 1:
+        out.append(f"tolerance {profile.tolerance:g}")
+    if profile.cut != "character":
+        out.append(f"cut {profile.cut}")
+    if profile.ellipsis:
+        out.append(f'ellipsis "{profile.ellipsis}"')
+    for name in ("overlong", "replies_out", "trim_set"):
+        if getattr(profile, name) != TYPES[name][0]:
+            out.append(f"{name} {getattr(profile, name)}")
     return out
 
 
@@ -152,6 +235,16 @@ def options(profile: Profile) -> dict[str, Any]:
         "resume": profile.resume,
         "empty_reply": profile.empty_reply,
         "not_shorter": profile.not_shorter,
+        "retried": profile.retried,
+        "zoom_one": profile.zoom_one,
+        "zoom_halves": profile.zoom_halves,
+        "zoom_unbuilt": profile.zoom_unbuilt,
+        "tolerance": profile.tolerance,
+        "cut": profile.cut,
+        "ellipsis": profile.ellipsis,
+        "overlong": profile.overlong,
+        "replies_out": profile.replies_out,
+        "trim_set": profile.trim_set,
     }
 
 
@@ -170,9 +263,19 @@ TYPES: dict[str, Any] = {
     "resume": RESUMES,
     "empty_reply": EMPTY_REPLIES,
     "not_shorter": NOT_SHORTER,
+    "retried": RETRIED,
+    "zoom_one": ZOOM_ONES,
+    "zoom_halves": ZOOM_HALVES,
+    "zoom_unbuilt": ZOOM_UNBUILT,
+    "tolerance": float,
+    "cut": CUTS,
+    "ellipsis": str,
+    "overlong": OVERLONG,
+    "replies_out": REPLIES_OUT,
+    "trim_set": TRIM_SETS,
 }
-"""Each option of SPEC 10 as the protocol writes it: a JSON type, or the
-strings it may be."""
+"""Each option of SPEC 10 as the protocol writes it: a JSON type (a number
+for `float`, an integer taken too), or the strings it may be."""
 
 
 def from_options(given: Any) -> Profile:
@@ -187,6 +290,9 @@ def from_options(given: Any) -> Profile:
         if isinstance(kind, tuple):
             if value not in kind:
                 raise ValueError(f"{name} is {' or '.join(map(repr, kind))}, not {value!r}")
+        elif kind is float:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{name} must be a JSON number, not {value!r}")
         elif not isinstance(value, kind):
             raise ValueError(f"{name} must be a JSON {kind.__name__}, not {value!r}")
     words = given.get("kind_words", {})
@@ -202,5 +308,6 @@ def from_options(given: Any) -> Profile:
             **given,
             "kind_words": tuple(sorted(words.items())),
             "kinds": tuple(kind for kind in KINDS if kind in kinds),
+            "tolerance": float(given.get("tolerance", 1)),
         }
     )

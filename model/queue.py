@@ -29,14 +29,20 @@ class Queue:
     halves are built and that need a call, by (level, index) (or in the
     order they became ready, under `merge_order: ready`). `running`:
     calls in flight, in start order. `held`: nodes whose last call failed,
-    waiting for the next message or retry tick. `failures`: failed calls per
-    unbuilt node. `waiting`: whether a turn waits for a settled view.
+    waiting for the next message or retry tick, in the order they failed.
+    `retried`: nodes let go since, not started again, in the order they were
+    let go (SPEC 10, `retried`). `asked`: the replies read so far by each
+    running call that asks for another (SPEC 10, `replies_out: asks`).
+    `failures`: failed calls per unbuilt node. `waiting`: whether a turn
+    waits for a settled view.
     """
 
     unbuilt: tuple[Node, ...] = ()
     ready: tuple[Node, ...] = ()
     running: tuple[Node, ...] = ()
     held: tuple[Node, ...] = ()
+    retried: tuple[Node, ...] = ()
+    asked: tuple[tuple[Node, tuple[str, ...]], ...] = ()
     failures: tuple[tuple[Node, int], ...] = ()
     waiting: bool = False
 
@@ -75,6 +81,8 @@ def after_build(queue: Queue, built: Built, profile: Profile) -> Queue:
         ready=ready,
         running=tuple(n for n in queue.running if n not in done),
         held=tuple(n for n in queue.held if n not in done),
+        retried=tuple(n for n in queue.retried if n not in done),
+        asked=tuple(a for a in queue.asked if a[0] not in done),
         failures=tuple(f for f in queue.failures if f[0] not in done),
     )
 
@@ -100,7 +108,8 @@ def candidates(
     queue: Queue, view: View, tree: Tree, constants: Constants, profile: Profile
 ) -> tuple[Node, ...]:
     """The calls that may start now, in queue order: unbuilt leaves oldest
-    first (within AHEAD), then ready merges by (level, index); none running or
+    first (within AHEAD), then ready merges by (level, index), the nodes let
+    go after a failure before both under `retried: first`; none running or
     held after a failure; while a turn waits only the view's unbuilt lines
     (under `need_first`), and every one of them (with `ahead_in_wait` off);
     as many as the JOBS places not taken leave room for (SPEC 4, 10)."""
@@ -115,6 +124,9 @@ def candidates(
         work = [leaf for leaf in work if is_line(view, leaf) and not trees.is_built(tree, leaf)]
     else:
         work += [merge for merge in queue.ready if merge not in busy]
+    if profile.retried == "first" and queue.retried:
+        first = [node for node in queue.retried if node in work]
+        work = first + [node for node in work if node not in first]
     return tuple(work[:room])
 
 
@@ -152,8 +164,25 @@ def check_start(
 
 
 def start(queue: Queue, node: Node) -> Queue:
-    """A call starts (SPEC 4)."""
-    return replace(queue, running=queue.running + (node,))
+    """A call starts; a node let go after a failure is no longer waiting to
+    start again (SPEC 4, 10)."""
+    return replace(
+        queue,
+        running=queue.running + (node,),
+        retried=tuple(n for n in queue.retried if n != node),
+    )
+
+
+def conversation(queue: Queue, node: Node) -> tuple[str, ...]:
+    """The replies a running call that asks for another has read so far
+    (SPEC 5, 10, `replies_out: asks`)."""
+    return dict(queue.asked).get(node, ())
+
+
+def ask(queue: Queue, node: Node, replies: tuple[str, ...]) -> Queue:
+    """A running call read `replies` and asks for another reply (SPEC 5, 10)."""
+    others = tuple(a for a in queue.asked if a[0] != node)
+    return replace(queue, asked=others + ((node, replies),))
 
 
 def check_running(queue: Queue, node: Node, rule: str) -> None:
@@ -172,6 +201,7 @@ def fail(queue: Queue, node: Node) -> tuple[Queue, int]:
             queue,
             running=tuple(n for n in queue.running if n != node),
             held=queue.held + (node,),
+            asked=tuple(a for a in queue.asked if a[0] != node),
             failures=others + ((node, failed),),
         ),
         failed,
@@ -179,17 +209,24 @@ def fail(queue: Queue, node: Node) -> tuple[Queue, int]:
 
 
 def retry(queue: Queue) -> Queue:
-    """Failed nodes may start again: at the next message (unless the profile
-    says `retry: tick`) or after RETRY (SPEC 4, 10)."""
-    return replace(queue, held=())
+    """Failed nodes may start again, let go in the order they failed: at the
+    next message (unless the profile says `retry: tick`) or after RETRY
+    (SPEC 4, 10)."""
+    return replace(queue, held=(), retried=queue.retried + queue.held)
 
 
 def begin_wait(queue: Queue, need_first: bool) -> Queue:
     """A turn waits: under `need_first`, running merge calls stop, without
-    counting as failures (SPEC 4, 10, law need_first_running)."""
+    counting as failures, and what they read is forgotten (SPEC 4, 10, law
+    need_first_running)."""
     if not need_first:
         return replace(queue, waiting=True)
-    return replace(queue, waiting=True, running=tuple(n for n in queue.running if n.level == 0))
+    return replace(
+        queue,
+        waiting=True,
+        running=tuple(n for n in queue.running if n.level == 0),
+        asked=tuple(a for a in queue.asked if a[0].level == 0),
+    )
 
 
 def end_wait(queue: Queue) -> Queue:

@@ -33,6 +33,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def whole_number(text: str) -> int:
+    """A whole number of at least 0: a count that may be none."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: not a whole number of 0 or more")
+    return value
+
+
 def jobs_option(command: argparse.ArgumentParser, what: str, default: int | None = None) -> None:
     """`--jobs N`: how many `what` run at once, at least 1; by default the
     CPU count."""

@@ -136,6 +136,17 @@ class Tally:
         }
 
 
+SPACE_ENDS = ("\x0b", "\x1f", "\x85", "\xa0", "\ufeff")
+"""Characters the named sets of white space disagree on (SPEC 3.6): U+000B
+(not ASCII's), U+001F (no set's, though Python's `str.strip` strips it),
+U+0085 (Unicode's only), U+00A0 (not ASCII's), U+FEFF (JavaScript's only)."""
+
+
+def space_end(position: int) -> str:
+    """The character of SPACE_ENDS a text at `position` ends in, in turn."""
+    return SPACE_ENDS[position // 4 % len(SPACE_ENDS)]
+
+
 class Run:
     """One chat being generated: the model state, the events written so far
     and the tally. Each method writes one event and steps the model with it;
@@ -202,17 +213,24 @@ class Run:
 
     def end(self, node: Node) -> None:
         """End a call with its line (SPEC 5: every built line is 1 to NODE
-        bytes), or with the replies it got."""
+        bytes), or with the replies it got. Where calls end with replies,
+        every fourth reply and every eighth end's line end in a character the
+        named sets of white space disagree on (SPEC 3.6): `space_end`."""
+        at = len(self.events)
+        if self.replies and at % 8 == 5:
+            text = self._text(min(self._line_size(), self.constants.node - 3)) + space_end(at)
+            self._step(End(node, text), {"event": "end", **self._call(node), "line": text})
+            return
         if self.replies:
             sizes = self._reply_sizes()
-            at = len(self.events)
-            texts = tuple(sized_text(size, at + k) for k, size in enumerate(sizes))
-            record = {
-                "event": "end",
-                **self._call(node),
-                "replies": [{"size": n} for n in sizes],
-            }
-            self._step(End(node, replies=texts), record)
+            texts = [sized_text(size, at + k) for k, size in enumerate(sizes)]
+            replies: list[dict[str, Any]] = [{"size": n} for n in sizes]
+            for k in range(len(texts)):
+                if (at + k) % 4 == 0:
+                    texts[k] += space_end(at + k)
+                    replies[k] = {"text": texts[k]}
+            record = {"event": "end", **self._call(node), "replies": replies}
+            self._step(End(node, replies=tuple(texts)), record)
             return
         size = self._line_size()
         self._step(End(node, self._text(size)), {"event": "end", **self._call(node), "size": size})
@@ -884,7 +902,9 @@ def both(first: str, second: str) -> Scenario:
 def chooser(number: int) -> Scenario:
     """Calls that end with the replies they got (SPEC 5): over-long replies,
     fitting ones, empty ones, and follow-ups exactly as long as the one
-    before; the engine chooses each line."""
+    before; the engine chooses each line. Every fourth reply, and the line
+    of every eighth end (given, not chosen), ends in a character the named
+    sets of white space disagree on (SPEC 3.6)."""
     seed = 20_000 + number
     rng = Generator(PCG64(seed))
     constants = replace(random_constants(rng), node=(64, 128, 512)[number % 3])
@@ -896,7 +916,7 @@ def chooser(number: int) -> Scenario:
         {
             "family": "chooser",
             "budgets": "random, see constants",
-            "compactor": "late; every call ends with up to TRIES + 2 replies",
+            "compactor": "late; calls end with up to TRIES + 2 replies, one in eight with a line",
         }
     )
 

@@ -10,6 +10,10 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+MAX_SHARDS = 1000
+"""The most machines a campaign is spread over: far more than any matrix of
+CI jobs, few enough that dealing a corpus among them is cheap."""
+
 
 @dataclass(frozen=True)
 class Shard:
@@ -49,6 +53,8 @@ def parse(text: str) -> Shard:
     if found is None:
         raise ValueError(f"--shard {text!r}: not K/N (shard K of N, as 1/4)")
     shard = Shard(int(found[1]), int(found[2]))
+    if not 1 <= shard.count <= MAX_SHARDS:
+        raise ValueError(f"--shard {text}: N must be from 1 to {MAX_SHARDS} (machines)")
     if not 1 <= shard.index <= shard.count:
         raise ValueError(f"--shard {text}: K must be from 1 to N ({shard.count})")
     return shard

@@ -44,6 +44,10 @@ class Draws(Protocol):
 
 SMALL_TEXT = st.text(alphabet=st.sampled_from(list(LETTERS)), max_size=12)
 
+SPACE_ENDS = ("\x0b", "\x1f", "\x85", "\xa0", "\ufeff")
+"""Characters some named sets of white space hold and others do not (SPEC
+3.6; U+001F none of them), which replies and lines end in now and then."""
+
 
 @st.composite
 def small_constants(draw: st.DrawFn) -> Constants:
@@ -100,6 +104,16 @@ def engine_profiles(draw: st.DrawFn) -> EngineProfile:
         resume=draw(st.sampled_from(["settle", "self"])),
         empty_reply=draw(st.sampled_from(["ends", "fails"])),
         not_shorter=draw(st.sampled_from(["stops", "goes_on"])),
+        retried=draw(st.sampled_from(["in_place", "first"])),
+        zoom_one=draw(st.sampled_from(["line", "headed"])),
+        zoom_halves=draw(st.sampled_from(["tags", "bare"])),
+        zoom_unbuilt=draw(st.sampled_from(["shown", "refused"])),
+        tolerance=draw(st.sampled_from([1.0, 1.25, 1.5])),
+        cut=draw(st.sampled_from(["character", "word"])),
+        ellipsis=draw(st.sampled_from(["", "…", "..."])),
+        overlong=draw(st.sampled_from(["cut", "kept"])),
+        replies_out=draw(st.sampled_from(["ends", "asks"])),
+        trim_set=draw(st.sampled_from(["unicode", "javascript", "ascii"])),
     )
 
 
@@ -132,12 +146,15 @@ def texts(node: int) -> st.SearchStrategy[str]:
 
 @cache
 def replies(node: int) -> st.SearchStrategy[tuple[str, ...]]:
-    """What a call got: fitting, over-long, empty and blank replies; and
+    """What a call got: fitting, over-long, empty and blank replies, some
+    ending in characters where the named sets of white space differ; and
     over-long replies of one size, where "not shorter" and "shorter" differ
-    (SPEC 5: a follow-up as long as the best ends the tries)."""
+    (SPEC 3.6, 5: a follow-up as long as the best ends the tries)."""
+    sized = st.builds(scenario_format.sized_text, st.integers(1, 3 * node), st.integers(0, 40))
     reply = st.one_of(
-        st.sampled_from(["", " ", " \n"]),
-        st.builds(scenario_format.sized_text, st.integers(1, 3 * node), st.integers(0, 40)),
+        st.sampled_from(["", " ", " \n", *SPACE_ENDS]),
+        sized,
+        st.builds(lambda text, end: text + end, sized, st.sampled_from(SPACE_ENDS)),
     )
     same_size = st.builds(
         lambda size, count, first: tuple(
@@ -241,7 +258,10 @@ def draw_event(data: Draws, state: machine.State) -> Event:
         if choice == "replies":
             return End(node, replies=data.draw(replies(c.node)))
         size = 1 + data.draw(below(6 if data.draw(below(2)) else c.node))
-        return End(node, scenario_format.sized_text(size, data.draw(below(61))))
+        line = scenario_format.sized_text(size, data.draw(below(61)))
+        if not data.draw(below(4)):
+            line += choose(data, SPACE_ENDS)
+        return End(node, line)
     if choice == "zoom":
         t = bits.to_int(state.count)
         n = 1 << data.draw(below(max(1, t.bit_length())))

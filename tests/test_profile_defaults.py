@@ -38,7 +38,7 @@ def strings() -> dict[str, tuple[str, ...]]:
     return {
         name: tuple(json.loads(value) for value in values)
         for name, values in profile_values().items()
-        if values[0].startswith('"')
+        if all(value.startswith('"') for value in values)
     }
 
 

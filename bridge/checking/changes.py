@@ -384,13 +384,17 @@ def nodes(value: Any) -> bool:
     )
 
 
-CHOOSER = ("empty_reply", "not_shorter")
+CHOOSER = ("empty_reply", "not_shorter", "cut", "ellipsis", "replies_out")
 """The profile options only the line chooser reads: it chooses from an
-`end` event's replies, and from nothing else (SPEC 5, 10)."""
-FAILURE = ("retry", "failure_cap", "held_takes_job")
+`end` event's replies, and from nothing else (SPEC 5, 10; `tolerance`,
+`overlong` and `trim_set` also judge or strip a given line)."""
+FAILURE = ("retry", "failure_cap", "held_takes_job", "retried")
 """The profile options only a failed call makes matter: they say when a
-held node starts again, what its last failure builds, and whether it takes
-a JOBS slot (SPEC 4, 10); with no failure no node is held."""
+held node starts again and where it then queues, what its last failure
+builds, and whether it takes a JOBS slot (SPEC 4, 10); with no failure no
+node is held."""
+ZOOM = ("zoom_one", "zoom_halves", "zoom_unbuilt")
+"""The profile options only a `zoom` event reads (SPEC 3.5, 10)."""
 
 
 def can_fail(scenario: Scenario, profile: Profile) -> bool:
@@ -409,13 +413,16 @@ def inert(scenario: Scenario, extra: tuple[Change, ...] | None, profile: Profile
     replay of the scenario: capabilities taken away only leave fields
     uncompared, and no event it has is withheld or sent otherwise; a
     chooser's option changed, and it has no replies; an option about
-    failed calls, and no call can fail. None: it must be replayed anyway."""
+    failed calls, and no call can fail; a zoom option, and it has no zoom.
+    None: it must be replayed anyway."""
     if extra is None:
         return False
     options_changed = {c.option for c in extra} - {LACKS}
-    if options_changed - set(CHOOSER) - set(FAILURE):
+    if options_changed - set(CHOOSER) - set(FAILURE) - set(ZOOM):
         return False
     if options_changed & set(CHOOSER) and any("replies" in e for e in scenario.events):
+        return False
+    if options_changed & set(ZOOM) and any(e["event"] == "zoom" for e in scenario.events):
         return False
     if options_changed & set(FAILURE) and can_fail(scenario, profile):
         return False

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bridge.checking.coverage import Coverage
+from bridge.checking.shown import ABSENT, as_json, clipped, difference, safe
 from bridge.checking.starts import wrong_start
 from bridge.formats.capabilities import Capability, ignored_fields
 from bridge.formats.invocation import command
@@ -58,10 +59,15 @@ def first_difference(
 
 
 def show(value: Any, limit: int = 300) -> str:
-    if value is MISSING:
-        return "(absent)"
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+    """A value as JSON (bridge/checking/shown.py), cut after `limit` characters."""
+    return ABSENT if value is MISSING else clipped(value, limit)
+
+
+def shown_event(event: dict[str, Any] | None) -> str:
+    """An event as its scenario file's JSON writes it, without its texts
+    (`text`, `line`, `replies`) and the position the bridge adds (`at`)."""
+    left_out = ("text", "line", "replies", "at")
+    return as_json({k: v for k, v in (event or {}).items() if k not in left_out})
 
 
 @dataclass
@@ -84,22 +90,22 @@ class Divergence:
     """The whole state of each side there, when it could be had."""
     why: str | None = None
     """What is wrong with the engine's answer, in SPEC's words, when the bridge can say."""
+    not_compared: frozenset[str] = frozenset()
+    """The fields of the capabilities the engine lacks: left out of `states`."""
 
     def where(self) -> str:
         if self.position is None:
             return "the final detail request"
-        shown = {
-            k: v for k, v in (self.event or {}).items() if k not in ("text", "line", "replies")
-        }
-        return f"event {self.position} (file line {self.position + 2}): {shown}"
+        return f"event {self.position} (file line {self.position + 2}): {shown_event(self.event)}"
+
+    def difference(self, limit: int = 80) -> str:
+        """Both values where they first differ (bridge/checking/shown.py)."""
+        return difference(self.expected, self.found, limit, MISSING)
 
     def summary(self) -> str:
-        """Where, which field, both values (shortened) and the SPEC section
-        that says what the field must be: one line."""
-        return (
-            f"{self.where()}: {self.field} differs, expected {show(self.expected, 80)}, "
-            f"found {show(self.found, 80)} ({self.spec()})"
-        )
+        """Where, which field, both values where they first differ, and the
+        SPEC section that says what the field must be: one line."""
+        return f"{self.where()}: {safe(self.field)} differs, {self.difference()} ({self.spec()})"
 
     def spec(self) -> str:
         """The SPEC section of the field (for `refused`, the rule either side names)."""
@@ -109,7 +115,7 @@ class Divergence:
     def report(self, path: str, names: tuple[str, str]) -> str:
         lines = [
             f"DIVERGENCE in {path}, at {self.where()}",
-            f"  field {self.field!r} ({self.spec()})",
+            f"  field {self.field!r} ({self.spec()}): {self.difference(160)}",
             f"  {names[0]}: {show(self.expected)}",
             f"  {names[1]}: {show(self.found)}",
         ]
@@ -144,7 +150,7 @@ def explain_states(a: dict[str, Any], b: dict[str, Any], names: tuple[str, str])
         diff = difflib.unified_diff(
             split_lines(text_a), split_lines(text_b), names[0], names[1], lineterm=""
         )
-        shown = ["    " + repr(d)[1:-1] for d in diff]
+        shown = ["    " + as_json(d)[1:-1] for d in diff]
         out += [f"  {key}:", *shown] if shown else [f"  {key}: equal"]
     if a.get("contexts") != b.get("contexts"):
         out.append(f"  contexts differ ({command()} replay shows them in full)")
@@ -248,6 +254,7 @@ def run(
             exchange.expected.get(name, MISSING),
             answer.get(name, MISSING),
             sent[: index + 1],
+            not_compared=frozenset(owner),
         )
         return keep_going
 
@@ -301,6 +308,12 @@ def state_after(engine: Engine, scenario: Scenario, lines: list[dict[str, Any]])
         engine.close()
 
 
+def compared(state: dict[str, Any], divergence: Divergence) -> dict[str, Any]:
+    """A whole state without the fields that were not compared: a report
+    shows no difference in what the engine need not give."""
+    return {k: v for k, v in state.items() if k not in divergence.not_compared}
+
+
 def add_states(divergence: Divergence, scenario: Scenario, expected: Engine, found: Engine) -> None:
     """Fill in both sides' whole states at the divergence, if both can give
     them; for a wrong start under `calls: self`, the rule it breaks."""
@@ -309,8 +322,8 @@ def add_states(divergence: Divergence, scenario: Scenario, expected: Engine, fou
         divergence.why = wrong_start(scenario, expected.profile, divergence.lines, started)
     try:
         divergence.states = (
-            state_after(expected, scenario, divergence.lines),
-            state_after(found, scenario, divergence.lines),
+            compared(state_after(expected, scenario, divergence.lines), divergence),
+            compared(state_after(found, scenario, divergence.lines), divergence),
         )
     except Exception:  # the engine failing again must not hide the divergence itself
         divergence.states = None

@@ -6,9 +6,10 @@ drift to the cheapest one an engine has, away from the one it was given."""
 
 from __future__ import annotations
 
+import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -59,17 +60,19 @@ def said(way: Way) -> str:
 def diverges_as(
     engine: Engine,
     profile: Profile,
-    way: Way,
+    way: Hashable,
     strict: bool = True,
     lacks: tuple[Capability, ...] = (),
     accepted: Limits = NONE,
+    of: Callable[[Divergence], Hashable] = way_of,
 ) -> Callable[[Scenario], bool]:
     """Whether a scenario is valid for the model under `profile` (with
     `strict`, refused exactly where it says), has constants the engine
     `accepted`, and the engine, started again on it, lacking `lacks`,
-    diverges from the model there in `way`. Every answer is read, so that
-    an engine taking sessions takes the next try in the same process. An
-    engine that faults on a try ends the shrink (`until_fault` keeps what
+    diverges from the model there in `way` (what `of` says of its first
+    divergence: its `Way`, unless told otherwise). Every answer is read, so
+    that an engine taking sessions takes the next try in the same process.
+    An engine that faults on a try ends the shrink (`until_fault` keeps what
     was found before it)."""
 
     def still(scenario: Scenario) -> bool:
@@ -87,32 +90,56 @@ def diverges_as(
         except EngineFault:
             engine.close()
             raise
-        return found is not None and way_of(found) == way
+        return found is not None and of(found) == way
 
     return still
+
+
+def size_of(scenario: Scenario) -> tuple[int, int]:
+    """How big a scenario is: its events, then their JSON length."""
+    return len(scenario.events), len(json.dumps(scenario.events))
+
+
+@dataclass
+class Progress:
+    """A shrink under way, as its progress line says it and as an
+    interruption keeps it: the replays made (of `total`), and the smallest
+    scenario found so far that still diverges (`start` until one is)."""
+
+    best: Scenario
+    total: int | None = None
+    tries: int = 0
+
+    def said(self) -> str:
+        of = "" if self.total is None else f"/{self.total}"
+        return f"{self.tries}{of} tries, smallest so far {len(self.best.events)} events"
 
 
 def until_fault(
     shrinking: Callable[[Callable[[Scenario], bool]], Scenario],
     still: Callable[[Scenario], bool],
     start: Scenario,
+    progress: Progress | None = None,
 ) -> tuple[Scenario, EngineFault | None]:
     """What `shrinking` ends with, given `still`, and None; when the engine
-    faults on the way, the last scenario `still` held for (`start` if none)
-    and the fault: a divergence found is never lost to a later fault."""
-    last = start
+    faults on the way, the smallest scenario `still` held for (`start` if
+    none) and the fault: a divergence found is never lost to a later fault.
+    Each try and the smallest scenario so far are kept in `progress`, for a
+    progress line and for what an interruption (Ctrl-C, SIGTERM) keeps."""
+    progress = progress or Progress(start)
 
     def tracked(candidate: Scenario) -> bool:
-        nonlocal last
+        progress.tries += 1
         if still(candidate):
-            last = candidate
+            if size_of(candidate) <= size_of(progress.best):
+                progress.best = candidate
             return True
         return False
 
     try:
         return shrinking(tracked), None
     except EngineFault as fault:
-        return last, fault
+        return progress.best, fault
 
 
 def stopped_line(fault: EngineFault) -> str:
@@ -385,7 +412,7 @@ def only_messages(
         return scenario
     given = int(scenario.constants["node"])
     # A parent's source holds each message's kind and a few bytes more.
-    whole = sum(len(e["kind"].encode("utf-8")) + 4 for e in events)
+    whole = sum(len(e["kind"].encode("utf-8", "surrogatepass")) + 4 for e in events)
     for node in dict.fromkeys((given, max(given, whole))):
         floor = int(scenario.constants["floor"])
         # Lines that fit NODE make a view of at most NODE bytes a line: a
@@ -406,9 +433,14 @@ def only_messages(
 
 
 def line_bytes(event: dict[str, Any]) -> int | None:
-    """The size of an end's given line (SPEC 5), None for replies."""
+    """The size of an end's given line (SPEC 5); None for replies, and for a
+    line with no UTF-8 form (a lone surrogate, which the model refuses by
+    rule `utf8`): no sized text stands for it."""
     if "line" in event:
-        return len(event["line"].encode("utf-8"))
+        try:
+            return len(event["line"].encode("utf-8"))
+        except UnicodeEncodeError:
+            return None
     return event.get("size")
 
 
@@ -440,11 +472,40 @@ def free_leaves(scenario: Scenario, still: Callable[[Scenario], bool], budget: B
     return scenario
 
 
+KINDS = ("message", "start", "end", "replies", "fail", "retry", "wait", "settle", "timeout", "zoom")
+"""The kinds of events, as a cause names what its shrunk scenario keeps
+(bridge/checking/causes.py), and, last first, as shrinking removes them:
+an `end` given by its replies is a kind of its own (`replies`), its line
+chosen by SPEC 5's rules."""
+
+
+def kind_of(event: dict[str, Any]) -> str:
+    """An event's kind (`KINDS`)."""
+    name = str(event["event"])
+    return "replies" if name == "end" and "replies" in event else name
+
+
+def fewer_kinds(scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget) -> Scenario:
+    """The scenario without every event of one kind (`KINDS`, the last
+    first) while `still` holds: one try removes all of what a divergence
+    does not need, however many events of it there are."""
+    for kind in reversed(KINDS):
+        if budget.over():
+            break
+        kept = [e for e in scenario.events if kind_of(e) != kind]
+        if kept and len(kept) < len(scenario.events):
+            trial = replace(scenario, events=kept, lines=None)
+            if still(trial):
+                scenario = trial
+    return scenario
+
+
 def fewer_events(scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget) -> Scenario:
-    """Events removed (`shrink`), the calls of a node removed together, leaves
-    and parents made free and blocks of messages dropped, in turn while
-    `still` holds, until none of them removes an event."""
-    passes = (shrink, drop_calls, free_leaves, free_parents, drop_blocks)
+    """Events removed (`shrink`), every event of a kind removed
+    (`fewer_kinds`), the calls of a node removed together, leaves and
+    parents made free and blocks of messages dropped, in turn while `still`
+    holds, until none of them removes an event."""
+    passes = (shrink, fewer_kinds, drop_calls, free_leaves, free_parents, drop_blocks)
     while True:
         before = len(scenario.events)
         for step in passes:

@@ -119,5 +119,6 @@ def divergence_json(found: Divergence) -> dict[str, Any]:
         "spec_section": section(found.field),
         "expected": value(found.expected),
         "found": value(found.found),
+        "difference": found.difference(240),
         "later": found.later,
     }

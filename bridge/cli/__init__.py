@@ -1,14 +1,16 @@
 """The bridge's command line (`python -m bridge`, installed as `optchat-spec`).
 A FILE is a scenario file or the name of a bundled one (`late_1500`).
 
-  corpus [PATH ...]   an engine on many scenarios (the bundled corpus by default)
+  corpus [PATH ...]   an engine on many scenarios (the bundled corpus by default);
+                      its FAILs grouped into causes, one scenario of each shrunk
   compare FILE        an engine on one scenario; on a divergence, the report
                       and a shrunk scenario in --regressions
   replay FILE         an engine's answers to one scenario, one JSON line each
   expect [PATH ...]   the model's transcripts of scenarios of your own; in a
                       clone, the bundled corpus's again (the corpus version)
   show FILE           a scenario, and a divergence, as one HTML page (NAME.html)
-  fuzz                generated scenarios until one diverges, shrunk
+  fuzz                generated scenarios until the time is spent; a divergence
+                      of each cause found, shrunk
   diagnose [PATH ...] which profile explains an engine's divergences; the
                       likely bugs left, shrunk
   merge-reports OUT IN ...
@@ -29,6 +31,7 @@ a usage error or an engine fault.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -49,8 +52,10 @@ from bridge.cli import (
 )
 from bridge.formats.invocation import command
 from bridge.formats.profile import ProfileError
+from bridge.formats.terminal import escaped_output
 from bridge.formats.transcript import TranscriptError
 from bridge.formats.usage import UsageError
+from bridge.runs.ending import ignore_ending, on_ending
 from bridge.runs.expect import corpus_version
 from bridge.wire.engine import EngineFault
 from scenarios.format import ScenarioError
@@ -89,7 +94,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """Run the command `argv` (the process's arguments by default) names;
+    its exit code. All it prints goes through bridge/formats/terminal.py."""
+    with escaped_output():
+        return dispatch(sys.argv[1:] if argv is None else argv)
+
+
+def dispatch(argv: list[str]) -> int:
     if argv[:1] == ["laws"]:
         try:
             return laws.run(argv[1:])
@@ -97,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"optchat-spec: {error}", file=sys.stderr)
             return 2
     args = parser().parse_args(argv)
-    terminated = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    before = on_ending(interrupted)
     try:
         return int(args.run(args))
     except UsageError as error:
@@ -110,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ENGINE FAULT (not a divergence): {fault}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        with contextlib.suppress(OSError):  # a terminal hung up takes no more
+            print("interrupted", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader of stdout went away (`| head`): what is left unprinted
@@ -118,4 +130,12 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 2
     finally:
-        signal.signal(signal.SIGTERM, terminated)
+        for each, handler in before.items():
+            signal.signal(each, handler)
+
+
+def interrupted(_signum: int, _frame: object) -> None:
+    """SIGTERM, SIGHUP or SIGQUIT (bridge/runs/ending.py ENDING): the run
+    ends as on Ctrl-C, once."""
+    ignore_ending()
+    raise KeyboardInterrupt

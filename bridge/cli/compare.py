@@ -6,13 +6,15 @@ from __future__ import annotations
 import argparse
 import math
 import shlex
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from bridge.checking import purpose
-from bridge.checking.compare import add_states
+from bridge.checking.compare import Divergence, add_states
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
 from bridge.checking.shrink import (
+    Progress,
     cut,
     diverges_as,
     marked,
@@ -42,8 +44,11 @@ from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import write_regression
 from bridge.outputs.writing import check_folder
 from bridge.runs.corpus import make_engine, replay_checked
+from bridge.runs.progress import Ticker
 from bridge.wire.engine import limits_of
 from bridge.wire.inprocess import ModelEngine
+from model.profile import Profile
+from scenarios.format import Scenario
 
 
 def add_parser(commands: Commands) -> None:
@@ -100,49 +105,38 @@ def run(args: argparse.Namespace) -> int:
     print(f"shrinking ({shrink_budget(args)} at most), keeping {said(way)} ...", flush=True)
     kept = make_engine(options)
     seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
+    progress = Progress(start, args.shrink_tries)
+    written = Written(path, scenario, found, subject.name, profile, args, result.coverage)
     try:
-        small, stopped = until_fault(
-            lambda still: simplify(start, still, seconds, args.shrink_tries),
-            diverges_as(
-                kept,
-                profile,
-                way,
-                strict=False,
-                lacks=result.lacks,
-                accepted=limits_of(ready.constants, options.constants, subject.name),
-            ),
-            start,
+        with Ticker(lambda elapsed: f"  ... shrinking: {progress.said()} ({elapsed:.0f} s)", False):
+            small, stopped = until_fault(
+                lambda still: simplify(start, still, seconds, args.shrink_tries),
+                diverges_as(
+                    kept,
+                    profile,
+                    way,
+                    strict=False,
+                    lacks=result.lacks,
+                    accepted=limits_of(ready.constants, options.constants, subject.name),
+                ),
+                start,
+                progress,
+            )
+    except KeyboardInterrupt:
+        kept.close()
+        target, _, again = written.write(progress.best, said(way))
+        print(
+            f"interrupted after {progress.tries} tries: the smallest diverging scenario so far, "
+            f"{len(progress.best.events)} of {len(scenario.events)} events, is kept: {target}\n"
+            f"replay it: {again}",
+            flush=True,
         )
+        raise
     finally:
         kept.close()
     if stopped is not None:
         print(stopped_line(stopped), flush=True)
-    small = marked(
-        replace(
-            small,
-            generator=f"bridge compare: shrunk from {path.name} against {subject.name}",
-            notes={
-                "shrunk_from": path.name,
-                "engine": subject.name,
-                "events_before": len(scenario.events),
-                "kept": said(way),
-            },
-        ),
-        profile,
-    )
-    name = unique_name(path, subject.name)
-    target = write_regression(small, profile, args.regressions, name)
-    again = f"{command()} compare {shlex.quote(str(target))} --engine {shlex.quote(args.engine)}"
-    page = write_divergence_report(
-        target.with_suffix(".html"),
-        scenario,
-        found,
-        ("model", subject.name),
-        profile,
-        small,
-        command=again,
-        coverage=result.coverage,
-    )
+    target, page, again = written.write(small, said(way))
     print(
         f"shrunk to {len(small.events)} of {len(scenario.events)} events, still diverging "
         f"in {said(way)}: {target}"
@@ -150,3 +144,49 @@ def run(args: argparse.Namespace) -> int:
     print(f"the divergence shown: {page}")
     print(f"replay it: {again}")
     return 1
+
+
+@dataclass(frozen=True)
+class Written:
+    """What `compare` writes of a shrunk scenario: the scenario with its
+    transcript in --regressions, and the page of the divergence beside it."""
+
+    path: Path
+    scenario: Scenario
+    found: Divergence
+    engine: str
+    profile: Profile
+    args: argparse.Namespace
+    coverage: Coverage
+
+    def write(self, small: Scenario, kept: str) -> tuple[Path, Path, str]:
+        """Write `small` (marked with the rules the model refuses its events
+        by) and its page; where each went, and the command that replays it."""
+        small = marked(
+            replace(
+                small,
+                generator=f"bridge compare: shrunk from {self.path.name} against {self.engine}",
+                notes={
+                    "shrunk_from": self.path.name,
+                    "engine": self.engine,
+                    "events_before": len(self.scenario.events),
+                    "kept": kept,
+                },
+            ),
+            self.profile,
+        )
+        name = unique_name(self.path, self.engine)
+        target = write_regression(small, self.profile, self.args.regressions, name)
+        engine = shlex.quote(self.args.engine)
+        again = f"{command()} compare {shlex.quote(str(target))} --engine {engine}"
+        page = write_divergence_report(
+            target.with_suffix(".html"),
+            self.scenario,
+            self.found,
+            ("model", self.engine),
+            self.profile,
+            small,
+            command=again,
+            coverage=self.coverage,
+        )
+        return target, page, again

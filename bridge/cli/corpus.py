@@ -4,10 +4,13 @@ default), a line per scenario as it is checked, and the reports asked for."""
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import time
 from pathlib import Path
 
-from bridge.checking.verdict import outcome
+from bridge.checking import causes
+from bridge.checking.verdict import Verdict, outcome
 from bridge.cli.options import (
     Commands,
     capabilities_option,
@@ -21,17 +24,32 @@ from bridge.cli.options import (
     scenarios,
     shard_of,
     shard_option,
+    shrink_budget,
+    shrink_options,
 )
-from bridge.formats.usage import load_known, write_known
+from bridge.formats.kit import shown
+from bridge.formats.layout import slug
+from bridge.formats.usage import UsageError, load_known, not_run, write_known
 from bridge.outputs.index import write_index
 from bridge.outputs.json_report import write_json
 from bridge.outputs.junit import write_junit
 from bridge.outputs.page import write_divergence_report
+from bridge.outputs.regressions import REGRESSIONS, write_regression
 from bridge.outputs.writing import check_file, check_folder
-from bridge.runs.corpus import Run, check_all, reproduction, unless_broken
+from bridge.runs.corpus import (
+    Options,
+    Run,
+    check_all,
+    failing,
+    find_causes,
+    reproduction,
+    unless_broken,
+)
 from bridge.runs.expect import corpus_version
+from bridge.runs.progress import Ticker
 from bridge.runs.shards import share
-from bridge.runs.tally import outside_lines, still_known
+from bridge.runs.tally import counted, outside_lines, still_known
+from model.profile import Profile
 
 
 def add_parser(commands: Commands) -> None:
@@ -68,6 +86,19 @@ def add_parser(commands: Commands) -> None:
         help="compare past a scenario's first divergence (default: off)",
     )
     shard_option(command, "the scenarios dealt among N by size (merge-reports joins the reports)")
+    shrink_options(
+        command,
+        "each cause's shrunk scenario",
+        causes.TRIES,
+        "group the FAILs by their first divergences alone, nothing shrunk",
+    )
+    command.add_argument(
+        "--write-known-causes",
+        type=Path,
+        metavar="FILE",
+        help="write the causes of the FAILs as a list of cause ids, for fuzz --known-causes "
+        "(default: none)",
+    )
     command.set_defaults(run=run)
 
 
@@ -85,11 +116,14 @@ def run(args: argparse.Namespace) -> int:
         ("--junit-xml", args.junit_xml),
         ("--json", args.json),
         ("--write-known-failures", args.write_known_failures),
+        ("--write-known-causes", args.write_known_causes),
     ):
         if path is not None:
             check_file(path, option)
     if args.report is not None:
         check_folder(args.report, "--report")
+    if args.regressions is not REGRESSIONS:  # named: checked now; by default made only if used
+        check_folder(args.regressions, "--regressions")
     options = checking(
         args,
         quiet=args.jobs > 1,
@@ -120,17 +154,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"    fixed: remove it from {args.known_failures}", flush=True)
         for note in verdict.notes:
             print(f"    note: {note}", flush=True)
-        counted = verdict.coverage
+        compared = verdict.coverage
         if (
-            counted is not None
+            compared is not None
             and seen != "SKIPPED"
-            and (counted.compared < counted.events or counted.delivered < counted.owed)
+            and (compared.compared < compared.events or compared.delivered < compared.owed)
         ):
-            print(f"    {counted.summary()}", flush=True)
+            print(f"    {compared.summary()}", flush=True)
     seconds = time.monotonic() - began
     ran = {name for v in verdicts for name in (v.path.name, v.path.stem)}
-    for name in sorted(set(given) - ran):
-        print(f"note: {name} is listed as a known failure but was not run")
+    for note in not_run(sorted(set(given) - ran), args.known_failures):
+        print(note)
     verdicts.sort(key=lambda v: paths.index(v.path))
     if args.write_known_failures is not None:
         unrun = {name: status for name, status in given.items() if name not in ran}
@@ -139,6 +173,10 @@ def run(args: argparse.Namespace) -> int:
         for name in sorted(set(given) - set(known) - set(unrun)):
             print(f"fixed: {name}, taken off {args.write_known_failures}")
         print(f"wrote {args.write_known_failures}: {len(known)} known failures")
+    found, interrupted = grouped(failing(verdicts, known), options, args)
+    if args.write_known_causes is not None:
+        causes.write_known(args.write_known_causes, found, "--write-known-causes")
+        print(f"wrote {args.write_known_causes}: {counted(len(found), 'cause')}")
     run_report = Run(
         args.engine,
         said,
@@ -146,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
         seconds,
         verdicts,
         known,
+        found,
         named,
         args.min_compared,
         str(shard) if shard.count > 1 else None,
@@ -160,4 +199,96 @@ def run(args: argparse.Namespace) -> int:
     for line in outside_lines(verdicts):
         print(line)
     print(run_report.summary())
+    if interrupted:
+        raise KeyboardInterrupt
     return run_report.tally().code()
+
+
+SHOWN = 6
+"""How many of a cause's scenarios its lines name."""
+
+
+def grouped(
+    alike: dict[causes.Signature, list[Verdict]], options: Options, args: argparse.Namespace
+) -> tuple[list[causes.Cause], bool]:
+    """The causes of a run's FAILs (bridge/checking/causes.py), each shrunk
+    scenario written to --regressions as it comes, all said at the end; and
+    whether an interruption (Ctrl-C, SIGTERM) cut the grouping short: the
+    FAILs not grouped yet are then each signature's cause, not shrunk."""
+    if not alike:
+        return [], False
+    fails = sum(map(len, alike.values()))
+    shrinking = (
+        f"a scenario of each shrunk ({shrink_budget(args)} at most)"
+        if args.shrink_tries
+        else "nothing shrunk (--shrink-tries 0)"
+    )
+    print(
+        f"grouping {fails} FAIL into causes: {counted(len(alike), 'kind')} of first divergence, "
+        f"{shrinking} ...",
+        flush=True,
+    )
+    found: list[causes.Cause] = []
+    left = dict(alike)
+    seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
+
+    def progress(elapsed: float) -> str:
+        done = f"{len(alike) - len(left)} of {len(alike)}"
+        return f"  ... causes: {done} kinds of first divergence grouped ({elapsed:.0f} s)"
+
+    interrupted = False
+    try:
+        with Ticker(progress, False):
+            for made, profile in find_causes(alike, options, args.jobs, args.shrink_tries, seconds):
+                for cause in made:
+                    left.pop(cause.signature.provisional(), None)
+                    if cause.shrunk is not None and profile is not None:
+                        write_shrunk(cause, profile, options, args.regressions)
+                found += made
+    except KeyboardInterrupt:
+        print("interrupted: the FAILs not grouped yet are each kind's cause, not shrunk")
+        found += [causes.Cause(key, [shown(v.path) for v in vs]) for key, vs in left.items()]
+        interrupted = True
+    found = ordered(found)
+    print(f"{fails} FAIL from {counted(len(found), 'cause')}:", flush=True)
+    for number, cause in enumerate(found, start=1):
+        print(said_cause(number, cause, options), flush=True)
+    return found, interrupted
+
+
+def ordered(found: list[causes.Cause]) -> list[causes.Cause]:
+    """Causes, the one of the most scenarios first."""
+    return sorted(found, key=lambda c: (-len(c.scenarios), c.id))
+
+
+def write_shrunk(cause: causes.Cause, profile: Profile, options: Options, folder: Path) -> None:
+    """Write a cause's shrunk scenario and its transcript in `folder`; a
+    folder that cannot be written is said, and the cause kept without it."""
+    assert cause.shrunk is not None
+    name = f"cause-{re.sub(r'[^A-Za-z0-9._-]+', '-', cause.id)}-{slug(options.engine)}"
+    try:
+        check_folder(folder, "--regressions")
+        cause.written = str(write_regression(cause.shrunk, profile, folder, name))
+    except (UsageError, OSError) as error:
+        print(f"note: cause {cause.id}: its shrunk scenario is not written: {error}")
+
+
+def said_cause(number: int, cause: causes.Cause, options: Options) -> str:
+    """A cause in a few lines: its id and what it is, its scenarios, and its
+    shrunk scenario with the command that replays it."""
+    names = [Path(name).name for name in cause.scenarios]
+    shown = ", ".join(names[:SHOWN]) + (
+        f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+    )
+    lines = [
+        f"  {number}. {cause.id}: {counted(len(names), 'scenario')}: {shown}",
+        f"     {cause.signature.said()}",
+    ]
+    if cause.shrunk is not None and cause.written is not None:
+        assert cause.representative is not None
+        lines.append(
+            f"     shrunk from {Path(cause.representative).name}, {cause.events_before} events "
+            f"to {len(cause.shrunk.events)}: {cause.written}"
+        )
+        lines.append(f"     replay it: {reproduction(Path(cause.written), options)}")
+    return "\n".join(lines)

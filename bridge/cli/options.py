@@ -12,7 +12,7 @@ from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, read_capabilities, read_constants, read_profile
 from bridge.outputs.regressions import REGRESSIONS
 from bridge.runs.corpus import Options
-from scenarios.arguments import jobs_option, positive, positive_int
+from scenarios.arguments import jobs_option, positive, positive_int, whole_number
 from scenarios.shard import Shard, parse
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -133,11 +133,14 @@ def checking(args: argparse.Namespace, **more: Any) -> Options:
     )
 
 
-def shrink_options(command: argparse.ArgumentParser, written: str) -> None:
+def shrink_options(
+    command: argparse.ArgumentParser, written: str, tries: int = TRIES, none: str = ""
+) -> None:
     """`--regressions`, where the shrunk scenario (`written`) goes, and
     `--shrink-tries` and `--shrink-seconds`: what shrinking a divergence
     may spend, counted in replays so that a busy machine shrinks as far as a
-    quiet one; seconds only a cap."""
+    quiet one (`tries` unless told; 0 allowed when `none` says what it
+    does); seconds only a cap."""
     command.add_argument(
         "--regressions",
         type=Path,
@@ -147,10 +150,10 @@ def shrink_options(command: argparse.ArgumentParser, written: str) -> None:
     )
     command.add_argument(
         "--shrink-tries",
-        type=positive_int,
-        default=TRIES,
-        help=f"shrinking's budget in replays (default {TRIES}; counted, so a busy machine "
-        "shrinks as far)",
+        type=whole_number if none else positive_int,
+        default=tries,
+        help=f"shrinking's budget in replays (default {tries}; counted, so a busy machine "
+        f"shrinks as far{'; 0: ' + none if none else ''})",
     )
     command.add_argument(
         "--shrink-seconds", type=positive, help="shrinking's time at most (default: no limit)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from bridge.cli.options import Commands, engine_options, named_engine
 from bridge.formats.layout import named, read_checked
@@ -27,6 +28,9 @@ def run(args: argparse.Namespace) -> int:
     subject = make_engine(options)
     try:
         ready = subject.start(scenario)
+        if ready.unsupported:
+            print(f"SKIPPED {path}: {ready.cannot_take()}", file=sys.stderr)
+            return 0
         profile = profile_of(ready.profile, options.profile, subject.name)
         for exchange in from_model(scenario, profile, strict=False):
             subject.send(exchange.line)

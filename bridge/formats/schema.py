@@ -30,6 +30,18 @@ TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+A_TYPE = {
+    "object": "an object",
+    "array": "an array",
+    "string": "a string",
+    "boolean": "true or false",
+    "null": "null",
+    "number": "a number",
+    "integer": "an integer",
+}
+"""Each type as a problem names it (`"soon" is not a number`)."""
+
+
 class SchemaError(ValueError):
     """A schema that uses a keyword this checker does not know."""
 
@@ -128,7 +140,7 @@ def _type(value: Any, wanted: str | list[str], at: At) -> str | None:
     names = [wanted] if isinstance(wanted, str) else wanted
     if any(of_type(value, name) for name in names):
         return None
-    return here(at, f"{shown(value)} is not {' or '.join(names)}")
+    return here(at, f"{shown(value)} is not {' or '.join(A_TYPE.get(n, n) for n in names)}")
 
 
 def _const(value: Any, wanted: Any, at: At) -> str | None:

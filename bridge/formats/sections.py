@@ -3,6 +3,7 @@ fields): what a FAIL line and a report cite beside a divergence."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 SECTIONS: dict[str, str] = {
@@ -40,10 +41,10 @@ def section(field: str) -> str | None:
 
 def cited(field: str, rule: Any = None) -> str:
     """The section as a FAIL line cites it: for `refused`, the rule of SPEC
-    4.1 one side names (`rule 'jobs_bound' of SPEC 4.1`)."""
+    4.1 one side names, as JSON (`rule "jobs_bound" of SPEC 4.1`)."""
     at = section(field)
     if at is None:
         return "a field bridge/PROTOCOL.md does not define"
     if field == "refused" and isinstance(rule, str):
-        return f"rule {rule!r} of {at}"
+        return f"rule {json.dumps(rule)} of {at}"
     return at

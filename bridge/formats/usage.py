@@ -53,18 +53,37 @@ def read_constants(path: Path | None) -> limits.Limits | None:
 KNOWN_OUTCOMES = {"fail": "FAIL", "fault": "FAULT", "skip": "SKIPPED"}
 """The outcomes a known-failures line may expect, and the status each names."""
 
+WORDS = {status: word for word, status in KNOWN_OUTCOMES.items()}
+"""Each status, as a known-failures line says it."""
+
+NOT_RUN_SHOWN = 10
+"""How many names of a known-failures list that were not run a run names;
+the others it counts (a list of a million names is not a million lines)."""
+
+
+def not_run(names: list[str], path: Path | None) -> list[str]:
+    """The notes of a run on the names of its known-failures list (`path`)
+    it did not run: the first NOT_RUN_SHOWN, then how many more."""
+    notes = [f"note: {name} is listed as a known failure but was not run" for name in names]
+    if len(notes) <= NOT_RUN_SHOWN:
+        return notes
+    more = len(names) - NOT_RUN_SHOWN
+    return notes[:NOT_RUN_SHOWN] + [f"note: and {more:,} more names of {path} were not run"]
+
 
 def load_known(path: Path | None) -> dict[str, str]:
     """A known-failures file: one scenario a line, `NAME` or `NAME OUTCOME`
-    (`fail`, the default; `fault`; `skip`), `#` comments; each name with the
-    status it is expected to end in."""
+    (`fail`, the default; `fault`; `skip`), `#` comments, a UTF-8
+    byte-order mark allowed; each name with the status it is expected to end
+    in. A name listed twice must be listed alike."""
     if path is None:
         return {}
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"--known-failures {path}: cannot be read: {error}") from None
     known: dict[str, str] = {}
+    where: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         words = line.split("#")[0].split()
         if not words:
@@ -74,14 +93,20 @@ def load_known(path: Path | None) -> dict[str, str]:
                 f"--known-failures {path}:{number}: not `NAME` or `NAME fail|fault|skip`: "
                 f"{line.strip()!r}"
             )
-        known[words[0]] = KNOWN_OUTCOMES[words[1] if len(words) == 2 else "fail"]
+        name, word = words[0], words[1] if len(words) == 2 else "fail"
+        if known.get(name, KNOWN_OUTCOMES[word]) != KNOWN_OUTCOMES[word]:
+            said = WORDS[known[name]]
+            raise UsageError(
+                f"--known-failures {path}:{number}: {name} {word}, but line {where[name]} "
+                f"says {name} {said}: which is it?"
+            )
+        known[name], where[name] = KNOWN_OUTCOMES[word], where.get(name, number)
     return known
 
 
 def write_known(path: Path, known: dict[str, str]) -> None:
     """A known-failures file listing `known` (names and expected statuses), one a line."""
-    word = {status: name for name, status in KNOWN_OUTCOMES.items()}
-    lines = [f"{name} {word[status]}\n" for name, status in sorted(known.items())]
+    lines = [f"{name} {WORDS[status]}\n" for name, status in sorted(known.items())]
     text = "# written by optchat-spec corpus --write-known-failures: remove a line once it passes\n"
     try:
         path.write_text(text + "".join(lines), encoding="utf-8")

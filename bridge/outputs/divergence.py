@@ -106,7 +106,8 @@ def divergence_section(
     names = comparison.names
     parts = [
         '<section id="divergence"><h2>The divergence</h2>',
-        f"<p>At {escape(found.where())}: field <code>{escape(found.field)}</code> differs.</p>",
+        f"<p>At {escape(found.where())}: field <code>{escape(found.field)}</code> differs, "
+        f"{escape(found.difference(240))}.</p>",
         f"<p>{escape(names[0])}: <code>{escape(show(found.expected))}</code><br>"
         f"{escape(names[1])}: <code>{escape(show(found.found))}</code></p>",
     ]

@@ -1,7 +1,8 @@
-"""The front page of `corpus --report DIR`: one row per scenario checked,
-with its outcome, its first divergence (field, SPEC section, where), how
-many of its events were compared and delivered under the profile, and a
-link to its page, when it has one."""
+"""The front page of `corpus --report DIR`: the causes of the FAILs
+(bridge/checking/causes.py), then one row per scenario checked, with its
+outcome, its cause, its first divergence (field, SPEC section, where, the
+values where they first differ), how many of its events were compared and
+delivered under the profile, and a link to its page, when it has one."""
 
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ def first_divergence(verdict: Verdict) -> str:
     where = "the final detail request"
     if found.get("position") is not None:
         where = f"event {found['position']} (file line {found['file_line']})"
-    return f"field <code>{escape(found['field'])}</code>{section} at {where}"
+    said = f": {escape(found['difference'])}" if found.get("difference") else ""
+    return f"field <code>{escape(found['field'])}</code>{section} at {where}{said}"
 
 
 def compared(verdict: Verdict) -> str:
@@ -60,15 +62,49 @@ def delivered(verdict: Verdict) -> str:
     return f"{counted.delivered:,} of {counted.owed:,} ({percent(counted.delivered, counted.owed)})"
 
 
-def row(verdict: Verdict, seen: str) -> str:
+def row(verdict: Verdict, seen: str, cause: str | None) -> str:
     link = (
         f'<a href="{escape(quote(verdict.page))}">the page</a>' if verdict.page is not None else ""
     )
+    named = f'<a href="#{escape(quote(cause))}"><code>{escape(cause)}</code></a>' if cause else ""
     return (
         f"<tr><td><code>{escape(shown(verdict.path))}</code></td>"
         f'<td class="{escape(seen.replace(" ", "-"))}">{escape(seen)}</td>'
-        f"<td>{first_divergence(verdict)}</td><td>{compared(verdict)}</td>"
+        f"<td>{named}</td><td>{first_divergence(verdict)}</td><td>{compared(verdict)}</td>"
         f"<td>{delivered(verdict)}</td><td>{link}</td></tr>"
+    )
+
+
+SHOWN = 12
+"""How many of a cause's scenarios its row names."""
+
+
+def causes_table(run: Run) -> str:
+    """The causes of the run's FAILs (bridge/checking/causes.py), a row each:
+    its id, what it is, its scenarios and its shrunk scenario."""
+    if not run.causes:
+        return ""
+    fails = sum(len(c.scenarios) for c in run.causes)
+    rows = []
+    for cause in run.causes:
+        names = [Path(name).name for name in cause.scenarios]
+        more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+        shrunk = ""
+        if cause.written is not None and cause.shrunk is not None:
+            shrunk = (
+                f"<code>{escape(cause.written)}</code> ({len(cause.shrunk.events)} events, "
+                f"from {escape(Path(cause.representative or '').name)}'s {cause.events_before})"
+            )
+        rows.append(
+            f'<tr id="{escape(quote(cause.id))}"><td><code>{escape(cause.id)}</code></td>'
+            f"<td>{escape(cause.signature.said())}</td>"
+            f"<td>{len(names)}: {escape(', '.join(names[:SHOWN]))}{more}</td><td>{shrunk}</td></tr>"
+        )
+    causes = f"{len(run.causes)} cause{'' if len(run.causes) == 1 else 's'}"
+    return (
+        f"<h2>{fails} FAIL from {causes}</h2>"
+        "<table><tr><th>cause</th><th>what</th><th>scenarios</th><th>shrunk</th></tr>"
+        f"{''.join(rows)}</table><h2>Scenarios</h2>"
     )
 
 
@@ -77,7 +113,7 @@ def index(run: Run) -> str:
     seen = [outcome(v, run.known) for v in run.verdicts]
     counts = ", ".join(f"{seen.count(o)} {escape(o)}" for o in dict.fromkeys(seen))
     engine_name = next((v.engine for v in run.verdicts if v.engine), "")
-    rows = "".join(row(v, o) for v, o in zip(run.verdicts, seen, strict=True))
+    rows = "".join(row(v, o, run.cause_of(v)) for v, o in zip(run.verdicts, seen, strict=True))
     title = f"optchat-spec corpus: {run.engine}"
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
@@ -89,8 +125,8 @@ def index(run: Run) -> str:
         + f"; {escape(run.agreement)}; runner {escape(__version__)}, corpus version "
         f"{escape(run.corpus_version)}; {len(run.verdicts)} scenarios: {counts}; "
         f"{run.seconds:.1f} s.</p>"
-        f"<p>{escape(run.coverage().summary())}</p>"
-        "<table><tr><th>scenario</th><th>outcome</th><th>first divergence</th>"
+        f"<p>{escape(run.coverage().summary())}</p>{causes_table(run)}"
+        "<table><tr><th>scenario</th><th>outcome</th><th>cause</th><th>first divergence</th>"
         "<th>events compared</th><th>events delivered</th><th></th></tr>"
         f"{rows}</table></body></html>\n"
     )

@@ -1,7 +1,8 @@
-"""A corpus run as JSON, for CI: what ran (runner, corpus, engine, profile)
-and each scenario's verdict, with the first divergence's values and SPEC
-section, and the run's verdict as its exit code and last line (with the
-floor it was held to, which `merge-reports` holds the shards' sum to). The
+"""A corpus run as JSON, for CI: what ran (runner, corpus, engine, profile),
+each scenario's verdict, with the first divergence's values and SPEC
+section, the causes its FAILs are of (bridge/checking/causes.py), and the
+run's verdict as its exit code and last line (with the floor it was held
+to, which `merge-reports` holds the shards' sum to). The
 form is bridge/report.schema.json."""
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def to_json(run: Run) -> dict[str, Any]:
                 "notes": verdict.notes,
                 "coverage": verdict.coverage.to_json() if verdict.coverage else None,
                 "page": verdict.page,
+                "cause": run.cause_of(verdict),
             }
         )
     return {
@@ -52,6 +54,7 @@ def to_json(run: Run) -> dict[str, Any]:
         "seconds": round(run.seconds, 3),
         "counts": counts,
         "coverage": run.coverage().to_json(),
+        "causes": [cause.to_json() for cause in run.causes],
         "min_compared": run.floor,
         "shard": run.shard,
         "verdict": {"exit_code": run.tally().code(), "summary": run.summary()},

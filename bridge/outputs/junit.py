@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from bridge import __version__
+from bridge.checking.causes import Cause
 from bridge.checking.coverage import Coverage
 from bridge.checking.verdict import Verdict, outcome
 from bridge.formats.kit import shown
@@ -88,8 +89,9 @@ def add(parent: ET.Element, tag: str, text: str | None = None, **attributes: str
     return child
 
 
-def test_case(suite: ET.Element, verdict: Verdict, seen: str) -> str | None:
-    """The scenario's test case; which tally it counts in, if any."""
+def test_case(suite: ET.Element, verdict: Verdict, seen: str, cause: Cause | None) -> str | None:
+    """The scenario's test case (with the cause of its FAIL as a property);
+    which tally it counts in, if any."""
     case = add(
         suite,
         "testcase",
@@ -102,7 +104,11 @@ def test_case(suite: ET.Element, verdict: Verdict, seen: str) -> str | None:
     if seen == "FAIL":
         counted = "failures"
         message = verdict.reason  # its summary cites the field's SPEC section
-        add(case, "failure", verdict.report or verdict.reason, message=message, type="divergence")
+        text = verdict.report or verdict.reason
+        if cause is not None:
+            add(add(case, "properties"), "property", name="cause", value=cause.id)
+            text += f"\ncause {cause_said(cause)}"
+        add(case, "failure", text, message=message, type="divergence")
     elif seen == "UNEXPECTED PASS":
         counted = "failures"
         add(
@@ -142,12 +148,21 @@ def is_run_case(case: ET.Element) -> bool:
     return all(case.get(key) == value for key, value in RUN_CASE.items())
 
 
+def cause_said(cause: Cause) -> str:
+    """A cause as a property's value says it: `ID: what it is`, and where
+    its shrunk scenario is (its scenarios are the test cases naming it)."""
+    where = f"; shrunk: {cause.written}" if cause.written else ""
+    return f"{cause.id}: {cause.signature.said()}{where}"
+
+
 def write_junit(run: Run, path: Path) -> None:
     """JUnit XML: one testsuite, one testcase per scenario; a divergence is a
     failure, an engine fault or bad scenario an error, SKIPPED a skip; a run
     that compared too little has a failing test case of its own (`RUN_CASE`).
-    The suite's properties say what the run compared and its verdict; a
-    scenario's output, what it did not compare."""
+    The suite's properties say what the run compared, the causes of its
+    FAILs (`causes`, then a `cause` each: its id and what it is) and its
+    verdict; a FAIL's test case names its cause (a `cause` property, and the
+    failure's last line); a scenario's output says what it did not compare."""
     suite = ET.Element("testsuite", name=visible(f"optchat-spec corpus ({run.engine})"))
     properties = add(suite, "properties")
     profile = next((v.profile for v in run.verdicts if v.profile is not None), None)
@@ -159,13 +174,17 @@ def write_junit(run: Run, path: Path) -> None:
         ("agreement", run.agreement),
         ("corpus_version", str(run.corpus_version)),
         *compared(run.coverage()),
+        ("causes", str(len(run.causes))),
+        *(("cause", cause_said(cause)) for cause in run.causes),
         *verdict_properties(run.floor, run.shard, run.tally().code(), run.summary()),
     ):
         add(properties, "property", name=name, value=value)
     tally = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    by_id = {cause.id: cause for cause in run.causes}
     for verdict in run.verdicts:
         tally["tests"] += 1
-        counted = test_case(suite, verdict, outcome(verdict, run.known))
+        cause = by_id.get(run.cause_of(verdict) or "")
+        counted = test_case(suite, verdict, outcome(verdict, run.known), cause)
         if counted is not None:
             tally[counted] += 1
     set_tallies(suite, tally, run.tally().short())

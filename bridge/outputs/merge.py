@@ -17,13 +17,19 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from bridge.checking.causes import Signature, parse
 from bridge.checking.coverage import Coverage
-from bridge.formats.profile import ProfileError, declared, parse
+from bridge.formats.kit import BRIDGE
+from bridge.formats.profile import ProfileError, declared
+from bridge.formats.profile import parse as parse_profile
+from bridge.formats.schema import problem
 from bridge.formats.usage import UsageError
 from bridge.outputs.json_report import FORMAT
 from bridge.outputs.junit import is_run_case, outcome_of, set_tallies
 from bridge.outputs.writing import write_whole
 from bridge.runs.tally import Tally
+
+REPORT = BRIDGE / "report.schema.json"
 
 SAME = ("runner_version", "corpus_version", "engine", "min_compared")
 """What every shard's report must say alike."""
@@ -73,18 +79,24 @@ def merge_files(out: Path, inputs: list[Path]) -> tuple[dict[str, int], int, str
 
 
 def judged(
-    path: Path, counts: dict[str, int], coverage: Coverage, floor: float, engine: str, profile: Any
+    path: Path,
+    counts: dict[str, int],
+    coverage: Coverage,
+    floor: float,
+    ran: tuple[str, Any, int],
 ) -> tuple[int, str, str | None]:
     """The joined run's verdict, made as one run makes it (bridge/runs/tally.py)
     from its outcomes' counts and summed coverage: its exit code, its last
-    line, and why it compared too little (None when it did not). `path` is
+    line, and why it compared too little (None when it did not). `ran` is
+    the engine, its profile and the number of the FAILs' causes; `path` is
     the report whose profile is read."""
+    engine, profile, causes = ran
     try:
-        words = "" if profile is None else declared(parse(profile, "its profile"))
+        words = "" if profile is None else declared(parse_profile(profile, "its profile"))
     except ProfileError as error:
         raise UsageError(f"{path}: {error}") from None
     tally = Tally(sum(counts.values()), counts, coverage, floor)
-    return tally.code(), tally.summary(engine, words), tally.short()
+    return tally.code(), tally.summary(engine, words, causes), tally.short()
 
 
 def floor_of(path: Path, value: Any) -> float:
@@ -96,17 +108,23 @@ def floor_of(path: Path, value: Any) -> float:
 
 
 def parse_json(path: Path, text: str) -> dict[str, Any]:
+    """A shard's JSON report, held to the form a run writes
+    (bridge/report.schema.json); UsageError naming the file and the first
+    thing that differs."""
     try:
-        report = json.loads(text)
+        report = json.loads(text, parse_constant=no_constant)
     except ValueError as error:
         raise UsageError(f"{path}: not JSON: {error}") from None
     if not isinstance(report, dict) or report.get("format") != FORMAT:
         raise UsageError(f"{path}: not an {FORMAT} report (its format is not {FORMAT!r})")
-    if not isinstance(report.get("scenarios"), list) or not all(
-        isinstance(case, dict) and isinstance(case.get("path"), str) for case in report["scenarios"]
-    ):
-        raise UsageError(f"{path}: its `scenarios` is not a list of scenario verdicts")
+    wrong = problem(report, REPORT)
+    if wrong is not None:
+        raise UsageError(f"{path}: not a report as bridge/report.schema.json has it: {wrong}")
     return report
+
+
+def no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def alike(reports: list[tuple[Path, dict[str, Any]]], field: str, skip_empty: bool) -> Any:
@@ -144,6 +162,7 @@ def merge_json(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
     counts: dict[str, int] = {}
     for case in cases:
         counts[case.get("status")] = counts.get(case.get("status"), 0) + 1
+    merged["causes"] = merged_causes(reports, cases)
     merged["scenarios"] = cases
     merged["counts"] = counts
     merged["coverage"] = summed_coverage(reports)
@@ -154,12 +173,53 @@ def merge_json(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
         counts,
         Coverage.from_json(merged["coverage"]),
         floor,
-        str(merged["engine"]),
-        merged["profile"],
+        (str(merged["engine"]), merged["profile"], len(merged["causes"])),
     )
     merged["min_compared"], merged["shard"] = floor, None
     merged["verdict"] = {"exit_code": code, "summary": summary}
     return merged
+
+
+def merged_causes(
+    reports: list[tuple[Path, dict[str, Any]]], cases: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The shards' causes as one run's (bridge/checking/causes.py): those of
+    one id, or both shrunk to kinds of events of which one holds the
+    other's (`Signature.same_cause`), are one, named by the one that keeps
+    fewest, with every shard's scenarios; each scenario's `cause` is
+    renamed to match."""
+    # Each cause kept: [its signature, its cause as a shard wrote it], its
+    # scenarios from every shard, and the ids the shards gave it.
+    groups: list[tuple[list[Any], list[str], set[str]]] = []
+    for path, report in reports:
+        for cause in report.get("causes") or []:
+            try:
+                named = parse(str(cause["id"]))
+                scenarios = [str(name) for name in cause["scenarios"]]
+            except (KeyError, TypeError, ValueError) as error:
+                raise UsageError(
+                    f"{path}: a cause is not one a run writes (bridge/report.schema.json): {error}"
+                ) from None
+            group = next((g for g in groups if one_cause(g[0][0], named)), None)
+            if group is None:
+                groups.append(([named, cause], scenarios, {named.id}))
+                continue
+            kept, into, ids = group
+            into += scenarios
+            ids.add(named.id)
+            if len(named.keeps or ()) < len(kept[0].keeps or ()):
+                kept[:] = [named, cause]
+    renamed = {old: kept[0].id for kept, _, ids in groups for old in ids}
+    for case in cases:
+        case["cause"] = renamed.get(case.get("cause") or "", case.get("cause"))
+    causes = [{**kept[1], "scenarios": into} for kept, into, _ in groups]
+    return sorted(causes, key=lambda c: (-len(c["scenarios"]), c["id"]))
+
+
+def one_cause(a: Signature, b: Signature) -> bool:
+    """Whether two shards' causes are one: the same, or both shrunk and
+    `same_cause` (a cause not shrunk is one only with itself)."""
+    return a == b or (a.keeps is not None and b.keeps is not None and a.same_cause(b))
 
 
 def summed_coverage(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
@@ -223,9 +283,12 @@ FRACTIONS = {
 """Each fraction property, as the counted properties it is the ratio of."""
 
 
-def summed(holder: ET.Element, said: list[dict[str, str]]) -> None:
-    """The counted properties of `holder` made the shards' sums."""
-    totals = {name: sum(int(s.get(name, "0") or 0) for s in said) for name in COUNTED}
+def summed(holder: ET.Element, said: list[tuple[Path, dict[str, str]]]) -> None:
+    """The counted properties of `holder` made the shards' sums (each shard's
+    report named with its properties)."""
+    totals = {
+        name: sum(int(number(path, s.get(name), name)) for path, s in said) for name in COUNTED
+    }
     for item in list(holder):
         name = item.get("name", "")
         if name in ("coverage", "not_implemented"):
@@ -235,6 +298,25 @@ def summed(holder: ET.Element, said: list[dict[str, str]]) -> None:
         elif name in FRACTIONS:
             part, whole = (totals[key] for key in FRACTIONS[name])
             item.set("value", f"{part / whole if whole else 1.0:.6f}")
+
+
+def every_cause(holder: ET.Element, suites: list[ET.Element]) -> int:
+    """The `cause` properties of `holder` made every shard's, one per id (what
+    its value says before `: `), and `causes` their count
+    (bridge/outputs/junit.py); that count."""
+    said: dict[str, str] = {}
+    for suite in suites:
+        for item in suite.iterfind("properties/property"):
+            if item.get("name") == "cause":
+                value = item.get("value", "")
+                said.setdefault(value.split(": ", 1)[0], value)
+    for item in list(holder):
+        if item.get("name") in ("cause", "causes"):
+            holder.remove(item)
+    ET.SubElement(holder, "property", name="causes", value=str(len(said)))
+    for value in said.values():
+        ET.SubElement(holder, "property", name="cause", value=value)
+    return len(said)
 
 
 def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
@@ -258,7 +340,8 @@ def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
     if holder is None:
         holder = ET.Element("properties")
     merged.append(holder)
-    summed(holder, [properties(suite) for _, suite in suites])
+    summed(holder, [(path, properties(suite)) for path, suite in suites])
+    causes = every_cause(holder, [suite for _, suite in suites])
     every = [(path, case) for path, suite in suites for case in suite.iterfind("testcase")]
     cases = [(path, case) for path, case in every if not is_run_case(case)]
     no_overlap([(path, case.get("file") or case.get("name", "")) for path, case in cases])
@@ -288,8 +371,7 @@ def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
         counts,
         coverage,
         floor_of(first_path, totals.get("min_compared")),
-        totals.get("engine", ""),
-        profile,
+        (totals.get("engine", ""), profile, causes),
     )
     for name, value in (("shard", ""), ("exit_code", str(code)), ("verdict", summary)):
         item = next((i for i in holder if i.get("name") == name), None)

@@ -14,6 +14,8 @@ from bridge.wire.observe import pairs
 from bridge.wire.stream import from_model, wire
 from model import bits, machine
 from model.machine import State
+from model.node import Node
+from model.node import name as node_name
 from model.profile import Profile
 from model.view import View
 from scenarios.format import Scenario, is_relative
@@ -23,8 +25,9 @@ SAMPLES = 200
 
 
 def name(level: int, index: int) -> str:
-    """A node's name `start+count` (SPEC 2)."""
-    return f"{index << level}+{1 << level}"
+    """A node's name `start+count` (SPEC 2), or `(level, index)` for one too
+    high for those numbers to be written out (model/node.py `name`)."""
+    return node_name(Node(level, bits.from_int(index)))
 
 
 def said(event: dict[str, Any], refused: str | None = None) -> str:

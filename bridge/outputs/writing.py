@@ -54,3 +54,11 @@ def check_file(path: Path, option: str) -> None:
 def check_folder(path: Path, option: str) -> None:
     """UsageError (one line) unless reports can be written in folder `path`."""
     _try_folder(path, option, path)
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two names name one file (however spelt, or through a link)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a.resolve() == b.resolve()

@@ -5,35 +5,56 @@ and the scenarios shared among worker processes."""
 
 from __future__ import annotations
 
+import math
 import shlex
 import signal
+import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing import get_context, util
 from pathlib import Path
 from typing import Any
 
 from bridge.checking import purpose
+from bridge.checking.causes import (
+    Cause,
+    Member,
+    Replays,
+    Signature,
+    group,
+    signature,
+    signature_of_json,
+)
 from bridge.checking.compare import Result, add_states, run
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
-from bridge.checking.verdict import Outside, Skipped, Verdict, divergence_json, lacks_for, within
+from bridge.checking.shrink import cut, marked
+from bridge.checking.verdict import (
+    Outside,
+    Skipped,
+    Verdict,
+    divergence_json,
+    lacks_for,
+    outcome,
+    within,
+)
 from bridge.formats import transcript
 from bridge.formats.invocation import command
 from bridge.formats.kit import shown
-from bridge.formats.layout import stream_checked, unique_name
+from bridge.formats.layout import read_checked, stream_checked, unique_name
 from bridge.formats.limits import Limits
 from bridge.formats.profile import SPEC, agreement, declared, to_json
 from bridge.runs import progress
+from bridge.runs.ending import ignore_ending, on_ending, tracker_started
 from bridge.runs.progress import Heartbeat
 from bridge.runs.tally import Tally
 from bridge.wire import factory
 from bridge.wire.engine import Engine, EngineFault, Ready, limits_of, profile_of
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.process import ProcessEngine
-from bridge.wire.stream import exchanges
+from bridge.wire.stream import Exchange, exchanges
 from model.profile import Profile
 from scenarios.format import Events, Scenario, ScenarioError
 
@@ -81,12 +102,20 @@ class Run:
     known: dict[str, str]
     """Scenarios listed as known failures (by file name or stem), each with
     the status it is expected to end in (bridge/formats/usage.py)."""
+    causes: list[Cause] = field(default_factory=list)
+    """The causes of its FAILs (bridge/checking/causes.py), the cause of the
+    most scenarios first."""
     declared: str = ""
     """The profile the engine was checked under, in a few words (`profile: SPEC`)."""
     floor: float = 0.0
     """`--min-compared`: the fraction of the events the run must compare."""
     shard: str | None = None
     """`K/N` for a shard of a campaign, whose floor the merged report is held to."""
+
+    def cause_of(self, verdict: Verdict) -> str | None:
+        """The id of the cause a scenario's FAIL is of; None when it is of none."""
+        name = shown(verdict.path)
+        return next((c.id for c in self.causes if name in c.scenarios), None)
 
     def coverage(self) -> Coverage:
         """What the run compared, summed over the scenarios it could read."""
@@ -103,8 +132,8 @@ class Run:
         )
 
     def summary(self) -> str:
-        """The run's last line (bridge/runs/tally.py)."""
-        return self.tally().summary(self.engine, self.declared)
+        """The run's last line (bridge/runs/tally.py), with the number of its FAILs' causes."""
+        return self.tally().summary(self.engine, self.declared, len(self.causes))
 
 
 class StartFault(EngineFault):
@@ -164,8 +193,7 @@ def replay_checked(
         raise StartFault(str(fault)) from None
     within(scenario, limits_of(ready.constants, options.constants, subject.name))
     if ready.unsupported:
-        said = "; ".join(f"{k}: {v}" for k, v in ready.unsupported.items())
-        raise Skipped(f"the engine cannot take it ({said})")
+        raise Skipped(ready.cannot_take())
     profile = profile_of(ready.profile, options.profile, subject.name)
     lacks = lacks_for(scenario, ready, options.capabilities, subject.name)
     coverage = coverage or Coverage()
@@ -181,13 +209,16 @@ def replay_checked(
             lacks,
             coverage,
         )
+    why = None
+    if result.unsupported is None and result.divergence is None and not coverage.stopped:
+        # Before the count, which reads a streamed file's rest without its
+        # events: the events never sent at its end are some of the purpose's.
+        why = purpose.skipped(scenario, result)
     coverage.events = scenario.count()
     if result.unsupported is not None:
         raise Skipped(f"the engine does not support {result.unsupported}")
-    if result.divergence is None and not coverage.stopped:
-        why = purpose.skipped(scenario, result)
-        if why is not None:
-            raise Skipped(why)
+    if why is not None:
+        raise Skipped(why)
     return profile, result, ready
 
 
@@ -348,6 +379,7 @@ class Workers:
     def __enter__(self) -> Workers:
         if self.jobs > 1:
             shared = {} if self.counter is None else {"initargs": (self.counter,)}
+            tracker_started()
             self.pool = Pool(self.jobs, initializer=_worker, **shared)
         return self
 
@@ -393,12 +425,13 @@ def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdic
 
 def _worker(counter: Any = None) -> None:
     """Set up a pool worker to end its engines when the pool ends it: the
-    pool's SIGTERM (also on Ctrl-C or a SIGTERM to the run) is a quiet exit
-    that unwinds the scenario being checked, and the engines kept for
-    another scenario are closed as the worker exits. Ctrl-C is left to the
-    parent, which ends the pool. `counter` is the run's shared count."""
+    pool's SIGTERM (also on Ctrl-C or one of ENDING to the run, which a
+    terminal also sends to the workers, in the run's process group) is a
+    quiet exit that unwinds the scenario being checked, and the engines kept
+    for another scenario are closed as the worker exits. Ctrl-C is left to
+    the parent, which ends the pool. `counter` is the run's shared count."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _exit)
+    on_ending(_exit)
     util.Finalize(None, close_kept, exitpriority=10)
     progress.share(counter)
 
@@ -406,6 +439,7 @@ def _worker(counter: Any = None) -> None:
 def _exit(signum: int, _frame: object) -> None:
     # Unwinding ends the worker's engines; should it wait on something for
     # ever, SIGALRM's default ends it 5 s later.
+    ignore_ending()
     signal.alarm(5)
     raise SystemExit(128 + signum)
 
@@ -432,3 +466,144 @@ def unless_broken(verdicts: Iterator[Verdict], count: int = SAME_FAULTS) -> Iter
         close = getattr(verdicts, "close", None)
         if close is not None:
             close()
+
+
+CauseJob = tuple[Signature, list[tuple[Path, int | None]], Options, int, float]
+"""One provisional signature's failing scenarios (each with the position of
+its first divergence, None at the final detail request), how to check them,
+and shrinking's budget for each representative: tries, seconds."""
+
+Grouped = tuple[list[Cause], Profile | None]
+"""The causes of one provisional signature, their shrunk scenarios marked
+for writing under the profile (None when none was shrunk)."""
+
+
+def up_to(exchanges: Iterator[Exchange], position: int | None) -> Iterator[Exchange]:
+    """The exchanges up to the one of the event at `position` (all of them
+    for None): what a replay sends to reach a divergence there."""
+    for exchange in exchanges:
+        yield exchange
+        if position is not None and exchange.position == position:
+            return
+
+
+def member(path: Path, position: int | None, subject: Engine, options: Options) -> Any:
+    """The failing scenario at `path` as grouping takes it (causes.py
+    `Member`), replayed again up to its first divergence, and a causes.py
+    `Replays` of the engine as it declared itself there (its profile, what
+    it lacks, the constants it accepts); None when it no longer diverges
+    there."""
+    scenario = read_checked(path)
+    ready = subject.start(scenario)
+    profile = profile_of(ready.profile, options.profile, subject.name)
+    lacks = lacks_for(scenario, ready, options.capabilities, subject.name)
+    sent = up_to(exchanges(path, scenario, profile, options.live, lacks), position)
+    found = run(sent, subject, ready, None, True, lacks=lacks).divergence
+    if found is None:
+        return None
+    accepted = limits_of(ready.constants, options.constants, subject.name)
+    replays = Replays(subject, profile, lacks, accepted=accepted)
+    return Member(shown(path), signature(found), cut(scenario, found)), replays
+
+
+def causes_of(job: CauseJob) -> Grouped:
+    """The causes of one provisional signature's failing scenarios
+    (causes.py `group`), each shrunk scenario marked for writing. A scenario
+    that cannot be replayed again as it failed, or an engine that faults,
+    leaves what it touches in a cause not shrunk, never an error."""
+    key, failing, options, tries, seconds = job
+    subject = make_engine(options)
+    members: list[Member] = []
+    unreplayed: list[str] = []
+    replays: Replays | None = None
+    faulted = False
+    try:
+        for path, position in failing:
+            made = None
+            try:
+                made = None if faulted else member(path, position, subject, options)
+            except EngineFault:
+                # The rest are not tried: a hanging engine would cost each its timeout.
+                faulted = True
+                subject.close()
+            except (ScenarioError, Skipped, transcript.TranscriptError):
+                subject.close()
+            if made is None or made[0].signature != key:
+                unreplayed.append(shown(path))
+                continue
+            members.append(made[0])
+            replays = made[1]
+        causes: list[Cause] = []
+        if replays is not None:
+            replays.tries, replays.seconds = tries, seconds
+            causes = group(members, replays)
+    finally:
+        subject.close()
+    if unreplayed:
+        alone = next((c for c in causes if c.signature == key), None)
+        if alone is None:
+            causes.append(alone := Cause(key))
+        alone.scenarios.extend(unreplayed)
+    profile = None if replays is None else replays.profile
+    for cause in causes:
+        if cause.shrunk is not None and profile is not None:
+            notes = {
+                "shrunk_from": Path(cause.representative or "").name,
+                "events_before": cause.events_before,
+                "cause": cause.id,
+                "kept": cause.signature.said(),
+            }
+            generator = f"bridge corpus: cause {cause.id}, shrunk against {options.engine}"
+            shrunk = replace(cause.shrunk, generator=generator, notes=notes)
+            cause.shrunk = marked(shrunk, profile)
+    return causes, profile
+
+
+def _causes_job(job: CauseJob) -> Grouped:
+    """`causes_of`, with a failure of the bridge itself said on stderr and
+    leaving the scenarios in a cause not shrunk, so that it cannot take the
+    run down."""
+    try:
+        return causes_of(job)
+    except Exception:
+        said = traceback.format_exc().strip().splitlines()[-1]
+        print(f"note: grouping {job[0].id} failed in the bridge: {said}", file=sys.stderr)
+        return [Cause(job[0], [shown(path) for path, _ in job[1]])], None
+
+
+def failing(verdicts: list[Verdict], known: dict[str, str]) -> dict[Signature, list[Verdict]]:
+    """The FAILs of a run (not those listed as known failures), by the
+    provisional signature of their first divergence (causes.py)."""
+    alike: dict[Signature, list[Verdict]] = {}
+    for verdict in verdicts:
+        if outcome(verdict, known) == "FAIL" and verdict.divergence is not None:
+            key = signature_of_json(verdict.divergence)
+            alike.setdefault(key, []).append(verdict)
+    return alike
+
+
+def find_causes(
+    alike: dict[Signature, list[Verdict]],
+    options: Options,
+    jobs: int,
+    tries: int,
+    seconds: float = math.inf,
+) -> Iterator[Grouped]:
+    """The causes of each provisional signature's FAILs, `jobs` signatures
+    at a time, as each is grouped; with no `tries`, each signature is one
+    cause, not shrunk, without a replay."""
+    if tries <= 0:
+        for key, verdicts in alike.items():
+            yield [Cause(key, [shown(v.path) for v in verdicts])], None
+        return
+    work: list[CauseJob] = [
+        (
+            key,
+            [(v.path, (v.divergence or {}).get("position")) for v in verdicts],
+            options,
+            tries,
+            seconds,
+        )
+        for key, verdicts in alike.items()
+    ]
+    yield from largest_first(_causes_job, work, lambda job: job[1][0][0], jobs)

@@ -1,4 +1,5 @@
-"""Generated scenarios for any engine, until one diverges (`python -m bridge fuzz`).
+"""Generated scenarios for any engine, a divergence of each cause shrunk
+(`python -m bridge fuzz`).
 
 Hypothesis draws a history's constants and one seed per event; each event is
 drawn from its seed by the shared strategies' event draws
@@ -11,27 +12,37 @@ answers (bridge/checking/compare.py `run`), in one engine process for all
 of them when the engine takes sessions (bridge/PROTOCOL.md). The first divergence is shrunk
 (by Hypothesis over the history, then by removing events, dropping the
 oldest messages and making the constants smaller, bridge/checking/shrink.py),
-each try counting only when it diverges the same way as the history found;
+each try counting only when it diverges first with the provisional
+signature of the history found (bridge/checking/causes.py);
 bridge/cli/fuzz.py writes it as a scenario with its transcript and its HTML
-page, and reports it as `compare` reports it. A run without one stops on
-time (or after `--histories`) with a summary; either way it says its
+page, and reports it as `compare` reports it, with its cause.
+
+Then the search goes on, in rounds (each with a seed of its own,
+`round_seed`), for divergences of other causes, until its time or its
+histories are spent: a history whose divergence is of a known cause (one
+listed with `--known-causes`, or one found before; causes.py `which`) is
+replayed again without the event where that cause showed (`DROPS` times at
+most), so that a difference the engine shows in most histories hides
+nothing behind it, and is passed over if nothing else diverges. A shrink
+that ends at a known cause after all is passed over too. A run says its
 throughput and the seed that repeats it.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 from unittest import SkipTest
 
+from bridge.checking.causes import Replays, Signature, signature, which
 from bridge.checking.compare import Divergence, run
 from bridge.checking.coverage import Coverage
-from bridge.checking.shrink import Way, cut, simplify, way_of
+from bridge.checking.shrink import Way, cut, simplify, size_of, way_of
 from bridge.formats.capabilities import Capability, lacking
 from bridge.formats.limits import NONE, Limits
 from bridge.formats.profile import agreement
@@ -60,6 +71,14 @@ passes the rest."""
 BEAT_SECONDS = 10.0
 """At most this long between two progress lines."""
 
+DROPS = 8
+"""How many times a history is replayed again without the event a known
+cause showed at, before it is passed over."""
+
+SETTLED = 2
+"""After this many shrinks of one provisional signature ended at known
+causes, its divergences are taken as known without a replay."""
+
 
 class Halt(Exception):
     """Raised inside a history to end the search: out of time, or an engine fault."""
@@ -67,6 +86,15 @@ class Halt(Exception):
 
 class Diverged(Exception):
     """Raised inside a history whose replay diverged, so that Hypothesis shrinks it."""
+
+
+class Spent(BaseException):
+    """Raised inside a history once Hypothesis's share of the shrinking
+    budget is spent: no Exception, so that it ends Hypothesis's run at once
+    (as only an interruption else does) instead of its shrinker trying
+    on, each try drawn for nothing. Not with an example database: a run
+    ended so does not keep there what it shrank to, and the next run's
+    first history would not be the one found."""
 
 
 @dataclass
@@ -78,11 +106,6 @@ class Found:
     divergence: Divergence
     seconds: float
     generated: int
-
-
-def size_of(scenario: Scenario) -> tuple[int, int]:
-    """How big a scenario is: its events, then their JSON length."""
-    return len(scenario.events), len(json.dumps(scenario.events))
 
 
 @dataclass
@@ -125,6 +148,20 @@ class Fuzzer:
     fault: EngineFault | None = None
     faulted: Scenario | None = None
     last_beat: float = field(default_factory=time.monotonic)
+    known: list[Signature] = field(default_factory=list)
+    """The causes to pass over (bridge/checking/causes.py): those listed
+    (`--known-causes`), then those found."""
+    shrunk: dict[Signature, Scenario | None] = field(default_factory=dict)
+    """The shrunk scenario of each cause found, to tell a new one from it (causes.py `alike`)."""
+    passed: Counter[str] = field(default_factory=Counter)
+    """Diverging histories passed over, by the id of the known cause each showed."""
+    past: int = 0
+    """Replays of a history made again without the event a known cause showed at."""
+    settled: Counter[Signature] = field(default_factory=Counter)
+    """Shrinks that ended at a known cause, by their provisional signature."""
+    searched: float = 0.0
+    """Seconds spent searching in the rounds before this one."""
+    round_began: float = 0.0
 
     def seconds(self) -> float:
         return time.monotonic() - self.began
@@ -133,9 +170,66 @@ class Fuzzer:
         return self.first is None
 
     def way(self) -> Way:
-        """How the first diverging history diverged: what shrinking keeps."""
+        """How the first diverging history diverged, in the words of shrink.py."""
         assert self.first is not None
         return way_of(self.first.divergence)
+
+    def key(self) -> Signature:
+        """The provisional signature of the first diverging history: what
+        Hypothesis's and the bridge's shrinking keep (causes.py)."""
+        assert self.first is not None
+        return signature(self.first.divergence)
+
+    def next_round(self) -> None:
+        """Forget the divergence found, to search for one of another cause."""
+        self.searched = self.search_seconds()
+        self.first, self.found, self.tries, self.smallest = None, [], 0, 0
+        self.round_began = self.seconds()
+
+    def search_seconds(self) -> float:
+        """Seconds spent searching (not shrinking) so far."""
+        now = self.first.seconds if self.first is not None else self.seconds()
+        return self.searched + now - self.round_began
+
+    def probe(self) -> Replays:
+        """The engine as a causes.py `Probe`: whether a scenario diverges so."""
+        return Replays(self.engine, self.profile, self.lacks, accepted=self.accepted)
+
+    def known_cause(self, scenario: Scenario, found: Divergence) -> Signature | None:
+        """The known cause a divergence of `scenario` is of (causes.py
+        `which`: one replay of what its cause keeps), or None. A provisional
+        signature that shrank to known causes SETTLED times is taken as known
+        without a replay: a reduction that hides the cause it keeps would
+        have every search of it end in a wasted shrink."""
+        named = signature(found)
+        if self.settled[named] >= SETTLED:
+            return next(k for k in self.known if k.provisional() == named)
+        return which(cut(scenario, found), named, self.known, self.probe())
+
+    def effective(
+        self, scenario: Scenario, exchanges: list[Exchange] | None = None
+    ) -> tuple[Scenario, Divergence | None]:
+        """The history and its first divergence of a cause not known: while
+        the history diverges with a known cause, it is replayed again
+        without the event that cause showed at (up to DROPS times), so that
+        a known difference seen early in most histories hides nothing
+        behind it. None when it has none."""
+        found = self.replay(scenario, exchanges=exchanges)
+        dropped = 0
+        while found is not None and self.known:
+            known = self.known_cause(scenario, found)
+            if known is None:
+                break
+            if self.searching():
+                self.passed[known.id] += 1
+            if found.position is None or dropped == DROPS:
+                return scenario, None
+            events = [e for k, e in enumerate(scenario.events) if k != found.position]
+            scenario = replace(scenario, events=events, lines=None)
+            dropped += 1
+            self.past += 1
+            found = self.replay(scenario, counted=False)
+        return scenario, found
 
     def out_of_time(self) -> bool:
         return self.seconds_given is not None and self.seconds() >= self.seconds_given
@@ -172,20 +266,21 @@ class Fuzzer:
         return Coverage(self.generated, self.events, ended=self.histories)
 
     def rate(self) -> float:
-        spent = (self.first.seconds if self.first else self.seconds()) or 1e-9
-        return self.events / spent
+        return self.events / (self.search_seconds() or 1e-9)
 
     def replay(
         self,
         scenario: Scenario,
         keep_going: bool = True,
         exchanges: list[Exchange] | None = None,
+        counted: bool = True,
     ) -> Divergence | None:
         """The engine's first divergence from the model on `scenario`, or None
         (also when the engine cannot take it), the model's answers given as
         `exchanges` or made now. With `keep_going` every answer is read, so
-        that a session engine can take the next scenario."""
-        if self.searching():
+        that a session engine can take the next scenario. A replay `counted`
+        is a history searched, or a try of shrinking."""
+        if counted and self.searching():
             self.generated += len(scenario.events)
         if self.accepted.broken(scenario.constants) is not None:
             self.skipped += self.searching()
@@ -214,10 +309,10 @@ class Fuzzer:
         if result.unsupported is not None:
             self.skipped += self.searching()
             return None
-        if self.searching():
+        if counted and self.searching():
             self.histories += 1
             self.events += len(result.sent)
-        else:
+        elif counted:
             self.tries += 1
         self.beat()
         return result.divergence
@@ -227,11 +322,11 @@ class Fuzzer:
         made): Diverged when it diverges, Halt when the run is over (on time,
         or after an engine fault)."""
         try:
-            found = self.replay(scenario, exchanges=exchanges)
+            scenario, found = self.effective(scenario, exchanges)
         except EngineFault as fault:
             self.fault, self.faulted = fault, scenario
             raise Halt from None
-        if found is None or not (self.searching() or way_of(found) == self.way()):
+        if found is None or not (self.searching() or signature(found) == self.key()):
             return
         here = Found(cut(scenario, found), found, self.seconds(), len(scenario.events))
         self.first = self.first or here
@@ -240,9 +335,10 @@ class Fuzzer:
         raise Diverged
 
     def diverges(self, scenario: Scenario) -> bool:
-        """Whether the scenario diverges the same way as the history found."""
+        """Whether the scenario diverges first with the provisional signature
+        of the history found (causes.py)."""
         found = self.replay(scenario)
-        if found is None or way_of(found) != self.way():
+        if found is None or signature(found) != self.key():
             return False
         self.diverged(scenario)
         return True
@@ -263,6 +359,12 @@ def replay_kept(fuzzer: Fuzzer, seed: int, max_events: int, database: ExampleDat
     fuzzer.replayed = fuzzer.histories
 
 
+def round_seed(seed: int, round: int) -> int:
+    """The seed of a search's `round`-th round (the first is `seed`): each
+    round after a cause found draws other histories, the same every time."""
+    return seed if round == 0 else (seed + round * 0x9E3779B9) % (1 << 32)
+
+
 def search(
     fuzzer: Fuzzer,
     seed: int,
@@ -271,9 +373,10 @@ def search(
     database: ExampleDatabase | None = None,
 ) -> None:
     """Generate histories with Hypothesis and replay each, until one diverges
-    (then Hypothesis shrinks it, within the shrinking budget), the time is
-    up, `histories` ran, or the engine faults. With a `database`, the one
-    found is kept there (`replay_kept` replays those first)."""
+    with a cause not known (then Hypothesis shrinks it, within its share of
+    the shrinking budget), the time is up, `histories` ran, or the engine
+    faults. With a `database`, the one found is kept there (`replay_kept`
+    replays those first)."""
     from hypothesis import Phase
 
     hypothesis(fuzzer, seed, histories, max_events, database, [Phase.generate, Phase.shrink])
@@ -319,13 +422,15 @@ def hypothesis(
         if fuzzer.fault is not None or (fuzzer.searching() and fuzzer.out_of_time()):
             raise Halt
         if fuzzer.shrink_over():
-            return  # Hypothesis's shrinking ends: every try now passes
+            if database is None:
+                raise Spent
+            return  # every try passes: Hypothesis ends its shrink and keeps it in the database
         scenario, exchanges = drawn(constants, events, fuzzer.profile, fuzzer.lacks)
         fuzzer.check(replace(scenario, seed=seed), exchanges)
 
     try:
         history()
-    except (Halt, Diverged, Flaky):
+    except (Halt, Diverged, Flaky, Spent):
         pass  # what was found is in `fuzzer`; Flaky: shrinking was cut short
     except SkipTest:
         pass  # no history ran: a database that keeps none for this search

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from multiprocessing import get_context
 from typing import Any
 
+from bridge.runs.ending import tracker_started
+
 EVERY = 10.0
 """Seconds between two progress lines: every command says something at least this often."""
 
@@ -81,6 +83,7 @@ SHARED: list[Any] = []
 def counter() -> Any:
     """A count the run's pool workers add to (given to each as it starts,
     `share`), and this process too when it does the work itself."""
+    tracker_started()  # the value's lock registers with it
     value = get_context("spawn").Value("q", 0)
     share(value)
     return value

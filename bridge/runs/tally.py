@@ -78,8 +78,9 @@ class Tally:
             return 1
         return 0
 
-    def outcomes(self) -> str:
-        """What happened to how many scenarios, in words."""
+    def outcomes(self, causes: int = 0) -> str:
+        """What happened to how many scenarios, in words, and of how many
+        causes its FAILs are (bridge/checking/causes.py)."""
         agreed = self.counts.get("ok", 0)
         as_listed = self.counts.get("expected failure", 0)
         if agreed == self.total:
@@ -97,16 +98,22 @@ class Tally:
                 f"AS LISTED: of {counted(self.total, 'scenario')}, {agree} and "
                 f"{as_listed} {fail} as the known failures say"
             )
-        parts = [f"{self.counts[o]} {o}" for o in OUTCOMES if self.counts.get(o)]
+        parts = [
+            f"{self.counts[o]} {o}"
+            + (f" from {counted(causes, 'cause')}" if o == "FAIL" and causes else "")
+            for o in OUTCOMES
+            if self.counts.get(o)
+        ]
         return f"{counted(self.total, 'scenario')}: {', '.join(parts)}"
 
-    def summary(self, engine: str, profile: str) -> str:
+    def summary(self, engine: str, profile: str, causes: int = 0) -> str:
         """The last line of a run: the verdict, what happened to how many
-        scenarios, and the fraction of the events compared."""
+        scenarios (and of how many causes its FAILs are), and the fraction of
+        the events compared."""
         said = f" (engine {engine}{'; ' + profile if profile else ''})"
         short = self.short()
         if short is not None:
-            return f"{short}; {self.outcomes()}{said}"
+            return f"{short}; {self.outcomes(causes)}{said}"
         if self.shard:
             fraction = truncated(self.coverage.fraction())
             compared = (
@@ -114,7 +121,7 @@ class Tally:
             )
         else:
             compared = self.coverage.compared_said(self.floor)
-        return f"{self.outcomes()}; {compared}{said}"
+        return f"{self.outcomes(causes)}; {compared}{said}"
 
 
 def still_known(verdicts: list[Verdict], known: Mapping[str, str] | None) -> dict[str, str]:

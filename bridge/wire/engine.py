@@ -46,6 +46,11 @@ class Ready:
     """The constants the engine declared it accepts; None when it declared
     none (bridge/formats/limits.py)."""
 
+    def cannot_take(self) -> str:
+        """Why the scenario is SKIPPED, in words (for an engine not ready)."""
+        said = "; ".join(f"{k}: {v}" for k, v in (self.unsupported or {}).items())
+        return f"the engine cannot take it ({said})"
+
 
 class Engine(ABC):
     """One replay at a time: `start`, then `send` lines and `receive` answers."""

@@ -10,7 +10,7 @@ from bridge.formats.profile import SPEC, to_json
 from bridge.wire import observe
 from bridge.wire.engine import InProcess, Ready
 from impl.profile import Profile as ImplProfile
-from impl.protocol import Session
+from impl.protocol import opened
 from model import bits, machine
 from model.constants import Constants as ModelConstants
 from model.errors import Refused as ModelRefused
@@ -92,7 +92,10 @@ class ImplEngine(InProcess):
 
     def start(self, scenario: Scenario) -> Ready:
         self.answers.clear()
-        self.session = Session({"constants": scenario.constants}, self.impl_profile)
+        session, answer = opened({"constants": scenario.constants}, self.impl_profile)
+        if session is None:
+            return Ready(unsupported=answer["unsupported"])
+        self.session = session
         return Ready(profile=self.profile, sessions=True, engine="optchat-spec impl")
 
     def answer(self, line: dict[str, Any]) -> dict[str, Any]:

@@ -46,6 +46,14 @@ POLL = 0.25
 its stdout stays open (a child of it holding the pipe)."""
 
 
+READY_TYPES: dict[str, type] = {"rule_names": bool, "sessions": bool, "engine": str}
+"""The type of each plain field a ready answer may hold (bridge/answer.schema.json,
+`answer_to_header`); left out, each has its default. `profile` and
+`capabilities` are read by their own parsers."""
+
+READY_WORDS = {bool: "true or false", str: "a string"}
+
+
 LIMIT_BASE = 1 << 20
 """The longest answer line an engine may give before any event is sent."""
 
@@ -193,18 +201,25 @@ class ProcessEngine(Engine):
                 f"answered the header with {str(answer)[:200]}, not "
                 '{"ready": true, "protocol": 2, ...}',
             )
+        for field, kind in READY_TYPES.items():
+            if field in answer and not isinstance(answer[field], kind):
+                raise self._fault(
+                    "the header",
+                    f"answered the header with {field} {json.dumps(answer[field])[:100]}, "
+                    f"not {READY_WORDS[kind]} (bridge/PROTOCOL.md)",
+                )
         try:
             profile = parse(answer.get("profile", {}), "the profile it declared")
-            held = answer.get("capabilities")
-            if held is not None:
-                held = capabilities.parse(held, "the capabilities it declared")
+            held = None  # declared none: all
+            if "capabilities" in answer:  # null too: not a list
+                held = capabilities.parse(answer["capabilities"], "the capabilities it declared")
         except (ProfileError, capabilities.CapabilityError) as error:
             raise self._fault("the header", str(error)) from None
         return Ready(
             profile=profile,
-            rule_names=answer.get("rule_names", True) is not False,
-            sessions=answer.get("sessions") is True,
-            engine=str(answer.get("engine", "")),
+            rule_names=answer.get("rule_names", True),
+            sessions=answer.get("sessions", False),
+            engine=answer.get("engine", ""),
             capabilities=held,
             constants=self._accepted(answer),
         )

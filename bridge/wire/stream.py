@@ -50,6 +50,7 @@ from bridge.formats.layout import expected_path
 from bridge.formats.profile import SPEC
 from bridge.wire.inprocess import ModelEngine, model_event
 from model import bits, machine
+from model import queue as queues
 from model.constants import KINDS
 from model.events import End
 from model.line import choose_line
@@ -165,14 +166,20 @@ def _running(model: ModelEngine, event: dict[str, Any]) -> bool:
 
 def given_line(model: ModelEngine, line: dict[str, Any]) -> dict[str, Any] | None:
     """An `end` with replies as an `end` with the line the model chooses from
-    them (SPEC 5); None when its call does not run (it is refused either way)."""
+    them (SPEC 5); None when its call does not run (it is refused either
+    way); `line` itself when the call asks for another reply (SPEC 10
+    `replies_out: asks`): the model reads the replies, and the engine, which
+    does not choose, is sent nothing: its call goes on running too."""
     if not _running(model, line):
         return None
     event = model_event(line, line["at"])
     assert isinstance(event, End) and event.replies is not None
     c = model.state.constants
     source = machine.source(model.state, event.node)
-    chosen = choose_line(source, event.replies, c.node, c.tries, model.state.profile)
+    read = queues.conversation(model.state.queue, event.node) + event.replies
+    chosen = choose_line(source, read, c.node, c.tries, model.state.profile)
+    if chosen.asks:
+        return line
     if chosen.line is None:  # `empty_reply: fails` (SPEC 10): the call failed
         return {"event": "fail", "node": line["node"], "at": line["at"]}
     return {"event": "end", "node": line["node"], "line": chosen.line, "at": line["at"]}
@@ -211,7 +218,9 @@ def from_model(
         bytes_ = wire_bytes(scenario, position)
         if lines_given and event["event"] == "end" and "replies" in event:
             given = given_line(model, line)
-            if given is None:
+            if given is line:
+                model.answer(line)
+            if given is None or given is line:
                 return Exchange(line, position, lacking="replies", sent=False)
             line, bytes_, lacking, strict = given, None, "replies", False
         answer = model.answer(line)

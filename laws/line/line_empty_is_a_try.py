@@ -1,18 +1,18 @@
-from laws.line.cases import Case, check, cut, fits, size
+from laws.line.cases import Case, check, size
 from laws.registry import Held, Profile, check_law
 
 
 def holds(case: Case) -> None:
     best = None
     for k, reply in enumerate(case.replies[: case.tries]):
-        text = reply.strip()
+        text = case.read(reply)
         if not text:
             choice = case.choice()
             assert choice.replies == k + 1, f"{case}: empty reply {k + 1} did not end the tries"
-            expected = cut(case.source if best is None else best, case.node)
+            expected = case.last(best)
             assert choice.line == expected, f"{case}: after an empty reply chose {choice.line!r}"
             return
-        if fits(reply, case.node) or (best is not None and size(text) >= size(best)):
+        if case.fits(reply) or (best is not None and size(text) >= size(best)):
             return
         best = text
 

@@ -1,17 +1,17 @@
-from laws.line.cases import Case, check, cut, fits, size
+from laws.line.cases import Case, check, size
 from laws.registry import Held, Profile, check_law
 
 
 def holds(case: Case) -> None:
     best = None
     for k, reply in enumerate(case.replies[: case.tries]):
-        text = reply.strip()
-        if not text or fits(reply, case.node):
+        text = case.read(reply)
+        if not text or case.fits(reply):
             return
         if best is not None and size(text) >= size(best):
             choice = case.choice()
             assert choice.replies == k + 1, f"{case}: reply {k + 1} not shorter, tries went on"
-            assert choice.line == cut(best, case.node), f"{case}: the best reply was not kept"
+            assert choice.line == case.last(best), f"{case}: the best reply was not kept"
             return
         best = text
 

@@ -1,12 +1,12 @@
-from laws.line.cases import Case, check, fits, size
+from laws.line.cases import Case, check, size
 from laws.registry import Held, Profile, check_law
 
 
 def holds(case: Case) -> None:
     best = None
     for k, reply in enumerate(case.replies[: case.tries]):
-        text = reply.strip()
-        if fits(reply, case.node):
+        text = case.read(reply)
+        if case.fits(reply):
             choice = case.choice()
             assert (choice.line, choice.replies) == (text, k + 1), f"{case}: first fit not taken"
             return

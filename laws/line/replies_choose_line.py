@@ -1,5 +1,5 @@
 from laws.registry import Step, step_law
-from laws.spec import choose, name, plain, source, text
+from laws.spec import end_outcome, name, plain, text
 from model.events import End
 
 
@@ -10,12 +10,7 @@ def replies_choose_line(step: Step) -> None:
     event = step.event
     if not isinstance(event, End) or event.replies is None or step.refused:
         return
-    c, p = step.before.constants, step.before.profile
-    line = choose(source(step.before, plain(event.node)), list(event.replies), c.node, c.tries, p)
-    if line is None:
-        return
-    if p.trim_lines:
-        line = line.strip()
-    if line:
+    kind, line = end_outcome(step.before, event, step.before.profile)
+    if kind == "build":
         built = text(step.after, plain(event.node))
         assert built == line, f"{name(plain(event.node))} was built with {built!r}, not {line!r}"

@@ -1,7 +1,7 @@
 from dataclasses import replace
 
 from laws.registry import Step, step_law
-from laws.spec import choose, cut, name, plain, source, text
+from laws.spec import choose, conversation, cut, name, plain, source, text
 from model.events import End
 
 
@@ -16,8 +16,9 @@ def empty_reply_fails_call(step: Step) -> None:
         return
     before, after = step.before, step.after
     c, node = before.constants, plain(event.node)
-    failing = replace(before.profile, empty_reply="fails")
-    if choose(source(before, node), list(event.replies), c.node, c.tries, failing) is not None:
+    failing = replace(before.profile, empty_reply="fails", replies_out="ends")
+    replies = conversation(before, node) + list(event.replies)
+    if choose(source(before, node), replies, c.node, c.tries, failing) is not None:
         return  # a line is chosen before any empty reply
     was = dict(before.queue.failures).get(event.node, 0)
     now = dict(after.queue.failures).get(event.node, 0)

@@ -23,6 +23,16 @@ OPTIONS = (
     "resume",
     "empty_reply",
     "not_shorter",
+    "retried",
+    "zoom_one",
+    "zoom_halves",
+    "zoom_unbuilt",
+    "tolerance",
+    "cut",
+    "ellipsis",
+    "overlong",
+    "replies_out",
+    "trim_set",
 )
 """SPEC 10's options, in its order."""
 
@@ -42,9 +52,10 @@ def reads_back(profile: EngineProfile, declared: frozenset[str]) -> None:
 @check_law
 def profile_read_back(profile: Profile) -> Held:
     """A profile written with every option reads back as itself, a declaration of
-    some options keeps SPEC's rule for the others, an unknown option or a kind word
-    that is empty or holds ': ' or a line break is refused, and the deviations named
-    are the options that differ from SPEC's."""
+    some options keeps SPEC's rule for the others, an unknown option, a kind word
+    that is empty or holds ': ' or a line break, a tolerance outside 1 to 4 or not
+    in hundredths, or an ellipsis of more than 3 bytes or two lines is refused, and
+    the deviations named are the options that differ from SPEC's."""
     cases = given(engine_profiles(), st.frozensets(st.sampled_from(OPTIONS)))(reads_back)
     try:
         derandomized(profile.always_examples)(cases)()
@@ -60,6 +71,18 @@ def profile_read_back(profile: Profile) -> Held:
             except ValueError:
                 continue
             raise AssertionError(f"the kind word {word!r} is taken (SPEC 10: one line, no ': ')")
+        for bad in ({"tolerance": 0.99}, {"tolerance": 4.01}, {"tolerance": 1.255}):
+            try:
+                from_options(bad)
+            except ValueError:
+                continue
+            raise AssertionError(f"{bad} is taken (SPEC 10: from 1 to 4, in hundredths)")
+        for ellipsis in ("....", "…a", "a\nb", "\ud800"):
+            try:
+                from_options({"ellipsis": ellipsis})
+            except ValueError:
+                continue
+            raise AssertionError(f"the ellipsis {ellipsis!r} is taken (SPEC 10: 3 bytes, a line)")
     except AssertionError as error:
         raise Broken("profile_read_back", statement_of(profile_read_back), str(error)) from None
     return Held(f"property over {profile.always_examples} profiles, each with options left out")

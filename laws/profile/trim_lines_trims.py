@@ -1,5 +1,5 @@
 from laws.registry import Step, step_law
-from laws.spec import choose, name, plain, source, text
+from laws.spec import choose, conversation, name, plain, runs_out, source, strip, text
 from model.events import End
 
 
@@ -10,15 +10,16 @@ def trim_lines_trims(step: Step) -> None:
     event = step.event
     if not isinstance(event, End) or step.refused:
         return
-    c, node = step.before.constants, plain(event.node)
+    c, p, node = step.before.constants, step.before.profile, plain(event.node)
     line = event.line
     if line is None:
-        replies = list(event.replies or ())
-        line = choose(source(step.before, node), replies, c.node, c.tries, step.before.profile)
+        replies = conversation(step.before, node) + list(event.replies or ())
+        if p.replies_out == "asks" and runs_out(replies, c.node, c.tries, p):
+            return
+        line = choose(source(step.before, node), replies, c.node, c.tries, p)
     if line is None:
         return
-    trim = step.before.profile.trim_lines
-    installed = line.strip() if trim else line
+    installed = strip(line, p) if p.trim_lines else line
     built = text(step.after, node)
     if installed:
         assert built == installed, f"{name(node)} was built with {built!r}, not {installed!r}"

@@ -1,5 +1,6 @@
-"""Pages opened in headless Chromium (Debian's `chromium`), making no
-network call: what a page's own script and the browser's console said."""
+"""Pages opened in headless Chromium (Debian's `chromium`, or its
+`chromium-headless-shell`), making no network call: what a page's own
+script and the browser's console said."""
 
 from __future__ import annotations
 
@@ -15,11 +16,17 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = shutil.which("chromium")
+NAMES = ("chromium", "chromium-headless-shell")
+"""Debian's packages of a Chromium that runs headless, by the command each
+installs: the browser, and the headless shell alone (what a CI machine
+may install instead)."""
+
+CHROMIUM = next(filter(None, map(shutil.which, NAMES)), None)
 
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None and not os.environ.get("OPTCHAT_REQUIRE_CHROMIUM"),
-    reason="needs Debian's chromium (apt-get install chromium); .ci/run installs it",
+    reason="needs Debian's chromium or chromium-headless-shell (apt-get install chromium); "
+    ".ci/run installs it",
 )
 """Skip without Chromium, unless OPTCHAT_REQUIRE_CHROMIUM is set: then fail."""
 

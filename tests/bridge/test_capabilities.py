@@ -23,8 +23,9 @@ from bridge.checking.compare import expected_fields
 from bridge.formats import capabilities
 from bridge.formats.kit import CORPUS
 from bridge.wire.observe import ORDER
-from bridge.wire.stream import Exchange
-from scenarios.format import read
+from bridge.wire.stream import Exchange, from_model
+from model.profile import from_options
+from scenarios.format import Scenario, read
 
 LACKING = Path(__file__).parent / "engines" / "lacking.py"
 DECLARING = f"{shlex.quote(sys.executable)} {shlex.quote(str(LACKING))} --declare"
@@ -38,7 +39,7 @@ REPORT = json.loads((Path(bridge.__file__).parent / "report.schema.json").read_t
 
 def events_of(path: Path) -> list[dict[str, Any]]:
     """A scenario file's events, read here without the bridge."""
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines()[1:]]
+    return [json.loads(line) for line in path.read_text("utf-8").split("\n")[1:-1]]
 
 
 def accepted(events: list[dict[str, Any]], kind: str) -> int:
@@ -246,6 +247,53 @@ def test_replies_are_sent_as_the_chosen_line_to_an_engine_without_them(
         capsys,
     )
     assert data["scenarios"][0]["status"] == "SKIPPED"
+
+
+def test_a_call_asking_on_is_read_by_the_model_alone_for_an_engine_without_replies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under `replies_out: asks` (SPEC 10) an end whose replies run out leaves
+    its call running: an engine without `replies` chooses nothing, so it is
+    sent nothing then, while the model reads the replies on; the call's next
+    end is sent as the line chosen from the whole conversation."""
+    mixed = with_family(CORPUS / "chooser_1.jsonl", "mixed", tmp_path)
+    asks = tmp_path / "asks.json"
+    asks.write_text('{"replies_out": "asks"}', encoding="utf-8")
+    held = ",".join(sorted(capabilities.ALL - {"replies"}))
+    argv = [str(mixed), "--engine", "impl", "--profile", str(asks), "--capabilities", held]
+    code, out, data, _ = corpus(argv, tmp_path, capsys)
+    assert code == 0, out
+    ends = sum(1 for e in events_of(mixed) if e["event"] == "end" and "replies" in e)
+    left = lacking(data["scenarios"][0]["coverage"])["replies"]
+    assert 0 < left["events_given"] < ends, left
+    assert left["events_not_sent"] > 0, left
+
+
+def test_the_line_given_for_a_call_that_asked_on_is_chosen_from_its_whole_conversation() -> None:
+    """SPEC 10's example of `replies_out: asks`, for an engine without
+    `replies`: replies of 20 and 15 bytes run out under TRIES 3 (nothing is
+    sent), then a reply of 12 bytes ends the tries: the line sent is that
+    reply cut to NODE, chosen from all three. Read alone, the 12-byte reply
+    would run out too, and nothing would be sent at all."""
+    scenario = Scenario(
+        constants={"node": 10, "tries": 3, "jobs": 2, "ahead": 2},
+        events=[
+            {"event": "message", "kind": "user", "text": "x" * 24},
+            {"event": "start", "node": [0, 0]},
+            {"event": "end", "node": [0, 0], "replies": [{"text": "a" * 20}, {"text": "b" * 15}]},
+            {"event": "end", "node": [0, 0], "replies": [{"text": "c" * 12}]},
+        ],
+    )
+    held = capabilities.ALL - {"replies"}
+    exchanges = list(
+        from_model(
+            scenario, from_options({"replies_out": "asks"}), True, capabilities.lacking(held)
+        )
+    )
+    ends = [x for x in exchanges if x.position in (2, 3)]
+    assert [x.sent for x in ends] == [False, True]
+    assert ends[1].line == {"event": "end", "node": [0, 0], "line": "c" * 10, "at": 3}
+    assert ends[1].expected["line"] == "c" * 10
 
 
 def test_queue_waiting_left_out_of_every_answer(

@@ -399,7 +399,7 @@ def test_fuzz_under_the_declared_profile_finds_the_planted_bug(
     engine = PARTIAL_ENGINE + " --bug --declare"
     code = cli.main(
         ["fuzz", "--engine", engine, "--seed", str(seed), "--histories", "300"]
-        + ["--shrink-tries", "1", "--regressions", str(tmp_path)]
+        + ["--shrink-tries", "1", "--regressions", str(tmp_path), "--max-causes", "1"]
     )
     out = capsys.readouterr().out
     assert code == 1, out
@@ -503,6 +503,22 @@ def test_a_scenario_is_checked_again_unless_what_the_proposal_adds_changes_nothi
         constants_dict(SMALL), [*messages, {"event": "end", "node": [0, 0], "line": " "}]
     )
     assert inert(ended, failure) and not inert(ended, failure, Profile(trim_lines=True))
+    # The options of issue 35: the chooser's cut, ellipsis and running out of
+    # replies; where a node let go queues; the zoom shapes. A line's limit and
+    # white space judge given lines too: checked again.
+    assert inert(plain, (Change("cut", "word"), Change("ellipsis", "…")))
+    assert not inert(replied, (Change("replies_out", "asks"),))
+    assert inert(plain, (Change("retried", "first"),))
+    assert not inert(failed, (Change("retried", "first"),))
+    shapes = (Change("zoom_one", "headed"), Change("zoom_halves", "bare"))
+    assert inert(plain, shapes + (Change("zoom_unbuilt", "refused"),))
+    assert not inert(zoomed, shapes[1:])
+    for limit in (
+        Change("tolerance", 1.25),
+        Change("overlong", "kept"),
+        Change("trim_set", "ascii"),
+    ):
+        assert not inert(ended, (limit,))
 
 
 def test_a_kept_transcript_stands_in_only_where_the_options_it_adds_cannot_matter() -> None:

@@ -1,7 +1,8 @@
 """A failing engine costs no more than a passing one (issue 24): `corpus`
 starts it once per scenario, as a passing one, unless `--report` asks for
 both whole states at the divergence (a second start and a model replay to
-there)."""
+there), or its FAILs are grouped into causes with shrinking (here
+`--shrink-tries 0`: each cause from the first divergence alone)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ def test_a_failing_scenario_starts_the_engine_again_only_for_a_report(
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     engine, starts = counting_engine(tmp_path)
     args = ["corpus", "--engine", engine, "--only", "random_02.jsonl", "--jobs", "1"]
+    args += ["--shrink-tries", "0"]
     assert cli.main(args) == 1
     out = capsys.readouterr().out
     assert "FAIL random_02.jsonl" in out and "for the states there" in out, out

@@ -14,11 +14,11 @@ import pytest
 
 from bridge import cli
 from bridge.checking.compare import run
-from bridge.cli.fuzz import without_password
 from bridge.formats.profile import SPEC
 from bridge.runs.corpus import Options, make_engine
 from bridge.wire.stream import from_model
 from scenarios import format as scenario_format
+from scenarios.database import without_password
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
@@ -91,6 +91,7 @@ def test_a_planted_break_is_found_shrunk_written_and_replayed(
     found, kept = tmp_path / "found", tmp_path / "kept"
     code = fuzz(
         *("--engine", LATE_CAP, "--histories", "200", "--seed", "2", "--database", str(kept)),
+        *("--max-causes", "1"),
         *("--shrink-tries", "300", "--regressions", str(found)),
     )
     out = capsys.readouterr().out

@@ -45,6 +45,7 @@ DIVERGENCE = {
     "spec_section": "SPEC 3",
     "expected": 10,
     "found": 11,
+    "difference": "expected 10, found 11",
     "later": 0,
 }
 

@@ -114,9 +114,16 @@ FAIL_LINES = [
     (
         "refused",
         [{"event": "settle", "refused": "settle_needs_wait"}],
-        "refused differs, expected 'settle_needs_wait', found (absent) "
-        "(rule 'settle_needs_wait' of SPEC 4.1)",
+        'refused differs, expected "settle_needs_wait", found (absent) '
+        '(rule "settle_needs_wait" of SPEC 4.1)',
     ),
+]
+"""Each FAIL line ends so; the event before it is the JSON of the file."""
+
+EVENTS_SAID = [
+    '{"event": "message", "kind": "user", "size": 1000}',
+    '{"event": "message", "kind": "user", "size": 1000}',
+    '{"event": "settle"}',
 ]
 
 
@@ -130,16 +137,19 @@ def test_a_fail_line_gives_both_values_and_the_spec_section(
 ) -> None:
     events = [{"event": "message", "kind": "user", "size": 1000}, *more]
     path = scenario(tmp_path / "s", "one", *events)
-    code, out, _ = run(["corpus", str(path), "--engine", wrong(field)], capsys)
+    args = ["corpus", str(path), "--engine", wrong(field), "--shrink-tries", "0"]
+    code, out, _ = run(args, capsys)
     assert code == 1
     lines = out.splitlines()
     fail = lines.index(next(line for line in lines if " FAIL " in line))
     assert lines[fail + 1].endswith(said), lines[fail + 1]
     at = len(events) - 1
-    assert lines[fail + 1].strip().startswith(f"event {at} (file line {at + 2}):")
+    event = EVENTS_SAID[[f[0] for f in FAIL_LINES].index(field)]
+    assert lines[fail + 1].strip().startswith(f"event {at} (file line {at + 2}): {event}: ")
     # The divergence is at the last event: every event before it, and it, was compared.
     assert lines[-1] == (
-        f"1 scenario: 1 FAIL; compared 1.0000 of the events (engine {wrong(field)}; profile: SPEC)"
+        f"1 scenario: 1 FAIL from 1 cause; compared 1.0000 of the events "
+        f"(engine {wrong(field)}; profile: SPEC)"
     )
 
 
@@ -241,7 +251,7 @@ def test_known_failures_say_which_outcome_is_expected(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = copy_corpus(tmp_path, ["random_00", "empty_chat"])
-    base = ["corpus", str(folder), "--jobs", "1", "--known-failures"]
+    base = ["corpus", str(folder), "--jobs", "1", "--shrink-tries", "0", "--known-failures"]
     # Today's format: a bare name is a FAIL.
     for text in ("random_00  # wrong on purpose\n", "random_00 fail\n"):
         code, out, _ = run([*base, str(known(tmp_path, text)), "--engine", wrong("size")], capsys)
@@ -278,7 +288,7 @@ def test_a_written_known_failures_list_only_shrinks(
 ) -> None:
     folder = copy_corpus(tmp_path, ["random_00", "zoom_1", "empty_chat"])
     listed = tmp_path / "known.txt"
-    base = ["corpus", str(folder), "--jobs", "1"]
+    base = ["corpus", str(folder), "--jobs", "1", "--shrink-tries", "0"]
     code, out, _ = run(
         [*base, "--engine", wrong("size"), "--write-known-failures", str(listed)], capsys
     )

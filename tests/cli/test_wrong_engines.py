@@ -15,6 +15,8 @@ laws/mutants.py runner breaks run single tests of this file."""
 from __future__ import annotations
 
 import json
+import re
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -274,6 +276,47 @@ def test_a_run_below_its_floor_is_red_in_every_report(
     cases = {c.get("name"): c for c in suite.iter("testcase")}
     assert cases["fields"].find("failure") is None
     assert cases["events compared"].find("failure") is not None
+
+
+LIMITED = Path(__file__).parents[1] / "bridge" / "engines" / "limited.py"
+"""An engine that refuses, as unsupported, a header with CEILING under 8 x
+NODE or FLOOR under 4 x NODE, without declaring it: fuzz draws such
+histories, and they are SKIPPED."""
+
+
+def fuzz(
+    engine: str, floor: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, list[str]]:
+    """`fuzz` on 12 histories of seed 3 held to `--min-compared floor`: its
+    exit code and its lines."""
+    args = ["fuzz", "--engine", engine, "--seed", "3", "--histories", "12"]
+    args += ["--min-compared", floor, "--regressions", str(tmp_path)]
+    code, out, _ = run(args, capsys)
+    return code, out.splitlines()
+
+
+def test_a_fuzz_run_that_compared_nothing_or_too_little_is_red(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fuzz's verdict is over every history it searched: an engine that
+    refuses every header compared nothing (exit 1, NOTHING COMPARED); one
+    that refuses some histories compared the fraction its last line states
+    when held to a floor above it (exit 1, BELOW), and is green held to
+    that figure."""
+    monkeypatch.delenv("OPTCHAT_DATABASE", raising=False)
+    code, lines = fuzz(wrong("skip"), "0", tmp_path, capsys)
+    assert code == 1 and lines[-1].startswith("NOTHING COMPARED: 0 of "), lines
+    assert lines[-1].endswith(" events generated (12 histories SKIPPED)")
+    engine = f"{sys.executable} {LIMITED}"
+    code, lines = fuzz(engine, "0.99", tmp_path, capsys)
+    assert code == 1 and lines[-1].startswith("BELOW --min-compared 0.99: compared 0."), lines
+    said = re.search(r"compared (0\.\d{4}) of the events", lines[-1])
+    assert said is not None and " histories SKIPPED)" in lines[-1]
+    code, lines = fuzz(engine, said[1], tmp_path, capsys)
+    assert code == 0, lines
+    assert f"; compared {said[1]} of the events, at least {float(said[1]):g} asked;" in "\n".join(
+        lines
+    )
 
 
 def test_known_failures_match_exactly_by_status_and_the_list_never_grows(

@@ -82,10 +82,11 @@ class Hostile:
                     os.environ[key] = value
         return Run(code, out.getvalue(), err.getvalue())
 
-    def start(self, *args: str) -> subprocess.Popen[str]:
-        """`python -m bridge ARGS`, started in a session of its own."""
+    def start(self, *args: str, under: tuple[str, ...] = ()) -> subprocess.Popen[str]:
+        """`python -m bridge ARGS`, started in a session of its own (by the
+        command `under`, as `nohup`, when given)."""
         return subprocess.Popen(
-            [PY, "-m", "bridge", *args],
+            [*under, PY, "-m", "bridge", *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

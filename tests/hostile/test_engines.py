@@ -194,3 +194,62 @@ def test_corpus_waits_for_its_session_engine(run: Hostile) -> None:
     result = run.main("corpus", folder, "--engine", f"{PY} -m impl.protocol", "--jobs", "1")
     assert result.code == 0, (result.out, result.err)
     assert not run.left(), "the session engine outlived the run"
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"rule_names": "no"}, "rule_names"),
+        ({"rule_names": 0}, "rule_names"),
+        ({"sessions": "true"}, "sessions"),
+        ({"sessions": 1}, "sessions"),
+        ({"engine": 5}, "engine"),
+        ({"engine": None}, "engine"),
+        ({"capabilities": None}, "capabilities"),
+        ({"profile": None}, "profile"),
+    ],
+    ids=lambda given: json.dumps(given) if isinstance(given, dict) else "",
+)
+def test_a_ready_answer_of_fields_of_another_type_is_a_fault(
+    run: Hostile, monkeypatch: pytest.MonkeyPatch, fields: dict[str, object], said: str
+) -> None:
+    """bridge/answer.schema.json's types for the ready answer (issue 36, item 10):
+    a `rule_names: "no"` was taken as true, a null `capabilities` as all."""
+    monkeypatch.setenv("HOSTILE_TEXT", json.dumps(fields))
+    result = run.main("compare", scenario_file(run.folder), "--engine", engine("ready_with"))
+    faulted(result, "at the header")
+    assert said in result.error_lines()[0], result.err
+    assert not run.left_after()
+
+
+def test_a_divergence_shows_no_difference_in_a_field_not_compared(run: Hostile) -> None:
+    """The engine lacks the timed-out render and the compaction view: the
+    report and its page say the render differs, and nothing of those
+    fields (issue 36, item 12: the timed-out render was drawn as a difference)."""
+    found = run.folder / "found"
+    result = run.main(
+        "compare", scenario_file(run.folder), "--engine", engine("lacking_wrong"),
+        "--regressions", str(found), "--shrink-tries", "1",
+    )  # fmt: skip
+    assert result.code == 1, (result.out, result.err)
+    assert "field 'render'" in result.out and "  render:" in result.out
+    for said in ("render_timed_out:", "cview ([level", "contexts differ", "not what SPEC"):
+        assert said not in result.out, said
+    (page,) = found.glob("scenarios/*.html")
+    html = page.read_text(encoding="utf-8")
+    assert "the chat view" in html and "the compaction view" not in html
+    assert "not what SPEC renders" not in html
+
+
+def test_fuzz_says_nothing_of_agreement_before_it_has_run(run: Hostile) -> None:
+    """Its first line names the profile checked under; whether the engine
+    agrees is said at the end (issue 36, item 12)."""
+    pytest.importorskip("hypothesis")
+    result = run.main(
+        "fuzz", "--engine", "impl", "--seed", "1", "--histories", "1",
+        "--regressions", str(run.folder / "found"),
+    )  # fmt: skip
+    assert result.code == 0, (result.out, result.err)
+    lines = result.out.splitlines()
+    assert lines[0] == "fuzzing impl (profile: SPEC) with seed 1, for 1 histories at most"
+    assert "impl agrees with SPEC" in lines[-2]

@@ -19,7 +19,9 @@ from model.errors import Refused as ModelRefused
 from model.node import Node as ModelNode
 from model.profile import from_options
 
-UNITS = ["a", "word ", "é", "中文", "😀", "\r\n", "\r", "\n", "x\ny", "ab\r\ncd"]
+UNITS = ["a", "word ", "é", "中文", "😀", "\r\n", "\r", "\n", "x\ny", "ab\r\ncd", "\x85", "\ufeff"]
+"""Pieces of texts: multibyte characters, every newline, and characters the
+named sets of white space disagree on (SPEC 3.6)."""
 
 SMALL = st.fixed_dictionaries(
     {
@@ -51,6 +53,16 @@ PROFILES = st.one_of(
             "resume": st.sampled_from(["settle", "self"]),
             "empty_reply": st.sampled_from(["ends", "fails"]),
             "not_shorter": st.sampled_from(["stops", "goes_on"]),
+            "retried": st.sampled_from(["in_place", "first"]),
+            "zoom_one": st.sampled_from(["line", "headed"]),
+            "zoom_halves": st.sampled_from(["tags", "bare"]),
+            "zoom_unbuilt": st.sampled_from(["shown", "refused"]),
+            "tolerance": st.sampled_from([1, 1.25, 1.5]),
+            "cut": st.sampled_from(["character", "word"]),
+            "ellipsis": st.sampled_from(["", "…", "..."]),
+            "overlong": st.sampled_from(["cut", "kept"]),
+            "replies_out": st.sampled_from(["ends", "asks"]),
+            "trim_set": st.sampled_from(["unicode", "javascript", "ascii"]),
             "kinds": st.sets(st.sampled_from(KINDS), min_size=1).map(
                 lambda some: [kind for kind in KINDS if kind in some]
             ),
@@ -153,7 +165,12 @@ class Differential(RuleBasedStateMachine):
     def replies(self, data: st.DataObject) -> None:
         node = self.some_node(data, list(self.model.queue.running))
         replies = data.draw(
-            st.lists(st.one_of(st.sampled_from(["", " ", " \n"]), texts(3 * self.node)), max_size=6)
+            st.lists(
+                st.one_of(
+                    st.sampled_from(["", " ", " \n", "\x0b", "\ufeff"]), texts(3 * self.node)
+                ),
+                max_size=6,
+            )
         )
         self.both(
             ev.End(to_model(node), replies=tuple(replies)),

@@ -115,7 +115,7 @@ def test_the_chooser_options_in_the_engine() -> None:
     p.start((0, 0))
     p.end_replies((0, 0), ["", "fits"])
     assert p.text((0, 0)) is None
-    assert p.queue.held == {(0, 0)}
+    assert list(p.queue.held) == [(0, 0)]
     assert p.queue.failures == {(0, 0): 1}
     p = Planner(C, Profile(not_shorter="goes_on"))
     p.message("user", LONG)
@@ -128,3 +128,75 @@ def test_the_chooser_options_in_the_engine() -> None:
     spec.start((0, 0))
     spec.end_replies((0, 0), ["x" * 20, "y" * 25, "zzz"])
     assert spec.text((0, 0)) == "x" * 16
+
+
+def test_retried_first_in_the_engine() -> None:
+    """SPEC 10's example: the merge let go by the third message comes first."""
+    for profile, first in ((Profile(), (0, 2)), (Profile(retried_first=True), (1, 0))):
+        p = Planner(Constants(node=16, jobs=1), profile)
+        p.message("user", LONG)
+        p.message("user", LONG)
+        for leaf, text in (((0, 0), "a" * 10), ((0, 1), "b" * 10)):
+            p.start(leaf)
+            p.end(leaf, text)
+        p.start((1, 0))
+        p.fail((1, 0))
+        p.message("user", LONG)
+        assert p.candidates() == (first,)
+        p.start(first)
+        assert p.queue.retried == []
+
+
+def test_the_zoom_options_in_the_engine() -> None:
+    shaped = Profile(zoom_headed=True, zoom_bare=True, zoom_refuses_unbuilt=True)
+    p = Planner(C, shaped)
+    p.message("user", "hi")
+    p.message("unii", "yo")
+    assert (p.zoom(0, 1), p.zoom(0, 2)) == ("0+0|user: hi", "0+1|user: hi\n1+1|unii: yo")
+    p.message("user", "a\nb")
+    p.message("unii", LONG)
+    assert p.zoom(2, 1) == "2+0|user: a\nb"
+    assert refused(p.zoom, 2, 2) == "zoom"
+    bare = Planner(C, Profile(zoom_bare=True))
+    for text in ("a\nb", LONG):
+        bare.message("user", text)
+    assert bare.zoom(0, 2) == "0+1|user: a b\n1+1|(not summarized yet: zoom it)"
+
+
+def test_the_chooser_s_limits_in_the_engine() -> None:
+    js = Planner(C, Profile(tolerance=1.25, word_cut=True, ellipsis="…"))
+    js.message("user", "x" * 40)
+    js.start((0, 0))
+    js.end_replies((0, 0), ["the quick brown fox jumps over"] * 5)
+    assert js.text((0, 0)) == "the quick brown…"
+    js.message("user", LONG)
+    js.start((0, 1))
+    assert refused(js.end, (0, 1), "y" * 21) == "line_fits"
+    js.end((0, 1), "y" * 20)
+    assert js.text((0, 1)) == "y" * 20
+
+
+def test_overlong_kept_and_replies_out_asks_in_the_engine() -> None:
+    c = Constants(node=10, tries=3, jobs=2, ahead=2)
+    rust = Profile(keeps_overlong=True, asks_again=True, empty_reply="fails", not_shorter="goes_on")
+    p = Planner(c, rust)
+    p.message("user", "x" * 24)
+    p.start((0, 0))
+    assert p.end_replies((0, 0), ["a" * 20, "b" * 15]).built == []
+    assert p.running() == [(0, 0)] and p.text((0, 0)) is None
+    p.end_replies((0, 0), ["c" * 12])
+    assert p.text((0, 0)) == "c" * 12
+    p.message("user", "x" * 24)
+    p.start((0, 1))
+    p.end_replies((0, 1), ["a" * 20])
+    p.fail((0, 1))
+    assert p.asking == {}
+
+
+def test_the_trim_set_in_the_engine() -> None:
+    for trim_set, line in (("unicode", "ok\ufeff"), ("javascript", "ok\x85"), ("ascii", "ok\xa0")):
+        p = Planner(C, Profile(trim_set=trim_set, trim_lines=True))
+        p.message("user", LONG)
+        p.start((0, 0))
+        p.end((0, 0), f"{line} \t")
+        assert p.text((0, 0)) == line

@@ -4,13 +4,15 @@ stands without it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from model import machine
+from model import bits, machine
 from model.constants import Constants
-from model.events import End, Event, Message, Retry, Settle, Timeout, Wait
+from model.events import End, Event, Message, Retry, Settle, Timeout, Wait, Zoom
 from model.line import Choice, choose_line
-from model.profile import Profile, from_options, options
+from model.profile import TRIM_SETS, Profile, from_options, options
 from tests.model.helpers import N, end, fail, refused, start
 
 C = Constants(node=16, jobs=2, ahead=2, failures=3)
@@ -140,3 +142,146 @@ def test_not_shorter_goes_on_keeps_reading_for_a_shorter_reply() -> None:
     assert choose_line("s" * 30, ["x" * 20, "y" * 20, "w" * 15], 10, 5, on) == Choice("w" * 10, 3)
     # TRIES still bounds the replies read.
     assert choose_line("s" * 30, ["x" * 20, "y" * 25, "zzz"], 10, 2, on) == Choice("x" * 10, 2)
+
+
+# The options of SPEC 10 for the last differences of the outside engines
+# (issue 35), each with SPEC 10's worked example.
+
+
+def test_retried_first_puts_a_node_let_go_before_the_leaves() -> None:
+    c = Constants(node=16, jobs=1)
+    merge_failed = (
+        Message("user", "x" * 20),
+        Message("user", "y" * 20),
+        start(0, 0),
+        end(0, 0, "a" * 10),
+        start(0, 1),
+        end(0, 1, "b" * 10),
+        start(1, 0),
+        fail(1, 0),
+    )
+    third = Message("user", "z" * 20)
+    assert machine.candidates(run(Profile(), *merge_failed, third, constants=c)) == (N(0, 2),)
+    first = run(Profile(retried="first"), *merge_failed, third, constants=c)
+    assert machine.candidates(first) == (N(1, 0),)
+    # Until it starts: once started it is an ordinary node again.
+    assert machine.step(first, start(1, 0)).queue.retried == ()
+    # Under `retry: tick` the message does not let it go: the leaf comes first.
+    tick = Profile(retried="first", retry="tick")
+    assert machine.candidates(run(tick, *merge_failed, third, constants=c)) == (N(0, 2),)
+    after_tick = run(tick, *merge_failed, third, Retry(), constants=c)
+    assert machine.candidates(after_tick) == (N(1, 0),)
+
+
+def test_nodes_let_go_together_come_in_the_order_they_failed() -> None:
+    c = Constants(node=16, jobs=3, ahead=3)
+    s = run(Profile(retried="first"), LONG, LONG, LONG, constants=c)
+    for event in (start(0, 0), start(0, 1), start(0, 2), fail(0, 2), fail(0, 0), Retry()):
+        s = machine.step(s, event)
+    # 0+2 failed first, then 0+0 (0+1 still runs); SPEC offers the oldest leaf first.
+    assert machine.candidates(s) == (N(0, 2), N(0, 0))
+    assert machine.candidates(replace(s, profile=Profile())) == (N(0, 0), N(0, 2))
+
+
+def zooms(profile: Profile, second: str) -> tuple[str, str]:
+    s = run(profile, Message("user", "hi"), Message("unii", second))
+    return machine.zoom(s, bits.ZERO, bits.ONE), machine.zoom(s, bits.ZERO, bits.from_int(2))
+
+
+def test_the_zoom_options_shape_zoom_as_spec_10_s_example() -> None:
+    assert zooms(Profile(), "yo") == ("user: hi", "<chat>\n0+1|user: hi\n1+1|unii: yo\n</chat>")
+    shaped = Profile(zoom_one="headed", zoom_halves="bare")
+    assert zooms(shaped, "yo") == ("0+0|user: hi", "0+1|user: hi\n1+1|unii: yo")
+    unbuilt = "1+1|(not summarized yet: zoom it)"
+    assert zooms(shaped, "y" * 20)[1] == f"0+1|user: hi\n{unbuilt}"
+    assert zooms(Profile(), "y" * 20)[1] == f"<chat>\n0+1|user: hi\n{unbuilt}\n</chat>"
+    s = run(Profile(zoom_unbuilt="refused"), Message("user", "hi"), Message("unii", "y" * 20))
+    assert refused(s, Zoom(bits.ZERO, bits.from_int(2))) == "zoom"
+    assert machine.zoom(s, bits.ONE, bits.ONE) == "unii: " + "y" * 20  # one message: never
+
+
+def test_tolerance_cut_and_ellipsis_as_spec_10_s_example() -> None:
+    reply = ["the quick brown fox jumps over"]
+    assert choose_line("s" * 40, reply, 16, 1, Profile()) == Choice("the quick brown ", 1)
+    js = Profile(tolerance=1.25, cut="word", ellipsis="…")
+    assert js.line_limit(16) == 20 and js.line_limit(512) == 640
+    assert choose_line("s" * 40, reply, 16, 1, js) == Choice("the quick brown…", 1)
+    assert choose_line("s" * 40, ["x" * 18], 16, 1, js) == Choice("x" * 18, 1)
+    # A given line up to LINE is installed; one byte more is refused as line_fits.
+    s = run(js, LONG, start(0, 0))
+    assert machine.text(machine.step(s, end(0, 0, "x" * 20)), N(0, 0)) == "x" * 20
+    assert refused(s, end(0, 0, "x" * 21)) == "line_fits"
+    # The failure cap still cuts the source to NODE, at a character, with no ellipsis.
+    capped = run(js, LONG, start(0, 0), fail(0, 0), Retry(), start(0, 0), fail(0, 0), Retry())
+    capped = machine.step(machine.step(capped, start(0, 0)), fail(0, 0))
+    assert machine.text(capped, N(0, 0)) == "user: " + "x" * 10
+
+
+def test_the_word_cut_keeps_a_head_with_no_white_space_after_its_first_character() -> None:
+    word = Profile(cut="word")
+    assert choose_line("s" * 40, ["abcdefghijklmnopqrstu"], 16, 1, word).line == "abcdefghijklmnop"
+    assert choose_line("s" * 40, [" " * 3 + "x" * 30], 16, 1, word).line == "x" * 16
+    # The source, cut with no reply, may be all white space where it is cut: it stays cut.
+    assert choose_line(" " * 20 + "x", [""], 16, 1, word).line == " " * 16
+
+
+def test_overlong_kept_and_replies_out_asks_as_spec_10_s_example() -> None:
+    c = Constants(node=10, tries=3, jobs=2, ahead=2)
+    source = Message("user", "x" * 24)  # a 30-byte line
+    replies = End(N(0, 0), replies=("a" * 20, "b" * 15))
+    spec = run(Profile(), source, start(0, 0), replies, constants=c)
+    assert machine.text(spec, N(0, 0)) == "b" * 10
+    rust = Profile(overlong="kept", replies_out="asks", empty_reply="fails", not_shorter="goes_on")
+    asking = run(rust, source, start(0, 0), replies, constants=c)
+    assert machine.text(asking, N(0, 0)) is None
+    assert asking.queue.running == (N(0, 0),) and asking.queue.failures == ()
+    done = machine.step(asking, End(N(0, 0), replies=("c" * 12,)))
+    assert machine.text(done, N(0, 0)) == "c" * 12
+    # A given line of any length is installed under `kept`; an empty one is refused.
+    s = run(Profile(overlong="kept"), source, start(0, 0), constants=c)
+    assert machine.text(machine.step(s, end(0, 0, "d" * 99)), N(0, 0)) == "d" * 99
+    assert refused(s, end(0, 0, "")) == "line_fits"
+    # A call that asks on forgets what it read once it fails.
+    failed = machine.step(asking, fail(0, 0))
+    assert failed.queue.asked == ()
+
+
+def test_the_trim_set_as_spec_10_s_example() -> None:
+    def line(reply: str, trim_set: str) -> str | None:
+        return choose_line("s" * 30, [reply], 10, 1, Profile(trim_set=trim_set)).line
+
+    assert [line("fine\u0085", s) for s in ("unicode", "javascript")] == ["fine", "fine\u0085"]
+    assert [line("fine\ufeff", s) for s in ("unicode", "javascript")] == ["fine\ufeff", "fine"]
+    assert [line("fine\x0b", s) for s in TRIM_SETS] == ["fine", "fine", "fine\x0b"]
+    assert [line("abc\x1f", s) for s in TRIM_SETS] == ["abc\x1f"] * 3
+    trimmed = run(Profile(trim_lines=True, trim_set="ascii"), LONG, start(0, 0))
+    assert machine.text(machine.step(trimmed, end(0, 0, " a\xa0\n")), N(0, 0)) == "a\xa0"
+
+
+def test_the_new_options_read_back_and_refuse_bad_values() -> None:
+    every = {
+        "retried": "first",
+        "zoom_one": "headed",
+        "zoom_halves": "bare",
+        "zoom_unbuilt": "refused",
+        "tolerance": 1.25,
+        "cut": "word",
+        "ellipsis": "…",
+        "overlong": "kept",
+        "replies_out": "asks",
+        "trim_set": "javascript",
+    }
+    profile = from_options(every)
+    assert {name: options(profile)[name] for name in every} == every
+    assert from_options({"tolerance": 2}).tolerance == 2.0
+    for bad in (
+        {"tolerance": True},
+        {"tolerance": "1.25"},
+        {"tolerance": 0.5},
+        {"tolerance": 1.001},
+        {"ellipsis": 3},
+        {"ellipsis": "...."},
+        {"trim_set": "python"},
+    ):
+        with pytest.raises(ValueError):
+            from_options(bad)

@@ -51,8 +51,9 @@ def bare_venv(where: Path) -> Path:
     return where / "bin" / "python"
 
 
-PIP = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check"]
-"""pip, told to read no configuration (and so no index or links it names)."""
+PIP = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check", "--no-cache-dir"]
+"""pip, told to read no configuration (and so no index or links it names),
+nor to keep a cache (in ~/.cache, which may not be writable)."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     venv = tmp_path_factory.mktemp("venv") / "v"
     python = bare_venv(venv)
     done = subprocess.run(
-        [*PIP, "--python", str(python), "install", "--no-index", "--no-cache-dir", str(wheel)],
+        [*PIP, "--python", str(python), "install", "--no-index", str(wheel)],
         env=env,
         capture_output=True,
         text=True,

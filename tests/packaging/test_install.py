@@ -160,7 +160,6 @@ def test_pip_installs_the_project_offline_without_build_isolation(tmp_path: Path
             "install",
             "--no-index",
             "--no-build-isolation",
-            "--no-cache-dir",
             str(source),
         ],
         env=bare_env(),

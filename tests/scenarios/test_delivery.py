@@ -14,7 +14,7 @@ import pytest
 
 from bridge.wire.stream import from_model
 from model.constants import KINDS
-from model.profile import TYPES
+from model.profile import TYPES, from_options
 from scenarios.format import Scenario, read
 from tests.scenarios.delivery import CORPUS, FLOOR, Count, counted, fraction, measure, profiles
 
@@ -55,6 +55,21 @@ def test_every_profile_gets_at_least_95_percent_of_the_events(name: str) -> None
         f"{name}: {count.total.delivered} of {count.total.events} delivered; "
         f"{count.total.unsent} never sent, {count.total.refused} refused unmarked"
     )
+
+
+def test_a_scenario_the_profile_cannot_change_is_counted_as_a_replay_counts_it() -> None:
+    """`measure` answers without a replay where a profile's options cannot
+    matter (zoom shapes and no zoom, the chooser's cut and no replies, where a
+    failed node queues and no call can fail): the same count a replay gives."""
+    for scenario, options in (
+        ("refused_jobs_bound_0", {"zoom_one": "headed", "zoom_halves": "bare"}),
+        ("zoom_0", {"cut": "word", "ellipsis": "…", "replies_out": "asks"}),
+        ("zoom_0", {"zoom_unbuilt": "refused"}),
+    ):
+        found = read(CORPUS / f"{scenario}.jsonl")
+        profile = from_options(options)
+        replayed = counted(found, profile, from_model(found, profile, False, refusals_only=True))
+        assert measure(found, profile) == replayed, (scenario, options)
 
 
 def test_the_profiles_measured_are_each_option_alone_and_the_kept_ones() -> None:

@@ -25,6 +25,7 @@ from scenarios import format as scenario_format
 from scenarios import generate
 from scenarios.format import FORMAT_1, Scenario, sized_text
 from tests.scenarios.spec import refusal_rules
+from tests.test_white_space import ASCII, JAVASCRIPT, UNICODE
 
 SCENARIOS = Path(generate.__file__).parent
 CORPUS = SCENARIOS / "corpus"
@@ -293,26 +294,48 @@ def stop(replies: list[bytes], node: int, tries: int) -> tuple[str, int]:
     return "out", min(tries, len(replies))
 
 
+def reply_text(reply: dict[str, Any], position: int) -> str:
+    return reply["text"] if "text" in reply else sized_text(reply["size"], position)
+
+
 @pytest.mark.parametrize("name", names("chooser_"))
 def test_the_chooser_family_reaches_every_way_the_tries_end(name: str) -> None:
     scenario = committed(name)
     node, tries = scenario.constants["node"], scenario.constants["tries"]
-    ends = [(at, e) for at, e in enumerate(scenario.events) if e["event"] == "end"]
+    ends = [(at, e) for at, e in enumerate(scenario.events) if "replies" in e]
     assert ends and all(set(e) == {"event", "running", "replies"} for _, e in ends)
     counts = [len(e["replies"]) for _, e in ends]
     assert max(counts) == tries + 2, "replies past the tries, never read"
     stops: set[str] = set()
     same_length = 0
+    space = "".join(UNICODE)
     for at, e in ends:
-        sizes = [reply["size"] for reply in e["replies"]]
-        texts = [sized_text(size, at + k).strip().encode() for k, size in enumerate(sizes)]
+        texts = [reply_text(r, at + k).strip(space).encode() for k, r in enumerate(e["replies"])]
         why, k = stop(texts, node, tries)
         stops.add(why)
         # The follow-up exactly as long as the reply before it, which was the best so far.
         same_length += why == "not shorter" and len(texts[k]) == len(texts[k - 1])
     assert stops == {"fit", "empty", "not shorter", "out"}
     assert same_length > 0
-    assert any(0 in (r["size"] for r in e["replies"]) for _, e in ends)
+    assert any(0 in (r.get("size") for r in e["replies"]) for _, e in ends)
+
+
+@pytest.mark.parametrize("name", names("chooser_"))
+def test_the_chooser_family_ends_texts_in_every_character_the_sets_disagree_on(
+    name: str,
+) -> None:
+    """Replies, and the given lines of one end in eight, end in each
+    character where SPEC 3.6's named sets differ (and in U+001F, which none
+    holds and Python's `str.strip` strips), so every engine's stripping is
+    checked on them."""
+    events = list(enumerate(committed(name).events))
+    lines = {e["line"][-1] for at, e in events if e["event"] == "end" and "line" in e}
+    assert all(at % 8 == 5 for at, e in events if e["event"] == "end" and "line" in e)
+    replies = {r["text"][-1] for _, e in events for r in e.get("replies", ()) if r.get("text")}
+    chars = set(generate.SPACE_ENDS)
+    assert lines == replies == chars == {"\x0b", "\x1f", "\x85", "\xa0", "\ufeff"}
+    assert any(c in UNICODE for c in chars) and any(c not in UNICODE for c in chars)
+    assert any(c in JAVASCRIPT for c in chars - UNICODE) and any(c not in ASCII for c in chars)
 
 
 @pytest.mark.parametrize("name", names("zoom_"))

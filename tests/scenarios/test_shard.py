@@ -52,7 +52,9 @@ def test_each_shard_has_its_own_seed_and_the_same_one_every_time() -> None:
 
 
 def test_a_folder_is_a_directory_database(tmp_path: Path) -> None:
-    found = database.database(str(tmp_path / "db"), str(tmp_path / "local"))
+    guarded = database.database(str(tmp_path / "db"), str(tmp_path / "local"))
+    assert isinstance(guarded, database.Guarded)  # tests/hostile/test_database.py
+    found = guarded.wrapped
     assert isinstance(found, DirectoryBasedExampleDatabase)
     found.save(b"key", b"value")
     assert list(found.fetch(b"key")) == [b"value"]
@@ -61,7 +63,7 @@ def test_a_folder_is_a_directory_database(tmp_path: Path) -> None:
 
 def test_github_artifacts_are_read_only_beside_the_local_folder(tmp_path: Path) -> None:
     local = tmp_path / "local"
-    found = database.database("github-artifacts:someone/engine/nightly-examples", str(local))
+    found = database.named("github-artifacts:someone/engine/nightly-examples", str(local))
     assert isinstance(found, MultiplexedDatabase)
     mine, shared = found._wrapped  # noqa: SLF001 (Hypothesis names its parts so)
     assert isinstance(mine, DirectoryBasedExampleDatabase)
@@ -73,7 +75,7 @@ def test_github_artifacts_are_read_only_beside_the_local_folder(tmp_path: Path) 
         "engine",
         "nightly-examples",
     )
-    default = database.database("github-artifacts:someone/engine", str(local))
+    default = database.named("github-artifacts:someone/engine", str(local))
     assert default._wrapped[1]._wrapped.artifact_name == "hypothesis-example-db"  # noqa: SLF001
     # Saving reaches the local folder (the artifact is only read, never
     # written: a write to it would need the network, which this test has not).
@@ -95,7 +97,7 @@ def test_a_redis_url_is_hypothesis_redis_database_on_that_server(tmp_path: Path)
     pytest.importorskip("redis", reason="the redis package (the campaign extra)")
     from hypothesis.extra.redis import RedisExampleDatabase
 
-    found = database.database("redis://127.0.0.1:6390/3", str(tmp_path))
+    found = database.named("redis://127.0.0.1:6390/3", str(tmp_path))
     assert isinstance(found, RedisExampleDatabase)
     given = found.redis.connection_pool.connection_kwargs
     assert (given["host"], given["port"], given["db"]) == ("127.0.0.1", 6390, 3)

@@ -14,10 +14,10 @@ from impl.text import size  # noqa: E402
 
 def offer(self: line.LineChooser, raw: str) -> str | None:
     self.read += 1
-    reply = raw.strip()
+    reply = raw.strip(self.space)
     if not reply:
         return self.finish()
-    if size(reply) <= self.node_bytes:
+    if size(reply) <= self.limit:
         return reply
     if self.best is not None and size(reply) > size(self.best):
         return self.finish()

@@ -1,7 +1,12 @@
 """A protocol engine that misbehaves on purpose, for tests/hostile/:
 `hostile.py HOW [N]` answers like impl.protocol (protocol 2) except:
 
-- `hang N`: stops answering at event N (reads nothing more, sleeps);
+- `hang N`: stops answering at event N (reads nothing more, sleeps),
+  saying so in $HOSTILE_DIR/hanging-<pid>;
+- `wait N`: at event N says it hangs (as `hang`), then waits until
+  $HOSTILE_DIR/release is there and answers;
+- `wrong_then_hang N`: in its first N processes answers the final detail
+  request with a wrong render; later processes hang (as `hang`) at event 0;
 - `orphan`: answers the header by starting a child that holds its stdout
   and sleeps, then exits;
 - `dribble`: answers event 0 with endless bytes and no newline, slowly;
@@ -10,7 +15,18 @@
   final detail request with a wrong render; later processes crash at the header;
 - `protocol1`: answers the header with {"ready": true}, then garbage views;
 - `self_start`: declares `calls: self` and says it started [5, 0] at the
-  first answer that starts a call.
+  first answer that starts a call;
+- `unsupported`: answers the header not ready, its reason $HOSTILE_TEXT
+  (JSON);
+- `lacking_wrong`: declares neither `timed_out_render` nor
+  `compaction_view`, answers the final detail request with a wrong render,
+  and with a timed-out render, a compaction view and contexts of its own
+  (fields of what it lacks: never compared);
+- `ready_with`: adds the fields of $HOSTILE_TEXT (a JSON object) to its
+  ready answer;
+- `noisy`: writes $HOSTILE_TEXT (JSON) to its stderr as UTF-8 (a lone
+  surrogate as it comes, and a byte UTF-8 has not), then exits 5 at the
+  header.
 
 Every process records its process group in $HOSTILE_DIR/group-<pid>, and
 leaves $HOSTILE_MARK in its environment for the tests to look for.
@@ -36,8 +52,14 @@ def say(answer: object) -> None:
     print(json.dumps(answer, ensure_ascii=False), flush=True)
 
 
+def hang() -> None:
+    (folder / f"hanging-{os.getpid()}").touch()
+    time.sleep(600)
+
+
 def flaky_run() -> int:
-    """This process's number among the `flaky` engines started (1, 2, ...)."""
+    """This process's number among the `flaky` (or `wrong_then_hang`)
+    engines started (1, 2, ...)."""
     with (folder / "runs").open("a") as runs:
         runs.write("x")
     return len((folder / "runs").read_text())
@@ -51,18 +73,36 @@ if how == "orphan":
 if how == "flaky" and flaky_run() > n:
     print("flaky: falls over this time", file=sys.stderr, flush=True)
     sys.exit(4)
+if how == "unsupported":
+    reason = json.loads(os.environ["HOSTILE_TEXT"])
+    print(json.dumps({"ready": False, "unsupported": {"node": reason}}), flush=True)
+    sys.exit(0)
+if how == "noisy":
+    text = json.loads(os.environ["HOSTILE_TEXT"])
+    sys.stderr.buffer.write(text.encode("utf-8", "surrogatepass") + b"\xff\n")
+    sys.stderr.flush()
+    sys.exit(5)
 if how == "protocol1":
     say({"ready": True})
     for _ in sys.stdin:
         say({"view": 7, "size": 0, "shrinking": False, "merges": 7, "cview": [], "queue": []})
     sys.exit(0)
+if how == "wrong_then_hang" and flaky_run() > n:
+    how, n = "hang", 0
 session = Session(header, profile)
-say({**ready(profile), "sessions": False})
+extra = json.loads(os.environ["HOSTILE_TEXT"]) if how == "ready_with" else {}
+if how == "lacking_wrong":
+    extra = {"capabilities": ["settle_timeout", "zoom", "queue_waiting", "replies"]}
+say({**ready(profile), "sessions": False, **extra})
 moved = False
 for raw in sys.stdin:
     request = json.loads(raw)
     if request.get("at") == n and how == "hang":
-        time.sleep(600)
+        hang()
+    if request.get("at") == n and how == "wait":
+        (folder / f"hanging-{os.getpid()}").touch()
+        while not (folder / "release").exists():
+            time.sleep(0.05)
     if request.get("at") == 0 and how == "dribble":
         while True:
             sys.stdout.write("x" * 64)
@@ -74,8 +114,11 @@ for raw in sys.stdin:
             sys.stdout.flush()
         time.sleep(600)
     answer = session.answer(request)
-    if how == "flaky" and "render" in answer:
+    if how in ("flaky", "wrong_then_hang", "lacking_wrong") and "render" in answer:
         answer["render"] += "!"
+    if how == "lacking_wrong" and "render" in answer:
+        answer["render_timed_out"] = "<chat>\nnot what SPEC renders\n</chat>"
+        answer["cview"], answer["contexts"] = [[9, 9]], [[[9, 9], "mine"]]
     if how == "self_start" and answer.get("started") and not moved:
         answer["started"], moved = [[5, 0]], True
     say(answer)
