@@ -21,18 +21,22 @@
 #                          placeholder for where you get optchat-spec)
 #   KNOWN_FAILURES         the known-failures file, used when it exists
 #                          (default conformance/known-failures.txt)
+#   MIN_COMPARED           a file holding the floor of --min-compared, used when
+#                          it exists (default conformance/min-compared.txt)
 #   REPORTS                the reports' folder (default reports)
 #   PYTHON                 Python 3.11 or later (default python3)
-# Exit code: optchat-spec's (0 all agree, known failures failing as listed;
-# 1 a divergence or a known failure that now passes; 2 bad input, a usage
-# error or an engine fault), or 2 when the runner cannot be had or BUILD
-# fails. Nothing half-made is left behind.
+# Exit code: optchat-spec's (0 all agree, known failures failing as listed,
+# having compared events, at least the floor's share; 1 a divergence, a
+# known failure that now passes, or too little compared; 2 bad input, a
+# usage error or an engine fault), or 2 when the runner cannot be had or
+# BUILD fails. Nothing half-made is left behind.
 set -euo pipefail
 
 OPTCHAT_SPEC_VERSION="${OPTCHAT_SPEC_VERSION:-0.3.0}"
 OPTCHAT_SPEC_SHA256="${OPTCHAT_SPEC_SHA256:-SET_BY_MAKE_RELEASE}"
 OPTCHAT_SPEC_RELEASES="${OPTCHAT_SPEC_RELEASES:-https://github.com/YOUR-ORG/optchat-spec/releases/download}"
 KNOWN_FAILURES="${KNOWN_FAILURES:-conformance/known-failures.txt}"
+MIN_COMPARED="${MIN_COMPARED:-conformance/min-compared.txt}"
 REPORTS="${REPORTS:-reports}"
 PYTHON="${PYTHON:-python3}"
 
@@ -78,6 +82,9 @@ fi
 args=(corpus --engine "$ENGINE" --junit-xml "$REPORTS/optchat-spec.xml" --json "$REPORTS/optchat-spec.json")
 if [ -f "$KNOWN_FAILURES" ]; then
     args+=(--known-failures "$KNOWN_FAILURES")
+fi
+if [ -f "$MIN_COMPARED" ]; then
+    args+=(--min-compared "$(cat "$MIN_COMPARED")")
 fi
 code=0
 "$PYTHON" "$runner" "${args[@]}" "$@" || code=$?

@@ -61,6 +61,7 @@ from laws.queue import (  # noqa: F401
     need_first,
     need_first_running,
     queue_order,
+    refusal_names_first_rule,
     refused_changes_nothing,
     settle_ends_wait,
     settle_reached,
@@ -92,7 +93,7 @@ last_merges_8_9 first_merges_0_7 first_is_not_last first_leaves_push context_end
 context_is_prefix
 render_bytes context_render_bytes timed_out_render_bytes zoom_opens_node
 jobs_bound ahead_bound merge_needs_halves queue_order need_first need_first_running
-fail_cap_builds settle_reached settle_ends_wait refused_changes_nothing
+fail_cap_builds settle_reached settle_ends_wait refused_changes_nothing refusal_names_first_rule
 line_calls_at_most_tries line_fits
 line_takes_first_fit line_stops_when_not_shorter line_empty_is_a_try replies_choose_line
 bits_agree constants_allowed

@@ -1,14 +1,20 @@
 """`python -m laws.mutants`: the deliberate breaks of SPEC 9, each applied in a
 scratch copy of the project (never in the working tree), then its gate run
 there: the laws for a model break, the bridge on the committed corpus for an
-engine break. Each break ends `caught` (by which laws or scenarios), `MISSED`
-(its gate passed), or `HARNESS ERROR` (the gate itself failed, or the break no
-longer applies to the sources): never counted as caught nor as missed.
-Exit 0 when every break is caught, 1 when one is missed, 2 on a harness error.
+engine break, and for a break of the runner itself (bridge/, and the scenario
+reader it streams with) the tests that check the runner like an engine:
+deliberately wrong engines that must FAIL (tests/cli/test_wrong_engines.py,
+tests/bridge/test_purpose.py; MUTATION.md lists which test catches which
+break). Each break ends `caught` (by which laws, scenarios or tests),
+`MISSED` (its gate passed), or `HARNESS ERROR` (the gate itself failed, or
+the break no longer applies to the sources): never counted as caught nor as
+missed. Exit 0 when every break is caught, 1 when one is missed, 2 on a
+harness error.
 
 `--first-catch` (for `make test`) stops each gate at its first catch: the laws
 with `--first-break`, the laws a break should break tried first; the corpus
-streamed and stopped at its first FAIL, the scenarios that should fail first.
+streamed and stopped at its first FAIL, the scenarios that should fail first;
+pytest stopped at its first failure (`-x`), the tests that should fail first.
 The full run names everything that catches each break.
 
 The copy holds the sources only, not the engine's C build (build/ is not part
@@ -42,7 +48,8 @@ class Break:
     """A deliberate break: in `path`, each `old` (which must occur exactly once)
     becomes its `new`. `first`: what should catch it, tried first by
     `--first-catch`: law names for a model break (gate "laws"), scenario globs
-    for an engine break (gate "bridge")."""
+    for an engine break (gate "bridge"), pytest test ids for a runner break
+    (gate "runner")."""
 
     name: str
     path: str
@@ -344,6 +351,28 @@ BREAKS = [
         ("goes_on_past_not_shorter",),
     ),
     Break(
+        "retry_waits named before jobs_bound (SPEC 4.1's order swapped)",
+        "model/queue.py",
+        (
+            (
+                "    if jobs_taken(queue, profile) >= constants.jobs:\n"
+                '        raise Refused("jobs_bound", f"{constants.jobs} calls already run '
+                '(or wait to retry)")\n'
+                "    if node in queue.held:\n"
+                '        raise Refused("retry_waits", f"{name} failed; it waits for the next '
+                'message or retry")\n',
+                "    if node in queue.held:\n"
+                '        raise Refused("retry_waits", f"{name} failed; it waits for the next '
+                'message or retry")\n'
+                "    if jobs_taken(queue, profile) >= constants.jobs:\n"
+                '        raise Refused("jobs_bound", f"{constants.jobs} calls already run '
+                '(or wait to retry)")\n',
+            ),
+        ),
+        "laws",
+        ("refusal_names_first_rule",),
+    ),
+    Break(
         "retried inert",
         "model/queue.py",
         (('if profile.retried == "first" and queue.retried:', "if False and queue.retried:"),),
@@ -457,10 +486,216 @@ BREAKS = [
     ),
 ]
 
-GATES = ("laws", "bridge")
+WRONG = "tests/cli/test_wrong_engines.py::"
+FIELD = WRONG + "test_an_engine_wrong_in_one_field_fails_there"
+PURPOSE = "tests/bridge/test_purpose.py::"
+
+RUNNER_BREAKS = [
+    Break(
+        "the runner comparing texts without their trailing whitespace",
+        "bridge/checking/compare.py",
+        (
+            (
+                "a, b = expected.get(name, MISSING), found.get(name, MISSING)",
+                "a, b = (v.rstrip() if isinstance(v, str) else v "
+                "for v in (expected.get(name, MISSING), found.get(name, MISSING)))",
+            ),
+        ),
+        "runner",
+        (
+            f"{FIELD}[render-trailing-space]",
+            f"{FIELD}[render-final-newline]",
+            f"{FIELD}[line-stripped]",
+        ),
+    ),
+    Break(
+        "the runner comparing nothing after an event withheld for a lacking capability",
+        "bridge/checking/compare.py",
+        (
+            (
+                "result.withheld.add(exchange.position)\n                    continue",
+                "result.withheld.add(exchange.position)\n                    break",
+            ),
+        ),
+        "runner",
+        (WRONG + "test_events_after_one_withheld_for_a_lacking_capability_are_compared",),
+    ),
+    Break(
+        "a --known-failures name matching every scenario it is a prefix of",
+        "bridge/checking/verdict.py",
+        (
+            (
+                "return known.get(verdict.path.name, known.get(verdict.path.stem))",
+                "return next((s for n, s in known.items() "
+                "if verdict.path.stem.startswith(n)), None)",
+            ),
+        ),
+        "runner",
+        (WRONG + "test_known_failures_match_exactly_by_status_and_the_list_never_grows",),
+    ),
+    Break(
+        "a scenario's last line without a newline losing its event",
+        "scenarios/format.py",
+        (
+            (
+                "        if not raw:\n            self.close()",
+                '        if not raw.endswith(b"\\n"):\n            self.close()',
+            ),
+        ),
+        "runner",
+        (WRONG + "test_the_last_event_of_a_file_without_a_final_newline_is_compared",),
+    ),
+    Break(
+        "the runner comparing a refusal as a fact, its rule ignored",
+        "bridge/checking/compare.py",
+        (('if name == "refused" and not rules:', 'if name == "refused":'),),
+        "runner",
+        (f"{FIELD}[refused-rule]",),
+    ),
+    Break(
+        "the runner taking an unsupported answer as agreement",
+        "bridge/checking/compare.py",
+        (
+            (
+                'result.unsupported = str(answer["unsupported"])\n'
+                "            counted.compared -= exchange.position is not None\n",
+                "return True\n",
+            ),
+        ),
+        "runner",
+        (WRONG + "test_an_unsupported_event_is_skipped_never_passed",),
+    ),
+    Break(
+        "the runner taking a prefix of a text as the text",
+        "bridge/checking/compare.py",
+        (
+            (
+                'if a != b or (name == "shrinking"',
+                "if (a[: len(b)] if isinstance(a, str) and isinstance(b, str) else a) != b or "
+                '(name == "shrinking"',
+            ),
+        ),
+        "runner",
+        (f"{FIELD}[render-cut]",),
+    ),
+    Break(
+        "the runner reading a lone carriage return as a newline",
+        "bridge/checking/compare.py",
+        (
+            (
+                "a, b = expected.get(name, MISSING), found.get(name, MISSING)",
+                'a, b = (v.replace("\\r", "\\n") if isinstance(v, str) else v '
+                "for v in (expected.get(name, MISSING), found.get(name, MISSING)))",
+            ),
+        ),
+        "runner",
+        (f"{FIELD}[render-cr]",),
+    ),
+    Break(
+        "a run with a FAIL exiting 0",
+        "bridge/runs/tally.py",
+        (
+            (
+                'if self.counts.get("FAIL") or self.counts.get("UNEXPECTED PASS") or self.short():',
+                'if self.counts.get("UNEXPECTED PASS") or self.short():',
+            ),
+        ),
+        "runner",
+        (f"{FIELD}[size]",),
+    ),
+    Break(
+        "a run that compared nothing passing",
+        "bridge/checking/coverage.py",
+        (("return self.compared == 0 and (self.events > 0 or self.ended == 0)", "return False"),),
+        "runner",
+        (WRONG + "test_a_run_that_compared_nothing_is_red_in_every_report",),
+    ),
+    Break(
+        "the --min-compared floor ignored",
+        "bridge/checking/coverage.py",
+        (("if self.fraction() < floor:", "if False:"),),
+        "runner",
+        (WRONG + "test_a_run_below_its_floor_is_red_in_every_report",),
+    ),
+    Break(
+        "a fuzz run that compared nothing, or below its floor, passing",
+        "bridge/cli/fuzz.py",
+        (("short = fuzzer.coverage().short(args.min_compared)", "short = None"),),
+        "runner",
+        (WRONG + "test_a_fuzz_run_that_compared_nothing_or_too_little_is_red",),
+    ),
+    Break(
+        "merge-reports judging the shards' sum without their floor",
+        "bridge/outputs/merge.py",
+        (('floor_of(reports[0][0], merged["min_compared"])', "0.0"),),
+        "runner",
+        (WRONG + "test_shards_merge_into_the_verdict_of_one_run",),
+    ),
+    Break(
+        "a listed scenario counted as expected whatever its status",
+        "bridge/checking/verdict.py",
+        (
+            (
+                "if expected is not None and verdict.status == expected:",
+                'if expected is not None and verdict.status != "ok":',
+            ),
+        ),
+        "runner",
+        (WRONG + "test_known_failures_match_exactly_by_status_and_the_list_never_grows",),
+    ),
+    Break(
+        "--write-known-failures adding what the list did not hold",
+        "bridge/runs/tally.py",
+        (("if known is None or listed(verdict, known) == verdict.status:", "if True:"),),
+        "runner",
+        (WRONG + "test_known_failures_match_exactly_by_status_and_the_list_never_grows",),
+    ),
+    Break(
+        "relative events never sent",
+        "bridge/wire/stream.py",
+        (
+            (
+                "    for position, given in enumerate(scenario.events):\n",
+                "    for position, given in enumerate(scenario.events):\n"
+                "        if is_relative(given):\n            continue\n",
+            ),
+        ),
+        "runner",
+        (WRONG + "test_relative_events_are_sent_and_compared",),
+    ),
+    Break(
+        "delivery counting events never sent as delivered",
+        "bridge/checking/delivery.py",
+        (("tuple(p for p in owed if p not in sent)", "()"),),
+        "runner",
+        (WRONG + "test_delivery_counts_the_events_never_sent",),
+    ),
+    Break(
+        "an outcome marked end_needs_running held until its call starts (calls: self)",
+        "bridge/wire/stream.py",
+        (('if given.get("refused") in IDLE:', "if False:"),),
+        "runner",
+        (
+            PURPOSE
+            + "test_an_engine_holding_outcomes_under_calls_self_fails_where_it_should_refuse",
+        ),
+    ),
+]
+"""Breaks of the runner itself, each caught by the tests that check it like
+an engine (the four of issue 33 first)."""
+
+BREAKS += RUNNER_BREAKS
+
+RUNNER_SUITE = ("tests/cli/test_wrong_engines.py", "tests/bridge/test_purpose.py")
+"""The runner's own checks: every runner break's gate runs these (with
+`--first-catch`, its `first` tests, then these)."""
+
+GATES = ("laws", "bridge", "runner")
 CAUGHT, MISSED, HARNESS = "caught", "MISSED", "HARNESS ERROR"
 
 LAW_BROKEN = re.compile(r"^LAW BROKEN: (\w+)$", re.M)
+TEST_FAILED = re.compile(r"^FAILED (\S+)", re.M)
+TEST_ERROR = re.compile(r"^ERROR (\S+)", re.M)
 SCENARIO = re.compile(r"^\[\d+/\d+\] (\S+)\s+(\S+\.jsonl)", re.M)
 FIRST_FAIL = re.compile(r"^\[\d+/\d+\] FAIL ")
 
@@ -491,13 +726,20 @@ def classify(gate: str, run: Gate) -> Outcome:
     """The verdict on a break from its gate's run. The laws: exit 1 naming
     broken laws is caught, exit 0 naming none is missed. The bridge: FAIL
     scenarios with exit 1 (or a stop at the first FAIL) are caught, exit 0
-    with none is missed. Anything else is a harness error: a time-out, exit 2,
-    a HARNESS ERROR, a scenario the bridge could not check (FAULT, BAD,
-    ERROR), or an exit that disagrees with what was printed."""
+    with none is missed. The runner's tests: exit 1 naming failed tests is
+    caught, exit 0 is missed. Anything else is a harness error: a time-out,
+    exit 2, a HARNESS ERROR, a scenario the bridge could not check (FAULT,
+    BAD, ERROR), a test that errors outside its assertions, or an exit that
+    disagrees with what was printed."""
     tail = run.output[-3000:]
     if run.timed_out:
         return Outcome(HARNESS, why=f"the gate was stopped, out of its budget\n{tail}")
-    if gate == "laws":
+    if gate == "runner":
+        caught = tuple(TEST_FAILED.findall(run.output))
+        errors = TEST_ERROR.findall(run.output)
+        if errors:
+            return Outcome(HARNESS, why=f"tests failed outside their checks: {errors}\n{tail}")
+    elif gate == "laws":
         caught = tuple(LAW_BROKEN.findall(run.output))
         if run.code == 2 or "HARNESS ERROR" in run.output:
             return Outcome(HARNESS, caught, f"the laws run failed outside every law\n{tail}")
@@ -680,6 +922,14 @@ def attempts(copy: Path, mutation: Break, profile: str, first_catch: bool) -> li
     if mutation.gate == "bridge":
         corpus = ["-m", "bridge", "corpus", "--engine", "impl", "--jobs", "1"]
         return [corpus + ordered_scenarios(copy, mutation.first) if first_catch else corpus]
+    if mutation.gate == "runner":
+        # Without conftest.py and Hypothesis's plugin: they load what other
+        # tests need (the packaging kits, Hypothesis), 1.5 CPU s these do without.
+        tests = ["-m", "pytest", "-q", "-rfE", "--noconftest", "-p", "no:cacheprovider"]
+        tests += ["-p", "no:randomly", "-p", "no:xdist", "-p", "no:hypothesispytest"]
+        if not first_catch:
+            return [[*tests, *RUNNER_SUITE]]
+        return [[*tests, "-x", *mutation.first], [*tests, "-x", *RUNNER_SUITE]]
     laws = ["-m", "laws", "--profile", profile]
     if not first_catch:
         # Every law that catches the break is named; shrinking each would take an hour.

@@ -14,9 +14,10 @@ from typing import Any, Generic, TypeVar
 
 from laws.registry import Step
 from model import bits, machine
+from model import node as nodes
 from model import text as texts
 from model import tree as trees
-from model.events import End, Event, Fail, Message, Settle, Start, Timeout, Wait, Zoom
+from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait, Zoom
 from model.machine import State
 from model.node import Node
 from model.profile import Profile
@@ -575,18 +576,30 @@ def zoom_shown(state: State, line: Line) -> str:
 def rule(state: State, event: Event) -> str | None:
     """The first rule of SPEC 4.1 that `event` breaks in `state`, restated;
     None when the state allows it."""
+    broken = broken_rules(state, event)
+    if broken:
+        return broken[0]
+    if isinstance(event, Start) and plain(event.node) not in queue(state, state.queue.waiting):
+        return "queue_order"
+    return None
+
+
+def broken_rules(state: State, event: Event) -> list[str]:
+    """Every rule of SPEC 4.1 that `event` breaks in `state`, in SPEC 4.1's
+    order, restated; `queue_order`, which a start breaks when it breaks no
+    other rule, is left out (`rule` names it)."""
     q, c, p = state.queue, state.constants, state.profile
     running = [plain(n) for n in q.running]
+    checks: list[tuple[str, bool]] = []
     match event:
         case Message(kind, body):
-            return "kind" if kind not in p.kinds else None if utf8(body) else "utf8"
+            checks = [("kind", kind not in p.kinds), ("utf8", not utf8(body))]
         case Start(node):
             line = plain(node)
             waiting = q.waiting
             held = q.held if p.held_takes_job else ()
-            if p.self_calls:
-                return "self_starts"
             checks = [
+                ("self_starts", p.self_calls),
                 ("node_exists", span(line)[1] > count(state)),
                 ("built_once", built(state, line)),
                 ("one_call_per_node", line in running),
@@ -607,28 +620,84 @@ def rule(state: State, event: Event) -> str | None:
                         for h in ((line[0] - 1, 2 * line[1]), (line[0] - 1, 2 * line[1] + 1))
                     ),
                 ),
-                ("queue_order", line not in queue(state, waiting)),
             ]
-            return next((name for name, broken in checks if broken), None)
         case End(node, given, replies):
-            if plain(node) not in running:
-                return "end_needs_running"
+            idle = plain(node) not in running
             texts_in = [given] if given is not None else list(replies or ())
-            if not all(utf8(t) for t in texts_in):
-                return "utf8"
-            kind, _ = end_outcome(state, event, p)
-            return "line_fits" if kind == "refuse" else None
+            readable = all(utf8(t) for t in texts_in)
+            checks = [
+                ("end_needs_running", idle),
+                ("utf8", not readable),
+                ("line_fits", unfit(state, event, idle, readable)),
+            ]
         case Fail(node):
-            return None if plain(node) in running else "fail_needs_running"
+            checks = [("fail_needs_running", plain(node) not in running)]
         case Wait():
-            return "one_wait" if q.waiting else None
+            checks = [("one_wait", q.waiting)]
         case Settle():
-            if not q.waiting:
-                return "settle_needs_wait"
             unbuilt = any(not built(state, line) for line in lines(state.chat.view))
-            return "settle_needs_summaries" if unbuilt else None
+            checks = [("settle_needs_wait", not q.waiting), ("settle_needs_summaries", unbuilt)]
         case Timeout():
-            return None if q.waiting else "timeout_needs_wait"
+            checks = [("timeout_needs_wait", not q.waiting)]
         case Zoom(id, n):
-            return None if zoom_node(state, bits.to_int(id), bits.to_int(n)) else "zoom"
-    return None
+            checks = [("zoom", not zoom_node(state, bits.to_int(id), bits.to_int(n)))]
+    return [name for name, broken in checks if broken]
+
+
+def unfit(state: State, event: End, idle: bool, readable: bool) -> bool:
+    """Whether an end's line does not fit (SPEC 4.1 `line_fits`): it is not
+    1 to LINE bytes (NODE, or ⌊NODE × tolerance⌋), or under `overlong:
+    kept` it is empty (SPEC 5, 10). For a running call whose texts have a
+    UTF-8 form, as `end_outcome` says (the line chosen from its
+    conversation, stripped under `trim_lines`, where one left empty fails
+    the call instead); else the line given, its bytes counted as written (a
+    surrogate too), stripped only for a running call: a call that does not
+    run (`idle`) has no source to choose from. `readable`: whether every
+    text of the end has a UTF-8 form."""
+    c, p = state.constants, state.profile
+    if not idle and readable:
+        return end_outcome(state, event, p)[0] == "refuse"
+    line = event.line
+    if line is None:
+        return False
+    if p.trim_lines and not idle:
+        line = strip(line, p)
+        if not line:
+            return False
+    length = len(line.encode("utf-8", "surrogatepass"))
+    most = length if p.overlong == "kept" else line_limit(c.node, p)
+    return not 1 <= length <= most
+
+
+def two_rule_events(state: State, last: Event) -> list[Event]:
+    """Events made to break two rules of SPEC 4.1 at once in `state`, as the
+    corpus's `both` family pairs them, chosen by the event that reached it
+    (`last`). After a start, a failure or a retry, starts whose pairs depend
+    on the calls: the view's newest built line (`built_once`, with
+    `ahead_bound` when unbuilt leaves precede it), and, while JOBS calls run
+    or a turn waits (or under `calls: self`, where every start breaks
+    `self_starts`), each held node, each running call, the first unbuilt
+    leaf past AHEAD and the first merge whose halves are not built. The
+    other pairs depend on little of the state, so they are made after a
+    message that brings the chat to 1, 2, 4, 8, ... messages: a message of
+    no kind with a text of no UTF-8 form; a settle; ends of a call not
+    running and of the first running call, with a line of no UTF-8 form, an
+    empty one and one over LINE of no UTF-8 form; starts of the first leaf
+    and the first merge not logged yet. Which of them break two rules
+    there, `broken_rules` says (the nodes are only chosen from the state)."""
+    q, c, t = state.queue, state.constants, count(state)
+    idle = Node(0, bits.from_int(t))
+    starts: list[Node] = []
+    events: list[Event] = []
+    if isinstance(last, (Start, Fail, Retry)):
+        newest = next((n for n in reversed(state.chat.view) if built(state, plain(n))), None)
+        starts = [] if newest is None else [newest]
+        if len(q.running) >= c.jobs or q.waiting or state.profile.self_calls:
+            starts += [*q.held, *q.running, *q.unbuilt[c.ahead :][:1]]
+            starts += [nodes.parent(leaf) for leaf in q.unbuilt[:1]]
+    elif isinstance(last, Message) and not t & (t - 1):
+        bad, over = "a\ud800", "x" * line_limit(c.node, state.profile) + "\ud800"
+        events = [Message("none of SPEC's", bad), Settle()]
+        events += [End(n, line) for n in (idle, *q.running[:1]) for line in (bad, "", over)]
+        starts = [idle, Node(1, bits.from_int(t // 2 + 1))]
+    return events + [Start(n) for n in dict.fromkeys(starts)]

@@ -434,6 +434,8 @@ class Events(Sequence[dict[str, Any]]):
         self.path, self.version, self.checked = path, version, checked
         self.read: list[dict[str, Any]] = []
         self.texts: list[str] = []
+        self.counted: int | None = None
+        """The events counted by `count`, which read the file's rest to its end."""
 
     def _next(self) -> bool:
         """Read one more event; False at the end of the file."""
@@ -503,6 +505,8 @@ class Events(Sequence[dict[str, Any]]):
         """How many events the file holds: those read, and one per line of
         the rest, counted in blocks without being decoded or parsed (a bad
         line there is not looked at); the file is then closed."""
+        if self.counted is not None:
+            return self.counted
         counted = len(self.read)
         if self.file is not None:
             last = b"\n"
@@ -511,6 +515,7 @@ class Events(Sequence[dict[str, Any]]):
                 last = block[-1:]
             counted += last != b"\n"
             self.close()
+        self.counted = counted
         return counted
 
     def close(self) -> None:

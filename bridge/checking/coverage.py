@@ -4,10 +4,17 @@ engine lacks (bridge/formats/capabilities.py) the events not sent, the
 events sent in another form and the answer fields not compared; and, for a
 replay that went to the end, the events delivered under the engine's
 profile (bridge/checking/delivery.py). Every report gives it; a corpus run
-sums it, and so does `merge-reports` over a campaign's shards."""
+sums it, and so does `merge-reports` over a campaign's shards.
+
+A run is green only when it compared something (README, exit codes): a
+run that compared no event's answer (every scenario SKIPPED, say) exits 1
+saying NOTHING COMPARED, and one that compared less of the events than
+`--min-compared` asks exits 1 too (`Coverage.short`); every command that
+checks an engine says the fraction on its last line (`compared_said`)."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +27,17 @@ def percent(part: int, whole: int) -> str:
     if whole == 0 or part == whole:
         return "100 %"
     return f"{min(99.9, 100 * part / whole):.1f} %"
+
+
+def truncated(fraction: float) -> str:
+    """A fraction with four decimals, cut, never rounded up: a figure a run
+    states can be given back as `--min-compared` and the same run meets it."""
+    return f"{math.floor(fraction * 10_000) / 10_000:.4f}"
+
+
+def floor_said(floor: float) -> str:
+    """`--min-compared` as a report says it."""
+    return f"--min-compared {floor:g}"
 
 
 def plural(count: int, word: str) -> str:
@@ -63,6 +81,28 @@ class Coverage:
 
     def delivered_fraction(self) -> float:
         return self.delivered / self.owed if self.owed else 1.0
+
+    def nothing(self) -> bool:
+        """Whether the run compared nothing: no event's answer, though there
+        were events to compare, or, with none (the empty chat), no replay
+        went to its end to compare even the final state."""
+        return self.compared == 0 and (self.events > 0 or self.ended == 0)
+
+    def short(self, floor: float) -> str | None:
+        """Why a run that compared this is not green whatever its scenarios'
+        outcomes (it compared nothing, or less of the events than `floor`),
+        in words that start with the verdict; None when it compared enough."""
+        if self.nothing():
+            return f"NOTHING COMPARED: 0 of {plural(self.events, 'event')}"
+        if self.fraction() < floor:
+            return f"BELOW {floor_said(floor)}: compared {truncated(self.fraction())} of the events"
+        return None
+
+    def compared_said(self, floor: float) -> str:
+        """The fraction compared as a run's last line states it beside the
+        verdict, with the floor it was held to."""
+        said = f"compared {truncated(self.fraction())} of the events"
+        return said + (f", at least {floor:g} asked" if floor else "")
 
     def rest(self) -> int:
         """Events not compared for another reason than a lacking capability."""

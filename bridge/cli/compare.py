@@ -9,6 +9,7 @@ import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from bridge.checking import purpose
 from bridge.checking.compare import Divergence, add_states
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
@@ -30,6 +31,7 @@ from bridge.cli.options import (
     checking,
     constants_option,
     engine_options,
+    floor_option,
     live_model_option,
     shrink_budget,
     shrink_options,
@@ -56,6 +58,7 @@ def add_parser(commands: Commands) -> None:
     capabilities_option(command)
     constants_option(command)
     shrink_options(command, "the shrunk scenario")
+    floor_option(command, "the scenario's events")
     live_model_option(command)
     command.add_argument(
         "--keep-going",
@@ -74,11 +77,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         profile, result, ready = replay_checked(path, scenario, subject, options)
     except Skipped as skipped:
-        print(f"SKIPPED {path}: {skipped}")
-        return 0
+        count = len(scenario.events)
+        print(
+            f"{Coverage(count, skipped=count).short(args.min_compared)}; SKIPPED {path}: {skipped}"
+        )
+        return 1
     finally:
         subject.close()
-    notes = add_delivery(scenario, profile, result)
+    notes = add_delivery(scenario, profile, result) + purpose.notes(scenario, result)
     found = result.divergence
     if found is None:
         print(
@@ -88,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {result.coverage.summary()}")
         for note in notes:
             print(f"note: {note}")
-        return 0
+        short = result.coverage.short(args.min_compared)
+        print(short or f"AGREES; {result.coverage.compared_said(args.min_compared)}")
+        return 0 if short is None else 1
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
     print(found.report(shown(path), ("expected", subject.name)), flush=True)
     print(f"  {result.coverage.summary()}", flush=True)

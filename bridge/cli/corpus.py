@@ -17,6 +17,7 @@ from bridge.cli.options import (
     checking,
     constants_option,
     engine_options,
+    floor_option,
     live_model_option,
     report_options,
     scenario_options,
@@ -47,7 +48,7 @@ from bridge.runs.corpus import (
 from bridge.runs.expect import corpus_version
 from bridge.runs.progress import Ticker
 from bridge.runs.shards import share
-from bridge.runs.tally import Tally, counted, outside_lines, still_known
+from bridge.runs.tally import counted, outside_lines, still_known
 from model.profile import Profile
 
 
@@ -71,6 +72,7 @@ def add_parser(commands: Commands) -> None:
         "--known-failures, only those of it that still fail as listed (default: none)",
     )
     report_options(command)
+    floor_option(command, "the scenarios' events (with --shard, of the merged report's)")
     command.add_argument(
         "--report",
         type=Path,
@@ -175,7 +177,18 @@ def run(args: argparse.Namespace) -> int:
     if args.write_known_causes is not None:
         causes.write_known(args.write_known_causes, found, "--write-known-causes")
         print(f"wrote {args.write_known_causes}: {counted(len(found), 'cause')}")
-    run_report = Run(args.engine, said, corpus_version(), seconds, verdicts, known, found)
+    run_report = Run(
+        args.engine,
+        said,
+        corpus_version(),
+        seconds,
+        verdicts,
+        known,
+        found,
+        named,
+        args.min_compared,
+        str(shard) if shard.count > 1 else None,
+    )
     if args.junit_xml:
         write_junit(run_report, args.junit_xml)
     if args.json:
@@ -185,11 +198,10 @@ def run(args: argparse.Namespace) -> int:
     print(run_report.coverage().summary())
     for line in outside_lines(verdicts):
         print(line)
-    tally = Tally.of(verdicts, known)
-    print(tally.summary(args.engine, named, len(found)))
+    print(run_report.summary())
     if interrupted:
         raise KeyboardInterrupt
-    return tally.code()
+    return run_report.tally().code()
 
 
 SHOWN = 6

@@ -15,6 +15,7 @@ from bridge.cli.options import (
     capabilities_option,
     constants_option,
     engine_options,
+    floor_option,
     live_model_option,
     named_engine,
     report_options,
@@ -40,6 +41,7 @@ def add_parser(commands: Commands) -> None:
     constants_option(command)
     report_options(command)
     shrink_options(command, "one likely bug of each cause, shrunk,")
+    floor_option(command, "the scenarios' events (replayed under the proposal)")
     live_model_option(command)
     command.add_argument(
         "--seconds",
@@ -69,10 +71,10 @@ def run(args: argparse.Namespace) -> int:
     report = diagnose(paths, options, args.jobs, args.shrink_tries, shrink_seconds, budget)
     written = write_bugs(report, args.regressions)
     if args.json is not None:
-        write_json(report, written, args.json)
+        write_json(report, written, args.json, args.min_compared)
     if args.junit_xml is not None:
-        write_junit(report, written, args.junit_xml)
-    lines, code = text(report, written)
+        write_junit(report, written, args.junit_xml, args.min_compared)
+    lines, code = text(report, written, args.min_compared)
     # The reports first: a run stopped by a closed terminal has nowhere to print.
     with contextlib.suppress(OSError) if report.stopped else contextlib.nullcontext():
         print("\n".join(lines), flush=True)

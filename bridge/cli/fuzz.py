@@ -24,6 +24,7 @@ from bridge.cli.options import (
     capabilities_option,
     constants_option,
     engine_options,
+    floor_option,
     named_engine,
     shard_of,
     shard_option,
@@ -81,6 +82,7 @@ def add_parser(commands: Commands) -> None:
         "--max-events", type=positive_int, default=100, help="the longest history (default 100)"
     )
     shrink_options(command, "a divergence found")
+    floor_option(command, "the generated histories' events")
     command.add_argument(
         "--database",
         metavar="URL",
@@ -113,8 +115,10 @@ def add_parser(commands: Commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The `fuzz` command: 0 no divergence of a cause not known, 1 some
-    (written, shrunk), 2 an engine fault or bad input."""
+    """The `fuzz` command: 0 no divergence of a cause not known, having
+    compared events over the whole run (at least `--min-compared` of them),
+    1 some (written, shrunk) or too little compared, 2 an engine fault or
+    bad input."""
     try:
         import hypothesis  # noqa: F401
     except ImportError:
@@ -284,7 +288,13 @@ def fuzz(
         if not found:
             raise fuzzer.fault
         print(f"ENGINE FAULT (not a divergence) after the causes above: {fuzzer.fault}")
-    return 1 if found else 0
+    if found:
+        return 1
+    short = fuzzer.coverage().short(args.min_compared)
+    if short is not None:
+        print(f"{short} generated ({fuzzer.skipped} histories SKIPPED)")
+        return 1
+    return 0
 
 
 def repeat_line(args: argparse.Namespace, seed: int, shard: Shard, kept_in: str) -> str:
@@ -350,10 +360,11 @@ def summary(
         print(f"repeat the search: {again}")
     elif fuzzer.fault is None:
         known = f" of a cause not known (passing over {len(listed)})" if listed else ""
+        compared = fuzzer.coverage().compared_said(args.min_compared)
         print(
             f"no divergence{known} in {fuzzer.histories} histories, {fuzzer.events} events "
             f"({fuzzer.rate():.0f} events/s) in {spent:.1f} s: {fuzzer.engine.name} "
-            f"{agreement(fuzzer.profile)}; seed {seed}\nrepeat: {again}"
+            f"{agreement(fuzzer.profile)}; {compared}; seed {seed}\nrepeat: {again}"
         )
     if args.write_known_causes is not None:
         kept = [*listed, *(c for c in found if c.signature not in listed)]

@@ -23,13 +23,16 @@ def add_parser(commands: Commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """0 when joined (whatever the verdicts in it), 2 for a report that cannot
-    be, or an OUT that is one of them (it would be written over)."""
+    """The joined run's verdict, as one run's exit code (bridge/runs/tally.py:
+    its scenarios' outcomes, and its summed coverage held to the shards'
+    `--min-compared`), 2 for a report that cannot be joined, or an OUT that
+    is one of them (it would be written over)."""
     for path in args.inputs:
         if same_file(args.out, path):
             raise UsageError(f"OUT {args.out} is one of the reports to join ({path})")
     check_file(args.out, "OUT")
-    counts = merge_files(args.out, args.inputs)
+    counts, code, summary = merge_files(args.out, args.inputs)
     said = ", ".join(f"{n} {name}" for name, n in counts.items())
     print(f"joined {len(args.inputs)} reports into {args.out}: {said}")
-    return 0
+    print(summary)
+    return code

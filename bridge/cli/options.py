@@ -186,6 +186,31 @@ def shrink_budget(args: argparse.Namespace) -> str:
     return budget
 
 
+def fraction(text: str) -> float:
+    """A fraction from 0 to 1, as `--min-compared` takes it."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text}: not a fraction from 0 to 1")
+    return value
+
+
+def floor_option(command: argparse.ArgumentParser, of: str = "the events") -> None:
+    """`--min-compared FRACTION`: the fraction of `of` whose answers a run
+    must compare to exit 0 (a ratchet, docs/ci.md). A run that compared
+    nothing exits 1 whatever the floor."""
+    command.add_argument(
+        "--min-compared",
+        type=fraction,
+        default=0.0,
+        metavar="FRACTION",
+        help=f"exit 1 when less than this fraction of {of} had their answer compared "
+        "(a run that compared none exits 1 anyway; default: %(default)s)",
+    )
+
+
 def shard_option(command: argparse.ArgumentParser, what: str) -> None:
     """`--shard K/N`: this machine's part of a campaign over N."""
     command.add_argument(

@@ -17,7 +17,7 @@ from bridge.checking.changes import LACKS, Change, untried
 from bridge.formats.kit import shown
 from bridge.formats.layout import unique_name
 from bridge.formats.profile import SPEC, to_json
-from bridge.outputs.junit import add, compared, partly
+from bridge.outputs.junit import add, compared, partly, set_tallies, verdict_properties
 from bridge.outputs.markup import visible
 from bridge.outputs.regressions import write_regression
 from bridge.outputs.writing import write_whole
@@ -146,19 +146,29 @@ def followed(report: Report) -> int:
     return sum(d.status not in NOT_CHECKED for d in report.diagnoses)
 
 
-def exit_code(report: Report) -> int:
-    """0 when every scenario agrees under the proposal, 1 when likely bugs
-    remain, 2 when a scenario could not be checked, none was (every one
-    SKIPPED), or the run stopped early."""
+def exit_code(report: Report, floor: float = 0.0) -> int:
+    """0 when every scenario agrees under the proposal, having compared
+    events (at least `floor` of them: `--min-compared`); 1 when likely bugs
+    remain or too little was compared (nothing, when every scenario was
+    SKIPPED: issue 33's contract, as `corpus` says it); 2 when a scenario
+    could not be checked, or the run stopped early."""
     if report.stopped or any(d.status in FAULTS for d in report.diagnoses):
         return 2
-    if not followed(report):
-        return 2
-    return 1 if report.bugs else 0
+    return 1 if report.bugs or report.coverage().short(floor) else 0
 
 
-def text(report: Report, written: dict[Path, Path]) -> tuple[list[str], int]:
-    """The report's lines (`written`: where each shrunk likely bug went), and the exit code."""
+def last_line(report: Report, floor: float) -> str:
+    """The verdict, beside the fraction of the events compared under the proposal."""
+    short = report.coverage().short(floor)
+    if short is not None:
+        return short
+    bugs = f"{len(report.bugs)} LIKELY BUGS" if report.bugs else "NO LIKELY BUG"
+    return f"{bugs}; {report.coverage().compared_said(floor)}"
+
+
+def text(report: Report, written: dict[Path, Path], floor: float = 0.0) -> tuple[list[str], int]:
+    """The report's lines (`written`: where each shrunk likely bug went), and
+    the exit code (`floor`: `--min-compared`)."""
     out: list[str] = []
     for d in report.diagnoses:
         out += scenario_lines(d)
@@ -198,7 +208,8 @@ def text(report: Report, written: dict[Path, Path]) -> tuple[list[str], int]:
     out.append(json.dumps(proposal(report), sort_keys=True))
     out += bug_lines(report, written)
     out.append(f"under the proposed profile: {report.coverage().summary()}")
-    return out, exit_code(report)
+    out.append(last_line(report, floor))
+    return out, exit_code(report, floor)
 
 
 def bug_lines(report: Report, written: dict[Path, Path]) -> list[str]:
@@ -242,7 +253,7 @@ def bug_lines(report: Report, written: dict[Path, Path]) -> list[str]:
     return out
 
 
-def to_json_report(report: Report, written: dict[Path, Path]) -> dict[str, Any]:
+def to_json_report(report: Report, written: dict[Path, Path], floor: float = 0.0) -> dict[str, Any]:
     """The diagnosis as `--json` writes it."""
     bugs = {d.path: small for d, small in report.bugs}
     contradicting = {d.path: d.contradicts for d, _ in report.bugs}
@@ -318,22 +329,25 @@ def to_json_report(report: Report, written: dict[Path, Path]) -> dict[str, Any]:
         "stopped": report.stopped,
         "unfinished": [p.name for p in report.unfinished],
         "coverage": report.coverage().to_json(),
+        "min_compared": floor,
+        "verdict": {"exit_code": exit_code(report, floor), "summary": last_line(report, floor)},
         "scenarios": scenarios,
     }
 
 
-def write_json(report: Report, written: dict[Path, Path], path: Path) -> None:
+def write_json(report: Report, written: dict[Path, Path], path: Path, floor: float = 0.0) -> None:
     """Write the JSON report whole; text no UTF-8 holds is kept as its `\\u` escape."""
-    data = to_json_report(report, written)
+    data = to_json_report(report, written, floor)
     write_whole(path, json.dumps(data, indent=2, ensure_ascii=True) + "\n")
 
 
-def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
+def write_junit(report: Report, written: dict[Path, Path], path: Path, floor: float = 0.0) -> None:
     """JUnit XML: a test case per scenario; a likely bug is a failure, a
-    scenario that could not be followed an error (SKIPPED a skip); the
-    suite's properties hold the proposal, each deviation's scenarios and
-    what the replays under the proposal compared, a test case's output what
-    its replay did not compare."""
+    scenario that could not be followed an error (SKIPPED a skip), and a
+    run that compared too little a failing test case of its own; the
+    suite's properties hold the proposal, each deviation's scenarios, what
+    the replays under the proposal compared and the verdict, a test case's
+    output what its replay did not compare."""
     suite = ET.Element("testsuite", name=visible(f"optchat-spec diagnose ({report.engine})"))
     properties = add(suite, "properties")
     pairs = [
@@ -354,6 +368,7 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
     if report.stopped:
         pairs.append(("stopped", f"{report.stopped}: {names(report.unfinished)} not finished"))
     pairs += compared(report.coverage())
+    pairs += verdict_properties(floor, None, exit_code(report, floor), last_line(report, floor))
     for name, value in pairs:
         add(properties, "property", name=name, value=value)
     bugs = {d.path: d for d, _ in report.bugs}
@@ -399,7 +414,6 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path) -> None:
         tally["skipped"] += 1
         case = add(suite, "testcase", classname="diagnose", name=left.stem, file=shown(left))
         add(case, "skipped", message=f"not followed: the run stopped ({report.stopped})")
-    for name, count in tally.items():
-        suite.set(name, str(count))
+    set_tallies(suite, tally, report.coverage().short(floor))
     suite.set("time", f"{report.seconds:.3f}")
     write_whole(path, ET.tostring(suite, encoding="utf-8", xml_declaration=True))

@@ -1,6 +1,8 @@
 """A corpus run as JSON, for CI: what ran (runner, corpus, engine, profile),
 each scenario's verdict, with the first divergence's values and SPEC
-section, and the causes its FAILs are of (bridge/checking/causes.py). The
+section, the causes its FAILs are of (bridge/checking/causes.py), and the
+run's verdict as its exit code and last line (with the floor it was held
+to, which `merge-reports` holds the shards' sum to). The
 form is bridge/report.schema.json."""
 
 from __future__ import annotations
@@ -53,6 +55,9 @@ def to_json(run: Run) -> dict[str, Any]:
         "counts": counts,
         "coverage": run.coverage().to_json(),
         "causes": [cause.to_json() for cause in run.causes],
+        "min_compared": run.floor,
+        "shard": run.shard,
+        "verdict": {"exit_code": run.tally().code(), "summary": run.summary()},
         "scenarios": cases,
     }
 

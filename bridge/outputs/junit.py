@@ -43,6 +43,38 @@ def partly(coverage: Coverage | None) -> list[str]:
     return [coverage.summary()]
 
 
+RUN_CASE = {"classname": "optchat-spec", "name": "events compared"}
+"""The test case of the run itself, there only when it compared too little
+(nothing, or less than `--min-compared`): a JUnit reader then shows the run
+red, as its exit code is. `merge-reports` puts it back from the shards' sum."""
+
+
+def set_tallies(suite: ET.Element, tally: dict[str, int], short: str | None) -> None:
+    """The suite's counts (`tests`, `failures`, ...) from `tally`, after the
+    run's own failing test case when it compared too little (`short` says
+    how, None when it did not)."""
+    if short is not None:
+        case = add(suite, "testcase", **RUN_CASE, time="0.000")
+        add(case, "failure", short, message=short, type="too little compared")
+        tally["tests"] += 1
+        tally["failures"] += 1
+    for name, count in tally.items():
+        suite.set(name, str(count))
+
+
+def verdict_properties(
+    floor: float, shard: str | None, code: int, summary: str
+) -> list[tuple[str, str]]:
+    """The run's verdict as JUnit properties: the floor it was held to, the
+    shard it is, its exit code and its last line."""
+    return [
+        ("min_compared", f"{floor:g}"),
+        ("shard", shard or ""),
+        ("exit_code", str(code)),
+        ("verdict", summary),
+    ]
+
+
 def classname(verdict: Verdict) -> str:
     """A test case's class: its folder, and its family when the scenario names one."""
     parts = [verdict.path.parent.name or "scenarios", verdict.family]
@@ -99,6 +131,23 @@ def test_case(suite: ET.Element, verdict: Verdict, seen: str, cause: Cause | Non
     return counted
 
 
+def outcome_of(case: ET.Element) -> str:
+    """A scenario's outcome as its test case says it (`test_case` read back)."""
+    failure, error, skipped = (case.find(tag) for tag in ("failure", "error", "skipped"))
+    if failure is not None:
+        return "UNEXPECTED PASS" if failure.get("type") == "unexpected pass" else "FAIL"
+    if error is not None:
+        return error.get("type") or "ERROR"
+    if skipped is not None:
+        return (skipped.get("message") or "SKIPPED").split(":")[0]
+    return "ok"
+
+
+def is_run_case(case: ET.Element) -> bool:
+    """Whether a test case is the run's own (`RUN_CASE`), no scenario's."""
+    return all(case.get(key) == value for key, value in RUN_CASE.items())
+
+
 def cause_said(cause: Cause) -> str:
     """A cause as a property's value says it: `ID: what it is`, and where
     its shrunk scenario is (its scenarios are the test cases naming it)."""
@@ -108,11 +157,12 @@ def cause_said(cause: Cause) -> str:
 
 def write_junit(run: Run, path: Path) -> None:
     """JUnit XML: one testsuite, one testcase per scenario; a divergence is a
-    failure, an engine fault or bad scenario an error, SKIPPED a skip. The
-    suite's properties say what the run compared and the causes of its
-    FAILs (`causes`, then a `cause` each: its id and what it is); a FAIL's
-    test case names its cause (a `cause` property, and the failure's last
-    line); a scenario's output says what it did not compare."""
+    failure, an engine fault or bad scenario an error, SKIPPED a skip; a run
+    that compared too little has a failing test case of its own (`RUN_CASE`).
+    The suite's properties say what the run compared, the causes of its
+    FAILs (`causes`, then a `cause` each: its id and what it is) and its
+    verdict; a FAIL's test case names its cause (a `cause` property, and the
+    failure's last line); a scenario's output says what it did not compare."""
     suite = ET.Element("testsuite", name=visible(f"optchat-spec corpus ({run.engine})"))
     properties = add(suite, "properties")
     profile = next((v.profile for v in run.verdicts if v.profile is not None), None)
@@ -126,6 +176,7 @@ def write_junit(run: Run, path: Path) -> None:
         *compared(run.coverage()),
         ("causes", str(len(run.causes))),
         *(("cause", cause_said(cause)) for cause in run.causes),
+        *verdict_properties(run.floor, run.shard, run.tally().code(), run.summary()),
     ):
         add(properties, "property", name=name, value=value)
     tally = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
@@ -136,7 +187,6 @@ def write_junit(run: Run, path: Path) -> None:
         counted = test_case(suite, verdict, outcome(verdict, run.known), cause)
         if counted is not None:
             tally[counted] += 1
-    for name, count in tally.items():
-        suite.set(name, str(count))
+    set_tallies(suite, tally, run.tally().short())
     suite.set("time", f"{run.seconds:.3f}")
     write_whole(path, ET.tostring(suite, encoding="utf-8", xml_declaration=True))

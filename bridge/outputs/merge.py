@@ -2,8 +2,13 @@
 joined into one, as if one run had checked every scenario: the JSON reports
 (bridge/report.schema.json) into one JSON report, the JUnit reports into one
 test suite. What ran must be the same in all (runner, corpus, engine,
-profile); a scenario in two of them means the shards overlapped. The joined
-run's time is the longest shard's (the shards ran side by side)."""
+profile, the floor `--min-compared`); a scenario in two of them means the
+shards overlapped. The joined run's time is the longest shard's (the shards
+ran side by side). Its verdict is made as one run makes it
+(bridge/runs/tally.py), from the scenarios' outcomes and the shards'
+summed coverage held to the floor: a shard leaves what it compared to the
+joined report, so a campaign that compared nothing, or too little, is red
+there."""
 
 from __future__ import annotations
 
@@ -15,15 +20,19 @@ from typing import Any
 from bridge.checking.causes import Signature, parse
 from bridge.checking.coverage import Coverage
 from bridge.formats.kit import BRIDGE
+from bridge.formats.profile import ProfileError, declared
+from bridge.formats.profile import parse as parse_profile
 from bridge.formats.schema import problem
 from bridge.formats.usage import UsageError
 from bridge.outputs.json_report import FORMAT
+from bridge.outputs.junit import is_run_case, outcome_of, set_tallies
 from bridge.outputs.writing import write_whole
+from bridge.runs.tally import Tally
 
 REPORT = BRIDGE / "report.schema.json"
 
-SAME = ("runner_version", "corpus_version", "engine")
-"""What every shard's JSON report must say alike."""
+SAME = ("runner_version", "corpus_version", "engine", "min_compared")
+"""What every shard's report must say alike."""
 
 TALLIES = ("tests", "failures", "errors", "skipped")
 """A JUnit test suite's counts, summed."""
@@ -46,10 +55,10 @@ def kind(path: Path, text: str) -> str:
     raise UsageError(f"{path}: neither a JSON report nor a JUnit XML report")
 
 
-def merge_files(out: Path, inputs: list[Path]) -> dict[str, int]:
+def merge_files(out: Path, inputs: list[Path]) -> tuple[dict[str, int], int, str]:
     """Join the reports `inputs` into `out` (written whole); each outcome's
-    count. UsageError, in one line naming the file, for a report that cannot
-    be joined."""
+    count, and the joined run's exit code and last line. UsageError, in one
+    line naming the file, for a report that cannot be joined."""
     texts = [(path, read_text(path)) for path in inputs]
     kinds = {path: kind(path, text) for path, text in texts}
     if len(set(kinds.values())) > 1:
@@ -60,10 +69,42 @@ def merge_files(out: Path, inputs: list[Path]) -> dict[str, int]:
     if kinds[inputs[0]] == "json":
         merged = merge_json([(path, parse_json(path, text)) for path, text in texts])
         write_whole(out, json.dumps(merged, indent=2, ensure_ascii=True) + "\n")
-        return dict(merged["counts"])
+        verdict = merged["verdict"]
+        return dict(merged["counts"]), verdict["exit_code"], verdict["summary"]
     suite = merge_junit([(path, parse_junit(path, text)) for path, text in texts])
     write_whole(out, ET.tostring(suite, encoding="utf-8", xml_declaration=True))
-    return {name: int(suite.get(name, "0")) for name in TALLIES}
+    said = properties(suite)
+    counts = {name: int(suite.get(name, "0")) for name in TALLIES}
+    return counts, int(said["exit_code"]), said["verdict"]
+
+
+def judged(
+    path: Path,
+    counts: dict[str, int],
+    coverage: Coverage,
+    floor: float,
+    ran: tuple[str, Any, int],
+) -> tuple[int, str, str | None]:
+    """The joined run's verdict, made as one run makes it (bridge/runs/tally.py)
+    from its outcomes' counts and summed coverage: its exit code, its last
+    line, and why it compared too little (None when it did not). `ran` is
+    the engine, its profile and the number of the FAILs' causes; `path` is
+    the report whose profile is read."""
+    engine, profile, causes = ran
+    try:
+        words = "" if profile is None else declared(parse_profile(profile, "its profile"))
+    except ProfileError as error:
+        raise UsageError(f"{path}: {error}") from None
+    tally = Tally(sum(counts.values()), counts, coverage, floor)
+    return tally.code(), tally.summary(engine, words, causes), tally.short()
+
+
+def floor_of(path: Path, value: Any) -> float:
+    """A report's `--min-compared` (0 when it gives none); UsageError when not a fraction."""
+    found = number(path, value, "min_compared")
+    if found > 1:
+        raise UsageError(f"{path}: its min_compared is {value!r}, not a fraction from 0 to 1")
+    return found
 
 
 def parse_json(path: Path, text: str) -> dict[str, Any]:
@@ -126,6 +167,16 @@ def merge_json(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
     merged["counts"] = counts
     merged["coverage"] = summed_coverage(reports)
     merged["seconds"] = max(number(path, r.get("seconds"), "seconds") for path, r in reports)
+    floor = floor_of(reports[0][0], merged["min_compared"])
+    code, summary, _ = judged(
+        reports[0][0],
+        counts,
+        Coverage.from_json(merged["coverage"]),
+        floor,
+        (str(merged["engine"]), merged["profile"], len(merged["causes"])),
+    )
+    merged["min_compared"], merged["shard"] = floor, None
+    merged["verdict"] = {"exit_code": code, "summary": summary}
     return merged
 
 
@@ -249,10 +300,10 @@ def summed(holder: ET.Element, said: list[tuple[Path, dict[str, str]]]) -> None:
             item.set("value", f"{part / whole if whole else 1.0:.6f}")
 
 
-def every_cause(holder: ET.Element, suites: list[ET.Element]) -> None:
+def every_cause(holder: ET.Element, suites: list[ET.Element]) -> int:
     """The `cause` properties of `holder` made every shard's, one per id (what
     its value says before `: `), and `causes` their count
-    (bridge/outputs/junit.py)."""
+    (bridge/outputs/junit.py); that count."""
     said: dict[str, str] = {}
     for suite in suites:
         for item in suite.iterfind("properties/property"):
@@ -265,6 +316,7 @@ def every_cause(holder: ET.Element, suites: list[ET.Element]) -> None:
     ET.SubElement(holder, "property", name="causes", value=str(len(said)))
     for value in said.values():
         ET.SubElement(holder, "property", name="cause", value=value)
+    return len(said)
 
 
 def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
@@ -285,15 +337,47 @@ def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
                 )
     merged = ET.Element("testsuite", {k: v for k, v in first.attrib.items() if k not in TALLIES})
     holder = first.find("properties")
-    if holder is not None:
-        merged.append(holder)
-        summed(holder, [(path, properties(suite)) for path, suite in suites])
-        every_cause(holder, [suite for _, suite in suites])
-    cases = [(path, case) for path, suite in suites for case in suite.iterfind("testcase")]
+    if holder is None:
+        holder = ET.Element("properties")
+    merged.append(holder)
+    summed(holder, [(path, properties(suite)) for path, suite in suites])
+    causes = every_cause(holder, [suite for _, suite in suites])
+    every = [(path, case) for path, suite in suites for case in suite.iterfind("testcase")]
+    cases = [(path, case) for path, case in every if not is_run_case(case)]
     no_overlap([(path, case.get("file") or case.get("name", "")) for path, case in cases])
+    counts: dict[str, int] = {}
     for _, case in cases:
         merged.append(case)
-    for name in TALLIES:
-        merged.set(name, str(sum(int(number(path, s.get(name), name)) for path, s in suites)))
+        seen = outcome_of(case)
+        counts[seen] = counts.get(seen, 0) + 1
+    tallies = {
+        name: sum(int(number(path, s.get(name), name)) for path, s in suites) for name in TALLIES
+    }
+    # A run's own failing case is made again from the sum, not kept from a report.
+    tallies["tests"] -= len(every) - len(cases)
+    tallies["failures"] -= len(every) - len(cases)
+    totals = properties(merged)
+    coverage = Coverage(
+        events=int(totals.get("events") or 0),
+        compared=int(totals.get("events_compared") or 0),
+        ended=int(totals.get("scenarios_replayed_to_the_end") or 0),
+    )
+    try:
+        profile = json.loads(totals["profile"]) if totals.get("profile") else None
+    except ValueError:
+        raise UsageError(f"{first_path}: its profile property is not JSON") from None
+    code, summary, short = judged(
+        first_path,
+        counts,
+        coverage,
+        floor_of(first_path, totals.get("min_compared")),
+        (totals.get("engine", ""), profile, causes),
+    )
+    for name, value in (("shard", ""), ("exit_code", str(code)), ("verdict", summary)):
+        item = next((i for i in holder if i.get("name") == name), None)
+        if item is None:
+            item = ET.SubElement(holder, "property", name=name)
+        item.set("value", value)
+    set_tallies(merged, tallies, short)
     merged.set("time", f"{max(number(path, s.get('time'), 'time') for path, s in suites):.3f}")
     return merged

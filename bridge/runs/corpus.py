@@ -17,6 +17,7 @@ from multiprocessing import get_context, util
 from pathlib import Path
 from typing import Any
 
+from bridge.checking import purpose
 from bridge.checking.causes import (
     Cause,
     Member,
@@ -48,6 +49,7 @@ from bridge.formats.profile import SPEC, agreement, declared, to_json
 from bridge.runs import progress
 from bridge.runs.ending import ignore_ending, on_ending, tracker_started
 from bridge.runs.progress import Heartbeat
+from bridge.runs.tally import Tally
 from bridge.wire import factory
 from bridge.wire.engine import Engine, EngineFault, Ready, limits_of, profile_of
 from bridge.wire.inprocess import ModelEngine
@@ -103,6 +105,12 @@ class Run:
     causes: list[Cause] = field(default_factory=list)
     """The causes of its FAILs (bridge/checking/causes.py), the cause of the
     most scenarios first."""
+    declared: str = ""
+    """The profile the engine was checked under, in a few words (`profile: SPEC`)."""
+    floor: float = 0.0
+    """`--min-compared`: the fraction of the events the run must compare."""
+    shard: str | None = None
+    """`K/N` for a shard of a campaign, whose floor the merged report is held to."""
 
     def cause_of(self, verdict: Verdict) -> str | None:
         """The id of the cause a scenario's FAIL is of; None when it is of none."""
@@ -116,6 +124,16 @@ class Run:
             if verdict.coverage is not None:
                 total += verdict.coverage
         return total
+
+    def tally(self) -> Tally:
+        """The run's outcomes and what it compared: its verdict."""
+        return Tally.of(
+            self.verdicts, self.known, self.coverage(), self.floor, self.shard is not None
+        )
+
+    def summary(self) -> str:
+        """The run's last line (bridge/runs/tally.py), with the number of its FAILs' causes."""
+        return self.tally().summary(self.engine, self.declared, len(self.causes))
 
 
 class StartFault(EngineFault):
@@ -160,12 +178,13 @@ def replay_checked(
     """Start the engine on the scenario and compare its answers, as they
     arrive, with the scenario's transcript (or the model) under the engine's
     profile and capabilities; Skipped when the engine cannot take the
-    scenario. Also what the engine said to the header. What was compared is
-    counted in `coverage`, with the scenario's events counted after the
-    replay (a streamed scenario is read only as far as the replay went). A
-    scenario outside the constants of `--constants` is skipped before the
-    engine is started on it, one outside those the engine declares before
-    any event is sent."""
+    scenario, or when a replay that agreed did not test what the scenario
+    exists for (bridge/checking/purpose.py). Also what the engine said to
+    the header. What was compared is counted in `coverage`, with the
+    scenario's events counted after the replay (a streamed scenario is read
+    only as far as the replay went). A scenario outside the constants of
+    `--constants` is skipped before the engine is started on it, one outside
+    those the engine declares before any event is sent."""
     if options.constants is not None:
         within(scenario, options.constants)
     try:
@@ -190,9 +209,16 @@ def replay_checked(
             lacks,
             coverage,
         )
+    why = None
+    if result.unsupported is None and result.divergence is None and not coverage.stopped:
+        # Before the count, which reads a streamed file's rest without its
+        # events: the events never sent at its end are some of the purpose's.
+        why = purpose.skipped(scenario, result)
     coverage.events = scenario.count()
     if result.unsupported is not None:
         raise Skipped(f"the engine does not support {result.unsupported}")
+    if why is not None:
+        raise Skipped(why)
     return profile, result, ready
 
 
@@ -264,7 +290,7 @@ def checked(
             subject.close()
     said = agreement(profile)
     named = declared(profile)
-    notes = add_delivery(scenario, profile, result)
+    notes = add_delivery(scenario, profile, result) + purpose.notes(scenario, result)
     about = {
         "engine": ready.engine,
         "profile": to_json(profile),

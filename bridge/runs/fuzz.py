@@ -41,6 +41,7 @@ from unittest import SkipTest
 
 from bridge.checking.causes import Replays, Signature, signature, which
 from bridge.checking.compare import Divergence, run
+from bridge.checking.coverage import Coverage
 from bridge.checking.shrink import Way, cut, simplify, size_of, way_of
 from bridge.formats.capabilities import Capability, lacking
 from bridge.formats.limits import NONE, Limits
@@ -132,6 +133,9 @@ class Fuzzer:
     replayed: int = 0
     """Of `histories`, those replayed from the example database (`replay_kept`)."""
     events: int = 0
+    """Events compared in the histories searched."""
+    generated: int = 0
+    """Events of every history searched, those the engine could not take too."""
     skipped: int = 0
     tries: int = 0
     """Replays made while shrinking."""
@@ -256,6 +260,11 @@ class Fuzzer:
             said = f"shrinking: {self.tries} tries, smallest {self.smallest} events"
         print(f"  ... fuzz: {said}, {self.seconds():.0f} s", file=sys.stderr, flush=True)
 
+    def coverage(self) -> Coverage:
+        """What the search compared, as a corpus run counts it: the events of
+        the histories searched, and of those the events compared."""
+        return Coverage(self.generated, self.events, ended=self.histories)
+
     def rate(self) -> float:
         return self.events / (self.search_seconds() or 1e-9)
 
@@ -271,6 +280,8 @@ class Fuzzer:
         `exchanges` or made now. With `keep_going` every answer is read, so
         that a session engine can take the next scenario. A replay `counted`
         is a history searched, or a try of shrinking."""
+        if counted and self.searching():
+            self.generated += len(scenario.events)
         if self.accepted.broken(scenario.constants) is not None:
             self.skipped += self.searching()
             return None

@@ -1,5 +1,6 @@
 """What a corpus run says at its end, and its exit code: the outcomes
-counted against the known-failures list, in plain words."""
+counted against the known-failures list, in plain words, and the fraction
+of the events compared, held to `--min-compared`."""
 
 from __future__ import annotations
 
@@ -7,7 +8,20 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bridge.checking.coverage import Coverage, truncated
 from bridge.checking.verdict import Verdict, listed, outcome
+
+OUTCOMES = (
+    "ok",
+    "expected failure",
+    "FAIL",
+    "UNEXPECTED PASS",
+    "SKIPPED",
+    "FAULT",
+    "BAD",
+    "ERROR",
+)
+"""Every outcome a run counts, in the order its last line names them."""
 
 
 def counted(number: int, noun: str) -> str:
@@ -17,38 +31,64 @@ def counted(number: int, noun: str) -> str:
 
 @dataclass(frozen=True)
 class Tally:
-    """A corpus run's outcomes, counted."""
+    """A corpus run's outcomes, counted, with what it compared: green only
+    when no scenario failed and it compared enough (bridge/checking/coverage.py
+    `Coverage.short`)."""
 
     total: int
     counts: dict[str, int]
+    coverage: Coverage
+    floor: float = 0.0
+    """`--min-compared`: the fraction of the events the run must compare."""
+    shard: bool = False
+    """A shard of a campaign (`--shard K/N`): what it compared is judged on
+    the shards' merged report (`merge-reports`), whose fraction is the run's."""
 
     @classmethod
-    def of(cls, verdicts: list[Verdict], known: Mapping[str, str]) -> Tally:
+    def of(
+        cls,
+        verdicts: list[Verdict],
+        known: Mapping[str, str],
+        coverage: Coverage,
+        floor: float = 0.0,
+        shard: bool = False,
+    ) -> Tally:
         outcomes = [outcome(v, known) for v in verdicts]
-        return cls(len(verdicts), {o: outcomes.count(o) for o in dict.fromkeys(outcomes)})
+        counts = {o: outcomes.count(o) for o in dict.fromkeys(outcomes)}
+        return cls(len(verdicts), counts, coverage, floor, shard)
+
+    def faulted(self) -> bool:
+        """Whether a scenario ended in an engine fault, bad input or a runner error."""
+        return any(self.counts.get(o) for o in ("FAULT", "BAD", "ERROR"))
+
+    def short(self) -> str | None:
+        """Why the run is not green for what it compared, or None (also for a
+        run that faulted: the fault is its verdict, and why it compared little)."""
+        if self.shard or self.faulted():
+            return None
+        return self.coverage.short(self.floor)
 
     def code(self) -> int:
-        """0 agree (or fail as listed), 1 a divergence or a listed scenario
-        that passes, 2 a fault, bad input or the bridge failing."""
-        if any(self.counts.get(o) for o in ("FAULT", "BAD", "ERROR")):
+        """0 agree (or fail as listed) having compared enough, 1 a divergence,
+        a listed scenario that passes, or too little compared (nothing, or
+        below the floor), 2 a fault, bad input or the bridge failing."""
+        if self.faulted():
             return 2
-        if self.counts.get("FAIL") or self.counts.get("UNEXPECTED PASS"):
+        if self.counts.get("FAIL") or self.counts.get("UNEXPECTED PASS") or self.short():
             return 1
         return 0
 
-    def summary(self, engine: str, profile: str, causes: int = 0) -> str:
-        """The last line of a run: what happened to how many scenarios, and
-        of how many causes its FAILs are (bridge/checking/causes.py)."""
+    def outcomes(self, causes: int = 0) -> str:
+        """What happened to how many scenarios, in words, and of how many
+        causes its FAILs are (bridge/checking/causes.py)."""
         agreed = self.counts.get("ok", 0)
         as_listed = self.counts.get("expected failure", 0)
-        said = f" (engine {engine}{'; ' + profile if profile else ''})"
         if agreed == self.total:
-            whole = (
+            return (
                 "THE ONE SCENARIO AGREES"
                 if self.total == 1
                 else f"ALL {self.total} SCENARIOS AGREE"
             )
-            return whole + said
         if agreed + as_listed == self.total:
             agree = (
                 "none agrees" if not agreed else f"{agreed} {'agrees' if agreed == 1 else 'agree'}"
@@ -56,13 +96,32 @@ class Tally:
             fail = "fails" if as_listed == 1 else "fail"
             return (
                 f"AS LISTED: of {counted(self.total, 'scenario')}, {agree} and "
-                f"{as_listed} {fail} as the known failures say{said}"
+                f"{as_listed} {fail} as the known failures say"
             )
         parts = [
-            f"{n} {o}" + (f" from {counted(causes, 'cause')}" if o == "FAIL" and causes else "")
-            for o, n in self.counts.items()
+            f"{self.counts[o]} {o}"
+            + (f" from {counted(causes, 'cause')}" if o == "FAIL" and causes else "")
+            for o in OUTCOMES
+            if self.counts.get(o)
         ]
-        return f"{counted(self.total, 'scenario')}: {', '.join(parts)}{said}"
+        return f"{counted(self.total, 'scenario')}: {', '.join(parts)}"
+
+    def summary(self, engine: str, profile: str, causes: int = 0) -> str:
+        """The last line of a run: the verdict, what happened to how many
+        scenarios (and of how many causes its FAILs are), and the fraction of
+        the events compared."""
+        said = f" (engine {engine}{'; ' + profile if profile else ''})"
+        short = self.short()
+        if short is not None:
+            return f"{short}; {self.outcomes(causes)}{said}"
+        if self.shard:
+            fraction = truncated(self.coverage.fraction())
+            compared = (
+                f"compared {fraction} of this shard's events (merge-reports judges the whole run's)"
+            )
+        else:
+            compared = self.coverage.compared_said(self.floor)
+        return f"{self.outcomes(causes)}; {compared}{said}"
 
 
 def still_known(verdicts: list[Verdict], known: Mapping[str, str] | None) -> dict[str, str]:

@@ -17,7 +17,12 @@ scenario's order); one still waiting at the end is never sent
 Under `calls: self` (SPEC 10) the scenario's `start` events are not sent:
 the engine starts its own calls. An outcome (`end`, `fail`) naming a call
 that is not running is held, and sent right after the engine starts that
-call; held outcomes go in the scenario's order.
+call; held outcomes go in the scenario's order. An outcome the scenario
+marks refused because its call does not run (`end_needs_running`,
+`fail_needs_running`) is the opposite: it is sent where it stands when its
+call does not run there, and otherwise held until that call no longer runs
+(it ended or failed), so that the rule it exists for is checked
+(bridge/checking/purpose.py).
 
 For an engine that lacks a capability (bridge/formats/capabilities.py) the
 events it cannot take are not sent, to the engine nor to the model, and an
@@ -54,6 +59,10 @@ from model.profile import Profile
 from scenarios.format import RELATIVE, Scenario, ScenarioError, is_relative
 
 DETAIL_REQUEST: dict[str, Any] = {"detail": True}
+
+IDLE = frozenset({"end_needs_running", "fail_needs_running"})
+"""The refusals of an outcome whose call does not run (SPEC 4.1): under
+`calls: self` such a marked outcome is sent when its call does not run."""
 
 
 @dataclass
@@ -204,6 +213,7 @@ def from_model(
     model = ModelEngine(profile, refusals_only)
     model.start(scenario)
     held: list[int] = []
+    idle: list[int] = []  # outcomes marked refused as not running, held while their call runs
     waiting: dict[str, deque[int]] = {"start": deque(), "outcome": deque()}
     lines_given = gives_lines(lacks)
 
@@ -234,6 +244,10 @@ def from_model(
                 if _running(model, scenario.events[p]):
                     held.remove(p)
                     return p, scenario.events[p]
+            for p in idle:
+                if not _running(model, scenario.events[p]):
+                    idle.remove(p)
+                    return p, scenario.events[p]
         ready = []
         if waiting["start"] and machine.candidates(model.state):
             ready.append(waiting["start"])
@@ -254,8 +268,12 @@ def from_model(
         if event is None:
             waiting["start" if given["event"] == "start" else "outcome"].append(position)
             continue
-        if profile.self_calls and event is given:
-            if event["event"] in ("end", "fail") and not _running(model, event):
+        if profile.self_calls and event is given and event["event"] in ("end", "fail"):
+            if given.get("refused") in IDLE:
+                if _running(model, event):
+                    idle.append(position)
+                    continue
+            elif not _running(model, event):
                 held.append(position)
                 continue
         yield send(position, event)

@@ -177,13 +177,17 @@ def test_a_scenario_made_to_test_only_a_lacking_capability_is_skipped(
 ) -> None:
     paths = [CORPUS / "zoom_0.jsonl", CORPUS / "refused_zoom_0.jsonl"]
     code, out, data, suite = corpus([*map(str, paths), "--engine", DECLARING], tmp_path, capsys)
-    assert code == 0
+    # Skipped, never passed: and a run of nothing but skips compared nothing, so it is red.
+    assert code == 1 and out.splitlines()[-1].startswith("NOTHING COMPARED: ")
     for case in data["scenarios"]:
         assert case["status"] == "SKIPPED"
         assert "tests only zoom (SPEC 3.5)" in case["reason"]
         assert case["coverage"]["compared"] == 0
-    skipped = [c.find("skipped") for c in suite.iter("testcase")]
+    *cases, run_case = suite.iter("testcase")
+    skipped = [c.find("skipped") for c in cases]
+    assert len(skipped) == 2
     assert all(s is not None and "zoom" in s.get("message", "") for s in skipped)
+    assert run_case.find("failure") is not None and run_case.get("name") == "events compared"
     events = sum(len(events_of(p)) for p in paths)
     assert data["coverage"]["skipped"] == events and data["coverage"]["fraction"] == 0
 

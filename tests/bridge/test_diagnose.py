@@ -291,10 +291,17 @@ def test_the_partial_engine_declaring_its_profile_agrees_on_the_whole_corpus(
     code = cli.main(["corpus", "--engine", engine, "--jobs", "2", "--json", str(report)])
     assert code == 0, capsys.readouterr().out
     data = json.loads(report.read_text(encoding="utf-8"))
-    skipped = {v["scenario"] for v in data["scenarios"] if v["status"] == "SKIPPED"}
+    skipped = {v["scenario"]: v["reason"] for v in data["scenarios"] if v["status"] == "SKIPPED"}
     assert {v["status"] for v in data["scenarios"]} == {"ok", "SKIPPED"}
-    # Only what tests nothing but zoom is left out; the timed-out render's fields are not compared.
-    assert skipped and all(name.startswith(("zoom_", "refused_zoom_")) for name in skipped)
+    # Only what tests nothing but zoom is left out, and the refusals scenarios
+    # exist for that the profile does not make (retry: tick keeps nodes held
+    # otherwise: bridge/checking/purpose.py); the timed-out render's fields
+    # are not compared.
+    zooms = [name for name in skipped if name.startswith(("zoom_", "refused_zoom_"))]
+    assert len(zooms) == 6
+    assert all(
+        skipped[name].startswith("not tested: it exists for") for name in set(skipped) - set(zooms)
+    )
     coverage = data["coverage"]
     assert coverage["compared"] >= 0.95 * coverage["events"]
     lacked = {c["capability"]: c for c in coverage["not_implemented"]}

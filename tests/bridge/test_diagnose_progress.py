@@ -146,14 +146,17 @@ def test_out_of_time_keeps_and_writes_what_was_found(
 def test_no_agreement_is_claimed_when_no_scenario_could_be_followed(
     tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 36, case 6: every scenario an engine fault (exit 2), or SKIPPED."""
+    """Issue 36, case 6: every scenario an engine fault (exit 2), or SKIPPED
+    (exit 1: nothing was compared, issue 33)."""
     assert diagnose(tmp_path, FAULTY, *SCENARIOS[:2]) == 2
     out = capsys.readouterr().out
     assert "no likely bug" not in out and "agrees" not in out, out
     assert "nothing was checked: no scenario could be followed (2 FAULT)" in out
     assert re.search(r"^FAULT +refused_retry_waits_0\.jsonl: ", out, re.M), out
     # The partial engine declaring its capabilities lacks zoom: zoom_1 tests only that.
-    assert diagnose(tmp_path, PARTIAL + " --declare", "zoom_1") == 2
+    # Nothing compared, no fault: exit 1, as corpus says it (issue 33).
+    assert diagnose(tmp_path, PARTIAL + " --declare", "zoom_1") == 1
     out = capsys.readouterr().out
     assert "no likely bug" not in out, out
+    assert out.splitlines()[-1].startswith("NOTHING COMPARED: 0 of "), out
     assert "nothing was checked: no scenario could be followed (1 SKIPPED)" in out

@@ -187,12 +187,17 @@ def test_compare_and_diagnose_skip_what_lies_outside(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The engine ends with an error at an event sent after a header it
-    refused: a FAULT, were the scenario not skipped."""
+    refused: a FAULT, were the scenario not skipped. The run's one scenario
+    is SKIPPED, so it compared nothing: exit 1, NOTHING COMPARED on its last
+    line (issue 33's contract for every command), never green and never
+    the 2 of a fault."""
     name = "random_07" if command == "compare" else "--only=random_07"
     code = cli.main([command, name, "--engine", DECLARING, "--regressions", str(tmp_path)])
     out = capsys.readouterr().out
-    assert code == 0, out
+    assert code == 1, out
+    assert out.splitlines()[-1].startswith("NOTHING COMPARED: 0 of "), out
     assert "random_07.jsonl: its constants lie outside those the engine accepts: " in out
+    # Nothing outside the limits was sent: the engine would have ended with an error.
     assert "FAULT" not in out
 
 
@@ -290,7 +295,8 @@ def test_an_engine_refusing_without_declaring_is_skipped_for_its_own_reason(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     code, out = run(["--engine", ENGINE, *only(["random_07", "empty_chat"])], capsys)
-    assert code == 0
+    # random_07 skipped: no event was compared (the empty chat has none), so not green.
+    assert code == 1 and out.splitlines()[-1].startswith("NOTHING COMPARED: 0 of ")
     assert (
         "the engine cannot take it (ceiling: CEILING 1649 is under 8 x NODE (4096); "
         "floor: FLOOR 1538 is under 4 x NODE (2048))"

@@ -22,10 +22,13 @@ from scenarios.format import Scenario
 ENGINES = Path(__file__).parent / "engines"
 DEVIANT = PROFILES / "deviant.json"
 DECLARED = f"{sys.executable} -m impl.protocol --profile {DEVIANT}"
-SAMPLE = ["chooser_0", "refused_need_first_0", "refused_line_fits_1", "zoom_0", "random_07"]
+SAMPLE = ["chooser_0", "refused_end_needs_running_0", "refused_line_fits_1", "zoom_0", "random_07"]
+DEVIANT_SAMPLE = [name for name in SAMPLE if name != "refused_line_fits_1"] + ["refused_utf8_0"]
+"""The deviant profile's `overlong: kept` and `trim_lines` leave the line_fits
+family's refusals untested (below)."""
 
 
-@pytest.mark.parametrize("name", SAMPLE)
+@pytest.mark.parametrize("name", DEVIANT_SAMPLE)
 def test_the_deviant_engine_agrees_under_its_declared_profile(name: str) -> None:
     verdict = check(CORPUS / f"{name}.jsonl", Options(DECLARED, quiet=True))
     assert verdict.status == "ok", verdict.reason
@@ -34,6 +37,23 @@ def test_the_deviant_engine_agrees_under_its_declared_profile(name: str) -> None
         "user -> you); need_first off; failure_cap none; calls self; ahead_in_wait off; "
         "zoom_unbuilt refused; overlong kept; replies_out asks; trim_set ascii"
     )
+
+
+def test_the_line_fits_family_tests_nothing_under_overlong_kept() -> None:
+    """The scenario's refusals are of lines over NODE, which `overlong: kept`
+    installs, and of an empty line, which `trim_lines` makes a failed call
+    (SPEC 10); under `calls: self` the ends of calls that never start are
+    not sent at all. What it exists for is not tested, so it is SKIPPED
+    saying so, never ok (issue 33)."""
+    path = CORPUS / "refused_line_fits_1.jsonl"
+    verdict = check(path, Options(DECLARED, quiet=True))
+    assert verdict.status == "SKIPPED", verdict.reason
+    # Every marked refusal, the last event's too, which is never sent (its call does not run).
+    lines = path.read_text().split("\n")[1:-1]
+    marked = [k for k, line in enumerate(lines) if json.loads(line).get("refused") == "line_fits"]
+    assert marked[-1] == len(lines) - 1
+    said = f"not tested: it exists for its {len(marked)} refusals by line_fits (family refused)"
+    assert verdict.reason.startswith(said), verdict.reason
 
 
 @pytest.mark.parametrize("name", SAMPLE)

@@ -85,9 +85,12 @@ def test_shards_reports_merge_into_the_report_of_one_run(
 
     merged = tmp_path / "merged" / "all.json"
     code, out = run(["merge-reports", str(merged), *map(str, parts_json)], capsys)
-    assert code == 0 and f"joined 3 reports into {merged}" in out
+    # The joined verdict is the whole run's: its exit code, and its last line.
+    assert code == 1 and f"joined 3 reports into {merged}" in out
     found, whole = json.loads(merged.read_text()), json.loads(whole_json.read_text())
     jsonschema.validate(found, REPORT_SCHEMA)
+    assert found["verdict"] == whole["verdict"] and whole["verdict"]["exit_code"] == 1
+    assert out.splitlines()[-1] == whole["verdict"]["summary"]
     assert statuses(found) == statuses(whole)
     assert found["counts"] == whole["counts"] == {"ok": len(NAMES) - 1, "FAIL": 1}
     for field in ("engine", "engine_name", "profile", "agreement", "corpus_version"):
@@ -101,7 +104,7 @@ def test_shards_reports_merge_into_the_report_of_one_run(
     assert found["seconds"] == longest
 
     code, out = run(["merge-reports", str(tmp_path / "all.xml"), *map(str, parts_xml)], capsys)
-    assert code == 0
+    assert code == 1 and out.splitlines()[-1] == whole["verdict"]["summary"]
     suite, one = ET.parse(tmp_path / "all.xml").getroot(), ET.parse(whole_xml).getroot()
     assert (
         tallies(suite)

@@ -93,7 +93,7 @@ def assert_hints_work(runner: Runner, looks_like: Callable[[str], bool]) -> None
 def assert_reference_agrees(runner: Runner) -> None:
     done = runner("corpus", "--engine", "reference", "--only", "zoom_1", "--only", "empty_chat")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines()[-1].startswith("ALL 2 SCENARIOS AGREE (engine reference;")
+    assert done.stdout.splitlines()[-1].startswith("ALL 2 SCENARIOS AGREE; compared ")
 
 
 def assert_expect_is_for_a_clone(runner: Runner) -> None:

@@ -15,26 +15,16 @@ from pathlib import Path
 import pytest
 
 from bridge import cli
+from bridge.checking.coverage import Coverage
 from bridge.checking.verdict import Verdict
 from bridge.cli.options import ENGINES
 from bridge.runs.tally import Tally
 from tests.bridge.test_corpus_cli import copy_corpus
+from tests.cli.helpers import run, wrong
 from tests.scenarios.test_format import CONSTANTS
 
 ROOT = Path(__file__).resolve().parents[2]
-WRONG = Path(__file__).parent / "engines" / "wrong.py"
 HEADER = {"format": "optchat-scenario/2", "generator": "test", "seed": 1, "constants": CONSTANTS}
-
-
-def wrong(how: str) -> str:
-    return f"{sys.executable} {WRONG} {how}"
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = cli.main(args)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
 
 
 def scenario(folder: Path, name: str, *events: dict[str, object]) -> Path:
@@ -72,7 +62,9 @@ def test_the_reference_engine_is_known_by_name(capsys: pytest.CaptureFixture[str
     args = ["corpus", "--engine", "reference", "--only", "zoom_*", "--only", "empty_chat"]
     code, out, _ = run([*args, "--jobs", "1"], capsys)
     assert code == 0
-    assert out.splitlines()[-1] == "ALL 4 SCENARIOS AGREE (engine reference; profile: SPEC)"
+    assert out.splitlines()[-1] == (
+        "ALL 4 SCENARIOS AGREE; compared 1.0000 of the events (engine reference; profile: SPEC)"
+    )
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -109,7 +101,7 @@ def test_an_engine_failing_later_is_not_stopped_early(
     engine = f"env PYTHONPATH={ROOT} {sys.executable} {faulty} crash 0"
     code, out, _ = run(["corpus", str(folder), "--engine", engine, "--jobs", "1"], capsys)
     assert code == 2 and sum(line.startswith("[") for line in out.splitlines()) == 4
-    assert out.splitlines()[-1].startswith("4 scenarios: 4 FAULT (engine ")
+    assert out.splitlines()[-1].startswith("4 scenarios: 4 FAULT; ")
 
 
 # One user message of 1000 bytes, over NODE (512): SPEC 2 says its leaf needs
@@ -154,34 +146,76 @@ def test_a_fail_line_gives_both_values_and_the_spec_section(
     at = len(events) - 1
     event = EVENTS_SAID[[f[0] for f in FAIL_LINES].index(field)]
     assert lines[fail + 1].strip().startswith(f"event {at} (file line {at + 2}): {event}: ")
-    assert lines[-1] == f"1 scenario: 1 FAIL from 1 cause (engine {wrong(field)}; profile: SPEC)"
+    # The divergence is at the last event: every event before it, and it, was compared.
+    assert lines[-1] == (
+        f"1 scenario: 1 FAIL from 1 cause; compared 1.0000 of the events "
+        f"(engine {wrong(field)}; profile: SPEC)"
+    )
 
 
 def verdicts(*statuses: str) -> list[Verdict]:
     return [Verdict(Path(f"s{k}.jsonl"), status, 0.0) for k, status in enumerate(statuses)]
 
 
+ALL_COMPARED = Coverage(events=8, compared=8, ended=1)
+
+
 def test_summaries_say_what_happened() -> None:
     def said(statuses: tuple[str, ...], known: dict[str, str]) -> str:
-        return Tally.of(verdicts(*statuses), known).summary("e", "profile: SPEC")
+        return Tally.of(verdicts(*statuses), known, ALL_COMPARED).summary("e", "profile: SPEC")
 
-    assert said(("ok",), {}) == "THE ONE SCENARIO AGREES (engine e; profile: SPEC)"
-    assert said(("ok", "ok"), {}) == "ALL 2 SCENARIOS AGREE (engine e; profile: SPEC)"
+    whole = "; compared 1.0000 of the events (engine e; profile: SPEC)"
+    assert said(("ok",), {}) == "THE ONE SCENARIO AGREES" + whole
+    assert said(("ok", "ok"), {}) == "ALL 2 SCENARIOS AGREE" + whole
     listed = {"s0": "FAIL", "s1": "FAIL", "s2": "FAULT"}
     assert said(("FAIL", "FAIL", "FAULT"), listed) == (
-        "AS LISTED: of 3 scenarios, none agrees and 3 fail as the known failures say "
-        "(engine e; profile: SPEC)"
+        "AS LISTED: of 3 scenarios, none agrees and 3 fail as the known failures say" + whole
     )
     assert said(("ok", "FAIL"), {"s1": "FAIL"}) == (
-        "AS LISTED: of 2 scenarios, 1 agrees and 1 fails as the known failures say "
-        "(engine e; profile: SPEC)"
+        "AS LISTED: of 2 scenarios, 1 agrees and 1 fails as the known failures say" + whole
     )
-    assert said(("ok", "FAIL", "FAIL"), {}) == "3 scenarios: 1 ok, 2 FAIL (engine e; profile: SPEC)"
-    tally = Tally.of(verdicts("FAIL"), {})
+    # The outcomes in one order, whatever order the scenarios ended in.
+    assert said(("FAIL", "ok", "FAIL"), {}) == "3 scenarios: 1 ok, 2 FAIL" + whole
+    tally = Tally.of(verdicts("FAIL"), {}, ALL_COMPARED)
     assert "declared deviations: trim_lines" in tally.summary(
         "e", "declared deviations: trim_lines"
     )
     assert "agrees" not in tally.summary("e", "profile: SPEC")
+
+
+def test_a_run_is_green_only_when_it_compared_enough() -> None:
+    """No green on nothing: 0 only when events were compared, at least
+    --min-compared of them; the last line states the fraction beside the
+    verdict (cut, never rounded up, so it can be given back as the floor)."""
+
+    def judged(coverage: Coverage, floor: float = 0.0, *statuses: str) -> tuple[int, str]:
+        tally = Tally.of(verdicts(*(statuses or ("ok",))), {}, coverage, floor)
+        return tally.code(), tally.summary("e", "profile: SPEC")
+
+    two_thirds = Coverage(events=3, compared=2, ended=1)
+    assert judged(two_thirds) == (
+        0,
+        "THE ONE SCENARIO AGREES; compared 0.6666 of the events (engine e; profile: SPEC)",
+    )
+    assert judged(two_thirds, 0.6666)[0] == 0
+    assert judged(two_thirds, 0.6667) == (
+        1,
+        "BELOW --min-compared 0.6667: compared 0.6666 of the events; "
+        "THE ONE SCENARIO AGREES (engine e; profile: SPEC)",
+    )
+    skipped = Coverage(events=6422, skipped=6422)
+    assert judged(skipped, 0.0, "ok", "SKIPPED") == (
+        1,
+        "NOTHING COMPARED: 0 of 6,422 events; 2 scenarios: 1 ok, 1 SKIPPED "
+        "(engine e; profile: SPEC)",
+    )
+    # The empty chat compares no event, but its final state: enough, once replayed to its end.
+    assert judged(Coverage(ended=1))[0] == 0
+    assert judged(Coverage(), 0.0, "SKIPPED")[0] == 1
+    # A fault stays a fault; a shard leaves what it compared to the merged report.
+    assert judged(skipped, 0.0, "FAULT")[0] == 2
+    shard = Tally.of(verdicts("SKIPPED"), {}, skipped, 0.5, shard=True)
+    assert shard.code() == 0 and "(merge-reports judges the whole run's)" in shard.summary("e", "")
 
 
 def test_show_takes_a_bundled_scenarios_name_and_writes_it_here(
@@ -227,14 +261,18 @@ def test_known_failures_say_which_outcome_is_expected(
         [*base, str(known(tmp_path, "random_00 fault\n")), "--engine", wrong("size")], capsys
     )
     assert code == 1 and "1 FAIL" in out.splitlines()[-1]
-    # Faults listed as faults.
+    # Faults listed as faults, and skips as skips: as listed, but nothing was
+    # compared, so the run is not green (a list of everything checks nothing).
     both = known(tmp_path, "random_00 fault\nempty_chat fault\n")
     code, out, _ = run([*base, str(both), "--engine", "no-such-engine-here"], capsys)
-    assert code == 0 and "none agrees and 2 fail as the known failures say" in out
-    # Skips listed as skips.
+    last = out.splitlines()[-1]
+    assert code == 1 and last.startswith("NOTHING COMPARED: 0 of ")
+    assert "none agrees and 2 fail as the known failures say" in last
     skips = known(tmp_path, "random_00 skip\nempty_chat skip\n")
     code, out, _ = run([*base, str(skips), "--engine", wrong("skip")], capsys)
-    assert code == 0 and "none agrees and 2 fail as the known failures say" in out
+    last = out.splitlines()[-1]
+    assert code == 1 and last.startswith("NOTHING COMPARED: 0 of ")
+    assert "none agrees and 2 fail as the known failures say" in last
     # A listed scenario that agrees is fixed: take it off.
     listed = known(tmp_path, "empty_chat\n")
     code, out, _ = run([*base, str(listed), "--engine", "reference"], capsys)

@@ -3,8 +3,9 @@ standard library) through the runner, as an engine author first runs them:
 out of the box each agrees on `empty_chat` and, on the `refused_kind_*`
 scenarios, refuses every message of an unknown kind that comes before the
 first event it does not take, and the runner then reports the scenario
-SKIPPED with the adapter's reason. A copy that names the wrong rule is
-caught at those refusals."""
+SKIPPED with the adapter's reason; no event's answer was compared, so the
+run is not green: NOTHING COMPARED, exit 1 (docs/first-engine.md). A copy
+that names the wrong rule is caught at those refusals."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from scenarios.format import read
 from tests.examples.toolchain import toolchain
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,10 +38,11 @@ def leading_refusals(name: str) -> int:
     return next(k for k, line in enumerate(lines) if "refused" not in json.loads(line))
 
 
-def corpus(engine: list[str], tmp_path: Path) -> tuple[int, dict[str, dict]]:
-    """The runner on the chosen scenarios: its exit code, and each scenario's
-    entry of the JSON report by name (its FAILs' causes from their first
-    divergences alone: nothing shrunk, nothing written where it runs)."""
+def corpus(engine: list[str], tmp_path: Path) -> tuple[int, dict[str, dict], str]:
+    """The runner on the chosen scenarios: its exit code, each scenario's
+    entry of the JSON report by name, and its last line (its FAILs' causes
+    from their first divergences alone: nothing shrunk, nothing written
+    where it runs)."""
     report = tmp_path / "report.json"
     done = subprocess.run(
         [sys.executable, "-m", "bridge", "corpus", "--engine", shlex.join(engine), *CHOSEN]
@@ -52,12 +55,18 @@ def corpus(engine: list[str], tmp_path: Path) -> tuple[int, dict[str, dict]]:
     assert "Traceback" not in done.stdout + done.stderr, done.stderr
     assert report.exists(), done.stdout + done.stderr
     scenarios = json.loads(report.read_text())["scenarios"]
-    return done.returncode, {s["scenario"].removesuffix(".jsonl"): s for s in scenarios}
+    found = {s["scenario"].removesuffix(".jsonl"): s for s in scenarios}
+    return done.returncode, found, done.stdout.splitlines()[-1]
 
 
 def assert_agrees_out_of_the_box(engine: list[str], tmp_path: Path) -> None:
-    code, found = corpus(engine, tmp_path)
-    assert code == 0, found
+    code, found, last = corpus(engine, tmp_path)
+    # Every event it was sent it answered `unsupported` (or it refused the
+    # messages before): the scenarios are SKIPPED, and the run compared no
+    # event, so it is not green.
+    assert code == 1, found
+    events = sum(len(read(ROOT / "scenarios" / "corpus" / f"{n}.jsonl").events) for n in REFUSED)
+    assert last.startswith(f"NOTHING COMPARED: 0 of {events} events; 4 scenarios: 1 ok, 3 SKIPPED")
     assert found["empty_chat"]["status"] == "ok"
     # Scenarios whose first events are refusals: those were compared, and agreed.
     assert [leading_refusals(name) > 0 for name in REFUSED] == [False, True, True]
@@ -67,7 +76,7 @@ def assert_agrees_out_of_the_box(engine: list[str], tmp_path: Path) -> None:
 
 
 def assert_a_wrong_rule_is_caught(engine: list[str], tmp_path: Path) -> None:
-    code, found = corpus(engine, tmp_path)
+    code, found, _ = corpus(engine, tmp_path)
     assert code == 1
     assert found["empty_chat"]["status"] == "ok"
     assert [found[name]["status"] for name in REFUSED] == ["SKIPPED", "FAIL", "FAIL"]

@@ -89,6 +89,37 @@ def test_a_bridge_gate_whose_exit_disagrees_is_a_harness_error(gate: Gate) -> No
     assert classify("bridge", gate).verdict == HARNESS
 
 
+PYTEST_FAILED = (
+    ".F\n=== short test summary info ===\n"
+    "FAILED tests/cli/test_wrong_engines.py::test_x[size] - AssertionError: assert 0 == 1\n"
+    "!!! stopping after 1 failures !!!\n"
+)
+
+
+def test_a_failing_test_catches_a_runner_break() -> None:
+    outcome = classify("runner", Gate(1, PYTEST_FAILED))
+    assert outcome == mutants.Outcome(CAUGHT, ("tests/cli/test_wrong_engines.py::test_x[size]",))
+
+
+def test_tests_that_pass_miss_a_runner_break() -> None:
+    assert classify("runner", Gate(0, "....\n")).verdict == MISSED
+
+
+@pytest.mark.parametrize(
+    "gate",
+    [
+        Gate(1, "E\nERROR tests/cli/test_wrong_engines.py::test_x - fixture 'capsys'\n"),
+        Gate(2, "Interrupted: 1 error during collection\n"),
+        Gate(5, "no tests ran\n"),
+        Gate(0, PYTEST_FAILED),
+        Gate(None, "", timed_out=True),
+    ],
+    ids=["error", "collection", "no-tests", "exit-0-naming", "time"],
+)
+def test_a_runner_gate_that_failed_itself_is_a_harness_error(gate: Gate) -> None:
+    assert classify("runner", gate).verdict == HARNESS
+
+
 @pytest.mark.parametrize("mutation", mutants.BREAKS, ids=lambda b: b.name)
 def test_every_break_is_planted_in_todays_sources(mutation: Break) -> None:
     text = (mutants.ROOT / mutation.path).read_text(encoding="utf-8")
@@ -98,18 +129,32 @@ def test_every_break_is_planted_in_todays_sources(mutation: Break) -> None:
     assert mutants.applied(text, mutation) != text
 
 
+def assert_a_test(test_id: str) -> None:
+    """A pytest id `FILE::FUNCTION[PARAMETER]` names a test of the project."""
+    path, _, name = test_id.partition("::")
+    function, _, parameter = name.partition("[")
+    text = (mutants.ROOT / path).read_text(encoding="utf-8")
+    assert f"def {function}(" in text, test_id
+    assert not parameter or f'("{parameter.rstrip("]")}", ' in text, test_id
+
+
 def test_what_should_catch_each_break_exists() -> None:
     laws = {law.name for law in all_laws()}
     scenarios = [p.name for p in (mutants.ROOT / "scenarios" / "corpus").glob("*.jsonl")]
+    where = {"laws": ("model/",), "bridge": ("impl/",), "runner": ("bridge/", "scenarios/format")}
     for mutation in mutants.BREAKS:
         assert mutation.gate in mutants.GATES
-        assert mutation.path.startswith("model/" if mutation.gate == "laws" else "impl/")
+        assert mutation.path.startswith(where[mutation.gate]), mutation.name
         assert mutation.first, mutation.name
         for name in mutation.first:
             if mutation.gate == "laws":
                 assert name in laws, f"{mutation.name}: no law {name}"
-            else:
+            elif mutation.gate == "bridge":
                 assert fnmatch.filter(scenarios, name), f"{mutation.name}: no scenario {name}"
+            else:
+                assert_a_test(name)
+    for path in mutants.RUNNER_SUITE:
+        assert (mutants.ROOT / path).is_file(), path
     assert len({b.name for b in mutants.BREAKS}) == len(mutants.BREAKS)
 
 

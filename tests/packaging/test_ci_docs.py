@@ -98,8 +98,9 @@ def test_each_gets_the_pinned_zipapp_builds_runs_and_uploads() -> None:
         ran = next(r for r in steps if 'optchat-spec.pyz" corpus' in r)
         assert steps.index(get) < steps.index(build) < steps.index(ran)
         assert "if [ -f conformance/known-failures.txt ]" in ran
-        command = shlex.split(ran.split("fi\n", 1)[1].replace("\\\n", " "))
-        corpus = [a for a in command[2:] if a != "${known[@]}"]
+        assert 'held+=(--min-compared "$(cat conformance/min-compared.txt)")' in ran
+        command = shlex.split(ran.rsplit("fi\n", 1)[1].replace("\\\n", " "))
+        corpus = [a for a in command[2:] if a != "${held[@]}"]
         parsed = cli.parser().parse_args(corpus)  # options the runner has
         assert parsed.command == "corpus" and parsed.junit_xml and parsed.json
         # The whole corpus: the runner's default, which test_install.py replays in full.
@@ -207,14 +208,18 @@ def test_a_new_repository_made_of_a_starter_passes_its_workflow(
         "OPTCHAT_SPEC_SHA256": sha256,
         "OPTCHAT_SPEC_RELEASES": releases,
     }
+    # A starter as it comes answers every event `unsupported`: it is checked
+    # on nothing, so its corpus step, the last, fails (NOTHING COMPARED).
     steps = run_workflow(workflow, repo, env)
-    assert [s.returncode for s in steps] == [0] * len(runs(workflow)), steps[-1].stderr
+    assert [s.returncode for s in steps] == [0] * (len(runs(workflow)) - 1) + [1], steps[-1].stderr
+    assert steps[-1].stdout.splitlines()[-1].startswith("NOTHING COMPARED: 0 of ")
     report = json.loads((repo / "reports" / "optchat-spec.json").read_text())
     statuses = {s["scenario"].removesuffix(".jsonl"): s["status"] for s in report["scenarios"]}
     some = [name for name in SCENARIOS if any(fnmatch(name, glob) for glob in SOME)]
     assert sorted(statuses) == some and statuses["empty_chat"] == "ok"
     assert set(statuses.values()) == {"ok", "SKIPPED"}, report["counts"]
-    assert len(list(ET.parse(repo / "reports" / "optchat-spec.xml").iter("testcase"))) == len(some)
+    cases = list(ET.parse(repo / "reports" / "optchat-spec.xml").iter("testcase"))
+    assert len(cases) == len(some) + 1 and cases[-1].get("name") == "events compared"
     # A zipapp that is not the pinned one stops the workflow at once.
     wrong = run_workflow(workflow, repo, {**env, "OPTCHAT_SPEC_SHA256": "0" * 64})
     assert len(wrong) == 1 and wrong[0].returncode != 0
@@ -249,9 +254,17 @@ def test_the_local_script_from_a_clone_runs_offline_and_cleans_up(tmp_path: Path
     assert done.returncode == 1 and "UNEXPECTED PASS" in done.stdout, done.stdout + done.stderr
     assert (repo / "built.txt").read_text() == "built\n"
     (repo / "conformance" / "known-failures.txt").unlink()
+    # The floor's file is read when it exists: one that holds no fraction is a usage error.
+    (repo / "conformance" / "min-compared.txt").write_text("most\n")
+    done = local(SCRIPT, repo, "--only", "zoom_0", **env)
+    assert done.returncode == 2 and "--min-compared: most: not a fraction" in done.stderr
+    (repo / "conformance" / "min-compared.txt").write_text("1\n")
     done = local(SCRIPT, repo, "--only", "zoom_*", "--jobs", "2", **env)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert f"ALL {len(zooms)} SCENARIOS AGREE" in done.stdout
+    assert (
+        f"ALL {len(zooms)} SCENARIOS AGREE; compared 1.0000 of the events, at least 1 asked"
+        in done.stdout
+    )
     suite = ET.parse(repo / "reports" / "optchat-spec.xml").getroot()
     assert sorted(case.get("name", "") for case in suite.iter("testcase")) == zooms
     report = json.loads((repo / "reports" / "optchat-spec.json").read_text())
