@@ -42,11 +42,16 @@ PROFILE: dict[str, Any] = {
     "ellipsis": "…",
     "overlong": "kept",
     "replies_out": "asks",
-    "trim_set": "ascii",
+    "trim_set": "javascript",
 }
 """The engine's real profile (SPEC 10): every option off SPEC. Where an
-option has several such values, the one that sends least of the corpus
-(tests/scenarios/delivery.py, `all-options`, says which and why)."""
+option has several such values, the one that delivers least of the corpus
+(tests/scenarios/delivery.py, `ALL_OPTIONS`, says which and why). Under
+`overlong: kept` the chooser cuts no reply, only the source when there is
+none (SPEC 10), so its `cut` and `ellipsis` hardly ever act (declared
+without `ellipsis` it still agrees on tests/bridge/test_differing.py's
+sample): the policies profile, with `overlong: cut`, checks them (the
+gate's bridge-policies stage)."""
 
 
 def main(argv: list[str]) -> None:
