@@ -13,40 +13,23 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from limited import LIMITS, too_small  # noqa: E402
+from limited import LIMITS, serve  # noqa: E402
 
 from impl import protocol  # noqa: E402
 from impl.profile import Profile  # noqa: E402
 
+PROFILES = Path(__file__).parents[3] / "scenarios" / "profiles"
 PROFILE: dict[str, Any] = {
-    "trim_lines": True,
-    "kind_words": {"user": "you", "unii": "talk", "tool": "ran", "note": "aside"},
-    "need_first": False,
-    "failure_cap": "none",
-    "calls": "self",
-    "ahead_in_wait": False,
-    "empty_chat": "blank_line",
+    **json.loads((PROFILES / "deviant.json").read_text(encoding="utf-8")),
+    **json.loads((PROFILES / "policies.json").read_text(encoding="utf-8")),
     "kinds": ["user"],
-    "retry": "tick",
-    "held_takes_job": True,
-    "merge_order": "ready",
-    "resume": "self",
-    "empty_reply": "fails",
-    "not_shorter": "goes_on",
-    "retried": "first",
-    "zoom_one": "headed",
-    "zoom_halves": "bare",
-    "zoom_unbuilt": "refused",
-    "tolerance": 1.25,
-    "cut": "word",
-    "ellipsis": "…",
-    "overlong": "kept",
-    "replies_out": "asks",
-    "trim_set": "javascript",
 }
-"""The engine's real profile (SPEC 10): every option off SPEC. Where an
-option has several such values, the one that delivers least of the corpus
-(tests/scenarios/delivery.py, `ALL_OPTIONS`, says which and why). Under
+"""The engine's real profile (SPEC 10): every option off SPEC, those of
+the two kept profiles that declare the outside engines' differences
+(deviant.json's, then policies.json's, whose `trim_set` wins) and `kinds`
+only `user`. Where an option has several such values, the one that
+delivers least of the corpus (tests/scenarios/delivery.py, `ALL_OPTIONS`,
+says which and why). Under
 `overlong: kept` the chooser cuts no reply, only the source when there is
 none (SPEC 10), so its `cut` and `ellipsis` hardly ever act (declared
 without `ellipsis` it still agrees on tests/bridge/test_differing.py's
@@ -55,26 +38,15 @@ gate's bridge-policies stage)."""
 
 
 def main(argv: list[str]) -> None:
-    declare = "--declare" in argv
     profile = Profile.from_json(PROFILE)
-    session: protocol.Session | None = None
-    for raw in sys.stdin.buffer:
-        request = json.loads(raw)
-        if "format" not in request:
-            if session is None:
-                sys.exit("differing engine: sent an event of a scenario whose constants it refused")
-            answer = session.answer(request)
-        elif refused := too_small(request["constants"]):
-            session, answer = None, {"ready": False, "unsupported": refused}
-        else:
-            session, answer = protocol.opened(request, profile)
-            answer["engine"] = "differing example"
-        if "format" in request:
-            answer.pop("profile", None)
-            if declare:
-                answer.update(profile=PROFILE, constants=LIMITS)
-        sys.stdout.buffer.write(protocol.compact(answer) + b"\n")
-        sys.stdout.flush()
+
+    def opened(header: dict[str, Any]) -> tuple[protocol.Session | None, dict[str, Any]]:
+        session, answer = protocol.opened(header, profile)
+        answer.pop("profile", None)
+        return session, {**answer, "engine": "differing example"}
+
+    declared = {"profile": PROFILE, "constants": LIMITS} if "--declare" in argv else None
+    serve(opened, declared, "differing engine")
 
 
 if __name__ == "__main__":

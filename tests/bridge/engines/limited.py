@@ -8,6 +8,7 @@ send none). `--declare JSON` declares that JSON value instead."""
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from impl.profile import Profile
@@ -30,25 +31,35 @@ def too_small(constants: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def main(argv: list[str]) -> None:
-    declared = None
-    if "--declare" in argv:
-        declared = LIMITS if argv[-1] == "--declare" else json.loads(argv[-1])
+Opened = Callable[[dict[str, Any]], tuple[Session | None, dict[str, Any]]]
+
+
+def serve(opened: Opened, declared: dict[str, Any] | None, who: str) -> None:
+    """Answer a header outside the limits not ready, another as `opened`
+    does, adding the fields `declared` (if any) to every answer to a header;
+    then each event."""
     session = None
     for raw in sys.stdin:
         request = json.loads(raw)
         if "format" not in request:
             if session is None:
-                sys.exit("limited engine: sent an event of a scenario whose constants it refused")
+                sys.exit(f"{who}: sent an event of a scenario whose constants it refused")
             answer = session.answer(request)
         elif refused := too_small(request["constants"]):
             session, answer = None, {"ready": False, "unsupported": refused}
         else:
-            session, answer = Session(request, Profile()), ready(Profile())
+            session, answer = opened(request)
         if declared is not None and "format" in request:
-            answer["constants"] = declared
+            answer.update(declared)
         sys.stdout.buffer.write(compact(answer) + b"\n")
         sys.stdout.flush()
+
+
+def main(argv: list[str]) -> None:
+    declared = None
+    if "--declare" in argv:
+        declared = {"constants": LIMITS if argv[-1] == "--declare" else json.loads(argv[-1])}
+    serve(lambda header: (Session(header, Profile()), ready(Profile())), declared, "limited engine")
 
 
 if __name__ == "__main__":
