@@ -30,7 +30,9 @@ the field compared, so it comes first), the other options, the
 capabilities that change what is sent, then pairs of an option concerned
 with any other. A divergence costs
 at most one replay per value of each option (O(values)), plus one per
-pair (O(concerned x values)), never every pair of options."""
+pair (O(concerned x values)), plus, where values are guessed (a line that
+differs: up to 17 tolerances, 3 ellipses), one per group of guesses and
+per guess or group with a concerned option; never every pair of options."""
 
 from __future__ import annotations
 
