@@ -2,11 +2,11 @@
 laws, the corpus's scenarios, families and refusal rules, the corpus
 version, the options of SPEC 10, the capabilities, the deliberate breaks,
 the laws' profiles, the gate's stages, the shrinking budgets, the
-benchmarks' rows it names; and the counts docs/developing.md and docs/ci.md
-state of today's tree. Each number is found in the text by a pattern and
-compared with a count made from the files it counts (never from a constant
-the text is made from); each pattern must still be found, so rewording a
-sentence cannot silence its check."""
+benchmarks' rows it names; and the counts docs/developing.md, docs/ci.md and
+scenarios/README.md state of today's tree. Each number is found in the text
+by a pattern and compared with a count made from the files it counts (never
+from a constant the text is made from); each pattern must still be found, so
+rewording a sentence cannot silence its check."""
 
 from __future__ import annotations
 
@@ -51,6 +51,10 @@ def headers() -> tuple[dict, ...]:
         with path.open(encoding="utf-8") as lines:
             out.append(json.loads(lines.readline()))
     return tuple(out)
+
+
+CHATS = ("steady", "deep", "late", "random")
+"""The families that replay chats (scenarios/README.md, "The corpus")."""
 
 
 def families() -> Counter[str]:
@@ -218,6 +222,16 @@ CHECKS: list[Check] = [
     ("docs/developing.md", r"whole corpus \(([\d,]+) scenarios\)", lambda: (len(headers()),)),
     ("docs/developing.md", r"`python -m tests\.gate`: (\d+) stages", lambda: (len(gate.STAGES),)),
     ("docs/developing.md", r"ends with its (\d+)\s+slowest tests", lambda: (unit_durations(),)),
+    (
+        "scenarios/README.md",
+        r"`corpus/` holds ([\d,]+) scenarios\. The (\d+) of the first five families"
+        r"[^.]*(?:\.[^.]*)*?The (\d+) of the conformance\s+families",
+        lambda: (
+            len(headers()),
+            sum(families()[f] for f in CHATS),
+            len(headers()) - sum(families()[f] for f in CHATS),
+        ),
+    ),
     ("docs/ci.md", r"ALL ([\d,]+) SCENARIOS AGREE", lambda: (len(headers()),)),
     ("docs/ci.md", r"\(corpus version (\d+)\)", lambda: (corpus_version(),)),
 ]
@@ -264,3 +278,18 @@ def test_each_benchmark_row_readme_names_is_there() -> None:
     }
     assert named
     assert named <= benchmark_rows()
+
+
+def test_the_first_screen_is_the_engine_author_s() -> None:
+    """README's first 40 lines hold the engine author's three commands
+    (take the runner, run the engine over the corpus, read the verdict, the
+    causes and the pages), before anything of the maintainers'; the two
+    fresh-machine commands are still stated, further down."""
+    readme = text("README.md")
+    screen = " ".join(" ".join(readme.splitlines()[:40]).split())
+    for said in ("make dist", "pip install", "optchat-spec.pyz corpus --engine", "--report out"):
+        assert said in screen, said
+    for said in ("SCENARIOS AGREE", "FAIL from", "index.html", "NOTHING COMPARED"):
+        assert said in screen, said
+    assert "make laws" not in screen and "make test" not in screen
+    assert re.search(r"^make laws +#", readme, re.M) and re.search(r"^make test +#", readme, re.M)
