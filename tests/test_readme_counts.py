@@ -120,9 +120,10 @@ def benchmark_rows() -> set[int]:
     return {int(n) for n in re.findall(r"^\| (\d+) \|", text("BENCHMARKS.md"), re.M)}
 
 
-def unit_durations() -> int:
-    (unit,) = [stage for stage in gate.STAGES if stage.name == "unit"]
-    return int(unit.command[unit.command.index("--durations") + 1])
+def stage_option(name: str, option: str) -> int:
+    """The number a gate stage's command gives an option."""
+    (stage,) = [stage for stage in gate.STAGES if stage.name == name]
+    return int(stage.command[stage.command.index(option) + 1])
 
 
 Check = tuple[str, str, Callable[[], tuple[int, ...]]]
@@ -204,6 +205,16 @@ CHECKS: list[Check] = [
         lambda: (int(laws.mutants.STALL),),
     ),
     (
+        "README.md",
+        r"(\d+) generated histories against the engine",
+        lambda: (stage_option("fuzz", "--histories"),),
+    ),
+    (
+        "docs/developing.md",
+        r"\| fuzz \| (\d+) generated histories",
+        lambda: (stage_option("fuzz", "--histories"),),
+    ),
+    (
         "docs/developing.md",
         r"Today the gate checks the (\d+) laws of SPEC 8, replays the ([\d,]+) scenarios of\s+"
         r"the corpus, and runs the (\d+) deliberate breaks",
@@ -221,7 +232,11 @@ CHECKS: list[Check] = [
     ),
     ("docs/developing.md", r"whole corpus \(([\d,]+) scenarios\)", lambda: (len(headers()),)),
     ("docs/developing.md", r"`python -m tests\.gate`: (\d+) stages", lambda: (len(gate.STAGES),)),
-    ("docs/developing.md", r"ends with its (\d+)\s+slowest tests", lambda: (unit_durations(),)),
+    (
+        "docs/developing.md",
+        r"ends with its (\d+)\s+slowest tests",
+        lambda: (stage_option("unit", "--durations"),),
+    ),
     (
         "scenarios/README.md",
         r"`corpus/` holds ([\d,]+) scenarios\. The (\d+) of the first five families"
