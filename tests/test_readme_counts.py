@@ -34,8 +34,12 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "scenarios" / "corpus"
 
 
+WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
 def number(text: str) -> int:
-    return int(text.replace(",", ""))
+    """A count as the text writes it: digits (1,000 with its comma) or a word."""
+    return WORDS.index(text) if text in WORDS else int(text.replace(",", ""))
 
 
 @cache
@@ -213,6 +217,11 @@ CHECKS: list[Check] = [
         "docs/developing.md",
         r"\| fuzz \| (\d+) generated histories",
         lambda: (stage_option("fuzz", "--histories"),),
+    ),
+    (
+        "README.md",
+        r"the engine also\s+under (\w+) kept profiles",
+        lambda: (sum("--profile" in stage.command for stage in gate.STAGES),),
     ),
     (
         "docs/developing.md",
