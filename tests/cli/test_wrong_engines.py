@@ -163,7 +163,7 @@ def test_an_engine_wrong_in_one_field_fails_there(
     code, lines, report, suite = corpus([str(path), "--engine", wrong(how)], tmp_path, capsys)
     assert_red(code, report, suite)
     assert_fails(lines, report, suite, "fields", field, position)
-    assert lines[-1].startswith("1 scenario: 1 FAIL; compared ")
+    assert lines[-1].startswith("1 scenario: 1 FAIL from 1 cause; compared ")
 
 
 def test_the_right_engine_and_its_own_fields_agree(
@@ -396,7 +396,7 @@ def test_shards_merge_into_the_verdict_of_one_run(
     for code, last in merged(wrong("skip")):
         assert code == 1 and last.startswith("NOTHING COMPARED: 0 of 20 events; ")
     for code, last in merged(wrong("size")):
-        assert code == 1 and last.startswith("2 scenarios: 2 FAIL; compared ")
+        assert code == 1 and last.startswith("2 scenarios: 2 FAIL from 1 cause; compared ")
 
 
 def test_delivery_counts_the_events_never_sent(

@@ -135,7 +135,9 @@ def test_a_tool_cap_the_engine_cannot_take_is_skipped(
     path = scenario_with(run.folder, {"tool_cap": cap}, message)
     skipped = run.main("compare", str(path), "--engine", engine)
     assert "Traceback" not in skipped.out + skipped.err
-    (line,) = skipped.out.splitlines()
+    (said,) = skipped.out.splitlines()
+    nothing, line = said.split("; ", 1)
+    assert skipped.code == 1 and nothing == "NOTHING COMPARED: 0 of 1 event", said
     assert (
         line.startswith(f"SKIPPED {path}: ")
         and f"tool_cap must leave room for its marker, not {cap}" in line

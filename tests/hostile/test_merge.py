@@ -135,8 +135,10 @@ def test_a_json_report_of_nan_seconds_is_not_joined(
 def test_the_joined_report_of_valid_shards_validates(
     shards: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """(Exit 1: the shards hold a FAIL, and the joined verdict is the run's.)"""
     out = tmp_path / "out.json"
-    assert cli.main(["merge-reports", str(out), *map(str, shards)]) == 0
+    assert cli.main(["merge-reports", str(out), *map(str, shards)]) == 1
+    assert report(out)["verdict"]["exit_code"] == 1
     jsonschema.validate(report(out), RULES)
     assert schema.problem(report(out), REPORT) is None
 
