@@ -1,17 +1,18 @@
 """`python -m tests.gate`: the CI gate (`make test`), its independent stages
 run side by side on every core.
 
-Each stage is one command of the project (README, "Testing"); its output
-goes to build/gate/STAGE.log. Every 10 s a line says which stages run and
-how far each is: what it wrote to build/gate/STAGE.progress (the file
-OPTCHAT_GATE_PROGRESS names; the unit tests write how many are done of
-how many, tests/progress.py), else the last thing it printed; at the end
-a table gives each stage's result, wall time and CPU time, and the log of
-each failed stage is shown. The exit code keeps the project's contract: 0
-when every stage passes, 2 when a stage reports bad input, an engine fault
-or a harness error (its own exit code 2, or a crash), else 1. Each stage
-is a process group of its own: on SIGTERM or Ctrl-C the gate ends every
-running stage with whatever it started, and exits 2.
+Each stage is one command of the project (docs/developing.md, "What
+`make test` runs"); its output goes to build/gate/STAGE.log. Every 10 s
+a line says which stages run and how far each is: what it wrote to
+build/gate/STAGE.progress (the file OPTCHAT_GATE_PROGRESS names; the
+unit tests write how many are done of how many, tests/progress.py), else
+the last thing it printed; at the end a table gives each stage's result,
+wall time and CPU time, and the log of each failed stage is shown. The
+exit code keeps the project's contract: 0 when every stage passes, 2
+when a stage reports bad input, an engine fault or a harness error (its
+own exit code 2, or a crash), else 1. Each stage is a process group of
+its own: on SIGTERM or Ctrl-C the gate ends every running stage with
+whatever it started, and exits 2.
 """
 
 from __future__ import annotations

@@ -1,3 +1,3 @@
 """Layer 3 of the runner, checking: an engine's answers compared with what is
 expected, a diverging scenario shrunk, and the verdict of one scenario
-(README, "How the code is laid out")."""
+(docs/developing.md, "How the code is laid out")."""

@@ -1,6 +1,6 @@
 """Untrusted text made safe for where a report puts it: HTML text and
 attributes, JSON inside a page's `<script>` element, and XML 1.0. Scenario
-files, profiles and engine answers are untrusted (README, "Reports"): a
+files, profiles and engine answers are untrusted (README, "Reports for CI"): a
 value reaches a page or a CI report only through one of these."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The runner's house rule (README, "How the code is laid out"): bridge/ is
-built in layers, each importing only the layers below it, with no circle
-anywhere, so a reader can walk it from the bottom up."""
+"""The runner's house rule (docs/developing.md, "How the code is laid
+out"): bridge/ is built in layers, each importing only the layers below it,
+with no circle anywhere, so a reader can walk it from the bottom up."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """An example database that cannot be used is never a divergence (issue
-36, items 2 and 4; README, "A campaign over many machines"): named by
+36, items 2 and 4; README, "A campaign on N machines"): named by
 `--database`, it is refused before the run (exit 2, one line naming it);
 named by OPTCHAT_DATABASE, or failing during the run (a Redis key of
 another type, a server gone), it is one line of warning and the run goes
