@@ -328,6 +328,60 @@ def zipapp_start() -> Row:
     )
 
 
+def delivery_floor() -> Row:
+    """Row 16 (issue 35): the events the example engines' profiles are
+    delivered, every SPEC 10 option off SPEC at once among them, on the
+    whole corpus, each at least the floor (tests/scenarios/delivery.py)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.scenarios.delivery", "--engines"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
+    found = [f"{cells[0].strip('| ')} {cells[-1].split(' (')[0]}" for cells in rows[2:]]
+    return Row(
+        "16. delivered under the example engines' profiles, whole corpus",
+        "; ".join(found) or (done.stderr.strip().splitlines() or ["nothing measured"])[-1],
+        ">= 95 %",
+        done.returncode == 0 and bool(found),
+        "python -m tests.scenarios.delivery --engines",
+    )
+
+
+def differing_declared() -> Row:
+    """Row 17 (issue 35): the example engine with every SPEC 10 difference
+    at once and a real engine's constants limits (tests/bridge/engines/
+    differing.py), declaring them, over the whole corpus: no FAIL, and each
+    scenario SKIPPED either for its constants or because it exists only for
+    refusals the profile cannot show (bridge/checking/purpose.py)."""
+    engine = f"{sys.executable} tests/bridge/engines/differing.py --declare"
+    with tempfile.TemporaryDirectory() as folder:
+        report = os.path.join(folder, "run.json")
+        done = subprocess.run(
+            [sys.executable, "-m", "bridge", "corpus", "--engine", engine, "--jobs", "2"]
+            + ["--json", report, "--shrink-tries", "0"],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "PYTHONPATH": os.getcwd()},
+        )
+        with open(report, encoding="utf-8") as file:
+            cases = json.load(file)["scenarios"]
+    reasons = [c.get("reason", "") for c in cases if c["status"] == "SKIPPED"]
+    limits = sum(r.startswith("its constants lie outside") for r in reasons)
+    moot = sum(r.startswith("not tested: it exists for its ") for r in reasons)
+    ok = sum(c["status"] == "ok" for c in cases)
+    return Row(
+        "17. the differing engine, every difference declared, whole corpus",
+        f"{ok} ok, {len(reasons)} SKIPPED ({limits} for its constants, {moot} moot), "
+        f"{len(cases) - ok - len(reasons)} other",
+        "no other",
+        done.returncode == 0 and ok + limits + moot == len(cases),
+        f"python -m bridge corpus --engine '{engine}'",
+    )
+
+
 DEEP_SEED = 1
 """The nightly's seed in the benchmark, so that every `make bench` checks the same cases."""
 
@@ -372,6 +426,8 @@ def main() -> int:
         lambda: [failing_engine(quick)],
         lambda: [shrunk_sizes()],
         lambda: [zipapp_start()],
+        lambda: [delivery_floor()],
+        lambda: [differing_declared()],
     ]
     if not quick:
         steps.append(lambda: [laws_deep()])

@@ -93,12 +93,6 @@ STAGES = [
         for name in ("deviant", "policies")
     ),
     Stage(
-        "delivery",
-        (PY, "-m", "tests.scenarios.delivery", "--engines"),
-        "the example engines' profiles, every SPEC 10 option off SPEC among them, "
-        "each deliver at least 95 % of the whole corpus",
-    ),
-    Stage(
         "fuzz",
         (PY, "-m", "bridge", "fuzz", "--engine", "impl", "--seed", "1", "--histories", "100"),
         "100 generated histories, derandomized, against the engine",

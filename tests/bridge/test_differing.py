@@ -5,10 +5,10 @@ skips only for declared constants limits"): tests/bridge/engines/
 differing.py. Declaring its profile and limits it agrees, and what it
 skips for constants is exactly what its limits refuse, on a sample of
 every family (the other scenarios it skips exist only for refusals its
-profile cannot show); the whole corpus is one run of the same command
-(`python -m bridge corpus --engine '... differing.py --declare'`, about
-2.5 minutes of CPU, too long for the unit tests: the model answers live,
-the profile has no kept transcripts). Undeclared, it fails: the comparison
+profile cannot show); the whole corpus is `make bench` row 17, one run of
+the same command (`python -m bridge corpus --engine '... differing.py
+--declare'`, too long for the unit tests: the model answers live, the
+profile has no kept transcripts). Undeclared, it fails: the comparison
 is real."""
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ than FLOOR of the events.
     python -m tests.scenarios.delivery [--corpus DIR] [--only GLOB] [--head N]
                                        [--engines] [NAME ...]
 
-`--engines` measures the example engines' profiles (ENGINES), the gate's
-`delivery` stage.
+`--engines` measures the example engines' profiles (ENGINES), `make bench`
+row 16.
 """
 
 from __future__ import annotations
@@ -105,8 +105,8 @@ four kinds 98.89 %), `trim_set` javascript (98.62 %; ascii 98.73 %),
 
 ENGINES = (ALL_OPTIONS, "distant", "partial")
 """The profiles of the example engines that declare one (differing.py,
-distant.py, partial.py), measured on the whole corpus by the gate's
-`delivery` stage."""
+distant.py, partial.py), measured on the whole corpus by `make bench`
+(row 16)."""
 
 
 @dataclass

@@ -55,17 +55,11 @@ FEWER_KINDS = next(n for n in profiles() if n.startswith("kinds="))
 """The profile that takes fewer kinds (SPEC 10 `kinds`)."""
 
 
-WHOLE_CORPUS = (ALL_OPTIONS, "distant")
-"""Profiles the gate's `delivery` stage holds to the floor on the whole
-corpus, and only there (partial's, a kept profile, is measured here too)."""
-
-
-@pytest.mark.parametrize(
-    "name", [n for n in profiles() if n != FEWER_KINDS and n not in WHOLE_CORPUS]
-)
+@pytest.mark.parametrize("name", [n for n in profiles() if n != FEWER_KINDS])
 def test_every_profile_gets_at_least_95_percent_of_the_events(name: str) -> None:
     """Every profile but fewer kinds, whose replay the test below holds to
-    the same floor, and those measured whole-corpus by the gate."""
+    the same floor (`make bench` row 16 holds the example engines' profiles
+    to it on the whole corpus)."""
     count = Count()
     for scenario in sample():
         count.add(scenario, measure(scenario, profiles()[name]))
@@ -99,8 +93,8 @@ def test_the_profiles_measured_are_each_option_alone_and_the_kept_ones() -> None
 def test_the_all_options_profile_differs_from_spec_in_every_option() -> None:
     """Issue 35: the floor holds for every option at a value other than
     SPEC's at once (the differing example engine's profile), and for the
-    profiles of the example engines, which the gate's `delivery` stage
-    measures on the whole corpus."""
+    profiles of the example engines, which `make bench` (row 16) measures
+    on the whole corpus."""
     every = profiles()[ALL_OPTIONS]
     assert [n for n in TYPES if getattr(every, n) == getattr(Profile(), n)] == []
     assert set(ENGINES) <= set(profiles()) and ALL_OPTIONS in ENGINES
