@@ -107,6 +107,9 @@ class ProcessEngine(Engine):
         self.stderr = bytearray()
         self.stderr_bytes = 0
         self.stderr_closed = False
+        self.input_closed = False
+        """The engine stopped reading its stdin: what it answered before is
+        still read, so a crash is reported at the first event unanswered."""
         self.waiting: deque[str] = deque()
         self.limit = LIMIT_BASE
         """The longest answer line the engine may give now: LIMIT_BASE, and
@@ -146,6 +149,7 @@ class ProcessEngine(Engine):
         self.stderr.clear()
         self.stderr_bytes = 0
         self.stderr_closed = False
+        self.input_closed = False
         self.faulted = False
 
     def start(self, scenario: Scenario) -> Ready:
@@ -254,7 +258,7 @@ class ProcessEngine(Engine):
 
     def _write_some(self) -> None:
         """Write what of `outgoing` the engine's stdin takes now, without
-        waiting (a broken pipe is reported where an answer is awaited)."""
+        waiting (a broken pipe is met again where an answer is awaited)."""
         assert self.process is not None and self.process.stdin is not None
         try:
             written = os.write(self.process.stdin.fileno(), self.outgoing[: 1 << 16])
@@ -332,6 +336,8 @@ class ProcessEngine(Engine):
             elif not self.outgoing:
                 return b""
             left = deadline - time.monotonic()
+            if left <= 0 and self.input_closed:
+                raise self._fault(what, "stopped reading its input (crashed?)", True)
             if left <= 0:
                 raise self._fault(what, f"gave no answer within {timeout:g} s")
             writers = [inp] if self.outgoing else []
@@ -342,7 +348,9 @@ class ProcessEngine(Engine):
                 try:
                     sent = os.write(inp, self.outgoing[: 1 << 16])
                 except BrokenPipeError:
-                    raise self._fault(what, "stopped reading its input (crashed?)", True) from None
+                    self.input_closed = True
+                    self.outgoing.clear()
+                    continue
                 del self.outgoing[:sent]
                 self.gathered = 0
                 if not want_line:

@@ -57,6 +57,29 @@ def test_engine_faults_name_the_event(how: str, said: str) -> None:
         assert "exit code 3" in str(caught.value) and "boom" in str(caught.value)
 
 
+def test_a_crash_met_while_writing_is_named_at_the_first_event_unanswered() -> None:
+    """The engine answers events 0 to 2 and exits at 3; the runner writes
+    the lines after the first BATCH only once the engine is gone (as on a
+    loaded machine, where the engine runs ahead of the runner): the broken
+    pipe is not the fault of event 0, whose answer waits to be read."""
+    engine = ProcessEngine(f"{sys.executable} {FAULTY} crash 3", timeout=5)
+    scenario = replace(random_scenario(6, 10), events=MESSAGES[:1] * (2 * BATCH + 1))
+    exchanges = list(from_model(scenario, SPEC, strict=True))
+    engine.start(scenario)
+    try:
+        for exchange in exchanges[:BATCH]:
+            engine.send(exchange.line)  # the BATCH-th line writes them all
+        assert engine.process is not None and engine.process.wait(timeout=60) == 3
+        for exchange in exchanges[BATCH:]:
+            engine.send(exchange.line)
+        for exchange in exchanges[:3]:
+            assert engine.receive()["size"] == exchange.expected["size"]
+        with pytest.raises(EngineFault, match=r"closed its output \(crashed\?\) at event 3 "):
+            engine.receive()
+    finally:
+        engine.close()
+
+
 def test_an_engine_that_floods_its_stderr_is_not_a_hang() -> None:
     """64 KB of stderr at every event fills a pipe nobody reads within one event."""
     replay(ProcessEngine(f"{sys.executable} {FAULTY} noisy 99", timeout=5))
