@@ -11,8 +11,8 @@ wall time and CPU time, and the log of each failed stage is shown. The
 exit code keeps the project's contract: 0 when every stage passes, 2
 when a stage reports bad input, an engine fault or a harness error (its
 own exit code 2, or a crash), else 1. Each stage is a process group of
-its own: on SIGTERM or Ctrl-C the gate ends every running stage with
-whatever it started, and exits 2.
+its own: on SIGTERM, SIGHUP, SIGQUIT or Ctrl-C the gate ends every
+running stage with whatever it started, and exits 2.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from bridge.runs.ending import on_ending
 from laws.mutants import group_cpu
 from tests.progress import PROGRESS
 
@@ -324,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     not_run: list[Stage] = []
     for stage in waiting:
         print(f"gate: {stage.name:<16} {stage.what}", flush=True)
-    before = signal.signal(signal.SIGTERM, terminated)
+    before = on_ending(terminated)
     try:
         run(waiting, chosen, args.jobs, began, running, ended, not_run)
     except KeyboardInterrupt:
@@ -333,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         end(running)
         return 2
     finally:
-        signal.signal(signal.SIGTERM, before)
+        for each, handler in before.items():
+            signal.signal(each, handler)
     wall = time.monotonic() - began
     failed = [r for r in ended if r.code != 0]
     for stage in failed:

@@ -131,9 +131,10 @@ def running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def test_sigterm_ends_every_stage_and_what_it_started(tmp_path: Path) -> None:
-    """The gate (as `make test` runs it, killed by CI or `tests.load`) leaves
-    no stage running, nor a process a stage started."""
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_ends_every_stage_and_what_it_started(tmp_path: Path, signum: int) -> None:
+    """The gate (as `make test` runs it, killed by CI or `tests.load`, or its
+    terminal closed) leaves no stage running, nor a process a stage started."""
     pids = tmp_path / "pids"
     stage_code = (
         "import os, subprocess, sys, time\n"
@@ -158,7 +159,7 @@ def test_sigterm_ends_every_stage_and_what_it_started(tmp_path: Path) -> None:
         time.sleep(0.05)
     started = [int(pid) for pid in pids.read_text().split()]
     assert len(started) == 4, "both stages and their children started"
-    runner.send_signal(signal.SIGTERM)
+    runner.send_signal(signum)
     out, _ = runner.communicate(timeout=120)
     alive = [pid for pid in started if running(pid)]
     for pid in alive:
