@@ -15,6 +15,7 @@ import argparse
 import queue
 import random
 import shlex
+import signal
 import sys
 import threading
 import time
@@ -218,7 +219,7 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
         profile = replace(profile, shrink=False)
     began = time.perf_counter()
     try:
-        results, seconds, summary, harness = run(
+        results, seconds, summary, harness, interrupted = run(
             chosen, profile, engine, args.regressions, args.jobs
         )
     except Exception:
@@ -234,6 +235,14 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     for line in changed:
         print(f"\nLAWS.lock: {line}")
     total = time.perf_counter() - began
+    if interrupted:
+        judged = sum(law.name in results for law in chosen)
+        verdict = f"{len(broken)} BROKEN, " if broken else ""
+        print(
+            f"\nINTERRUPTED: {judged} of {len(chosen)} laws judged ({verdict}the rest "
+            f"not reached, shown '-' above; {total:.1f} s)"
+        )
+        return 1 if broken else 2
     if harness is not None:
         print(f"\nHARNESS ERROR: the histories failed outside every law:\n{harness}")
         print(f"\nHARNESS ERROR ({total:.1f} s)")
@@ -330,7 +339,10 @@ def work(
 ) -> None:
     """Take tasks until none is left (in a worker process): step shard k's
     histories, under `shards[k]`, or check laws, one after another, under
-    `profile`."""
+    `profile`. Ctrl-C and a hangup reach the whole process group: they are
+    the parent's to handle, which ends its workers with SIGTERM."""
+    for each in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(each, signal.SIG_IGN)
     while (task := tasks.get()) is not None:
         if isinstance(task, tuple):
             for name in task:
@@ -360,17 +372,30 @@ def next_done(out: Queue[Done], workers: list[Process]) -> Done:
             ) from None
 
 
+ENDING = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+"""The signals that end a run as Ctrl-C does: the workers ended, the laws
+judged so far printed (SIGTERM from CI or `kill`, SIGHUP from a closed
+terminal, SIGQUIT)."""
+
+
+def interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run(
     chosen: list[Law],
     profile: Profile,
     engine: EngineProfile | None,
     folder: Path,
     jobs: int = 1,
-) -> tuple[dict[str, Result], dict[str, float], str, str | None]:
+) -> tuple[dict[str, Result], dict[str, float], str, str | None, bool]:
     """Check the chosen laws over `jobs` worker processes (one per core by
     default, so none starves another): the step laws' histories in shards
     and the check laws (proofs, loops), handed out as `plan` orders them.
-    With `first_break`, stop at the first broken law."""
+    With `first_break`, stop at the first broken law. The last value says
+    whether Ctrl-C or one of ENDING cut the run short: then only the laws
+    judged whole are in the results (the step laws only when every shard
+    of their histories was done)."""
     results: dict[str, Result] = {}
     seconds: dict[str, float] = {}
     steps = [law for law in chosen if law.kind == "step"]
@@ -394,6 +419,8 @@ def run(
     for worker in workers:
         worker.start()
     found: list[Verdicts] = []
+    interrupted = False
+    before = {each: signal.signal(each, interrupt) for each in ENDING}
     try:
         for _ in range(len(shards) + len(checks)):
             task, verdict = next_done(out, workers)
@@ -406,11 +433,17 @@ def run(
                 broke = isinstance(verdict[0], Broken)
             if profile.first_break and broke:
                 break
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
+        for each in ENDING:
+            signal.signal(each, signal.SIG_IGN)
         for worker in workers:
             worker.terminate()
             worker.join()
-    if found:
+        for each, handler in before.items():
+            signal.signal(each, handler)
+    if found and len(found) == len(shards):
         verdicts = found[0] if len(shards) == 1 else merged(found, steps, combined(shards), engine)
         results.update(verdicts.results)
         seconds.update(verdicts.tally.seconds)
@@ -426,7 +459,7 @@ def run(
         off = law.off(engine) if engine is not None else None
         if off is not None:
             results[law.name] = NotApplicable(f"not applicable under {off}")
-    return results, seconds, summary, harness
+    return results, seconds, summary, harness, interrupted
 
 
 def combined(shards: list[Profile]) -> Profile:
@@ -454,7 +487,7 @@ def print_table(chosen: list[Law], results: dict[str, Result], seconds: dict[str
         elif isinstance(result, Inconclusive):
             verdict, strength = "INCONCLUSIVE", "a prover ran out of its budget: see below"
         else:
-            verdict, strength = "-", "not reached (the harness failed first)"
+            verdict, strength = "-", "not reached (the run ended first)"
         print(f"{law.name:<{width}}  {verdict:<12}  {seconds.get(law.name, 0):7.2f}  {strength}")
 
 
