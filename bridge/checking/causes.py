@@ -72,6 +72,7 @@ from bridge.checking.shrink import (
     until_fault,
 )
 from bridge.formats.capabilities import Capability
+from bridge.formats.invocation import command
 from bridge.formats.limits import NONE as NONE_ACCEPTED
 from bridge.formats.limits import Limits
 from bridge.formats.sections import section
@@ -517,7 +518,7 @@ def read_known(path: Path, option: str = "--known-causes") -> list[Signature]:
 def write_known(path: Path, causes: Iterable[Signature | Cause], option: str) -> None:
     """A list of causes (`read_known` reads it): each id on its line, a
     cause found in this run followed by a comment saying what it is."""
-    lines = ["# cause ids, one a line (optchat-spec fuzz --known-causes): what to pass over\n"]
+    lines = [f"# cause ids, one a line ({command()} fuzz --known-causes): what to pass over\n"]
     for cause in causes:
         if isinstance(cause, Cause):
             where = f"; shrunk: {cause.written}" if cause.written else ""

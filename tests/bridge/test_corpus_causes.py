@@ -21,6 +21,7 @@ import pytest
 import bridge
 from bridge import cli
 from bridge.checking.causes import parse, read_known
+from bridge.formats.invocation import command
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED = f"{sys.executable} {ROOT / 'tests' / 'bridge' / 'engines' / 'planted.py'}"
@@ -103,6 +104,8 @@ def test_two_planted_bugs_are_two_causes(
     assert f"<h2>{fails} FAIL from 2 causes</h2>" in index
     assert all(f"<code>{cause_id}</code>" in index for cause_id in causes_ids(report))
     assert read_known(out_dir / "k.txt") == [parse(i) for i in causes_ids(report)]
+    first = (out_dir / "k.txt").read_text().splitlines()[0]
+    assert f"({command()} fuzz --known-causes)" in first, "the hint names the runner as started"
 
     # Each shrunk scenario is its own bug's: it fails on that bug alone, and
     # agrees with the engine that has only the other bug.
