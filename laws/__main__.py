@@ -420,7 +420,7 @@ def run(
         worker.start()
     found: list[Verdicts] = []
     interrupted = False
-    before = {each: signal.signal(each, interrupt) for each in ENDING}
+    before = {each: signal.signal(each, interrupt) for each in (signal.SIGINT, *ENDING)}
     try:
         for _ in range(len(shards) + len(checks)):
             task, verdict = next_done(out, workers)
@@ -436,14 +436,14 @@ def run(
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        for each in ENDING:
+        for each in before:  # a second signal would cut the ending short
             signal.signal(each, signal.SIG_IGN)
         for worker in workers:
             worker.terminate()
             worker.join()
         for each, handler in before.items():
             signal.signal(each, handler)
-    if found and len(found) == len(shards):
+    if found and not (interrupted and len(found) < len(shards)):
         verdicts = found[0] if len(shards) == 1 else merged(found, steps, combined(shards), engine)
         results.update(verdicts.results)
         seconds.update(verdicts.tally.seconds)
