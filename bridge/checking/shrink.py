@@ -71,13 +71,12 @@ def diverges_as(
     `accepted`, and the engine, started again on it, lacking `lacks`,
     diverges from the model there in `way` (what `of` says of its first
     divergence: its `Way`, unless told otherwise). Every answer is read, so
-    that an engine taking sessions takes the next try in the same process.
-    An engine that faults on a try ends the shrink (`until_fault` keeps what
-    was found before it)."""
+    that an engine taking sessions takes the next try in the same process
+    (bridge/PROTOCOL.md): a shrink starts it once. A fault in a process
+    taken again is tried once more in a fresh one; an engine that faults
+    there ends the shrink (`until_fault` keeps what was found before it)."""
 
-    def still(scenario: Scenario) -> bool:
-        if accepted.broken(scenario.constants) is not None:
-            return False
+    def replayed(scenario: Scenario) -> bool:
         try:
             ready = engine.start(scenario)
             if ready.unsupported is not None:
@@ -85,12 +84,21 @@ def diverges_as(
             exchanges = from_model(scenario, profile, strict=strict, lacks=lacks)
             found = run(exchanges, engine, ready, None, True, lacks=lacks).divergence
         except ScenarioError:
-            engine.close()
-            return False
+            return False  # the next start ends this replay as a scenario ends
         except EngineFault:
             engine.close()
             raise
         return found is not None and of(found) == way
+
+    def still(scenario: Scenario) -> bool:
+        if accepted.broken(scenario.constants) is not None:
+            return False
+        try:
+            return replayed(scenario)
+        except EngineFault:
+            if not engine.reused:
+                raise
+        return replayed(scenario)
 
     return still
 

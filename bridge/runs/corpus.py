@@ -161,7 +161,7 @@ def close_kept() -> None:
 
 
 def keep(subject: Engine, options: Options) -> bool:
-    """Keep an engine that replayed a scenario to its end, if it takes another."""
+    """Keep an engine that did not fault, if it takes another scenario."""
     if isinstance(subject, ProcessEngine) and subject.ready.sessions:
         KEPT[options] = subject
         return True
@@ -264,11 +264,12 @@ def checked(
     bad line further on is not looked at); its count of events is had after
     the replay, counting the lines not read without parsing them."""
     subject = kept_engine(options)
-    finished = False
+    sound = False
     coverage = Coverage()
     try:
         profile, result, ready = replay_checked(path, scenario, subject, options, coverage)
     except Skipped as skipped:
+        sound = True
         count = scenario.count()
         return verdict(
             "SKIPPED",
@@ -284,9 +285,10 @@ def checked(
             status, reason=str(error), at_start=isinstance(error, StartFault), coverage=coverage
         )
     else:
-        finished = result.divergence is None
+        sound = True
     finally:
-        if not (finished and keep(subject, options)):
+        # A replay that stopped early is ended at the engine's next start.
+        if not (sound and keep(subject, options)):
             subject.close()
     said = agreement(profile)
     named = declared(profile)

@@ -59,6 +59,8 @@ class Engine(ABC):
     window: int = 1
     excused: frozenset[str] = frozenset()
     """Answer fields the engine may leave out: those of the capabilities it lacks."""
+    reused: bool = False
+    """Whether the last `start` took the process of the replay before (sessions)."""
 
     @abstractmethod
     def start(self, scenario: Scenario) -> Ready:

@@ -19,6 +19,7 @@ from bridge.formats import capabilities, limits
 from bridge.formats.profile import ProfileError, parse
 from bridge.wire import observe
 from bridge.wire.engine import Engine, EngineFault, Ready
+from bridge.wire.stream import DETAIL_REQUEST
 from scenarios.format import Scenario, header_line
 
 STARTUP_SECONDS = 60.0
@@ -121,6 +122,8 @@ class ProcessEngine(Engine):
         """Events sent and not yet counted in `limit`: they are counted only
         when an answer line grows past it, as most never come near."""
         self.faulted = False
+        self.ended = False
+        """The last line sent was the final detail request."""
 
     # Starting.
 
@@ -153,15 +156,8 @@ class ProcessEngine(Engine):
         self.faulted = False
 
     def start(self, scenario: Scenario) -> Ready:
-        reuse = (
-            self.process is not None
-            and self.ready.sessions
-            and self.process.poll() is None
-            and not self.waiting
-            and not self.answers
-            and not self.incoming
-        )
-        if not reuse:
+        self.reused = self._finished()
+        if not self.reused:
             self.close()
             self._spawn()
         self.answers.clear()
@@ -171,6 +167,7 @@ class ProcessEngine(Engine):
         self.waiting.clear()
         self.limit, self.per_byte = LIMIT_BASE, per_byte(scenario)
         self.uncounted.clear()
+        self.ended = False
         try:
             self._write_line(header_line(scenario).encode("utf-8"), "the header")
             answer = self._answer("the header", max(self.timeout, STARTUP_SECONDS))
@@ -179,6 +176,25 @@ class ProcessEngine(Engine):
             self.close()
             raise
         return self.ready
+
+    def _finished(self) -> bool:
+        """Whether the process can take the next scenario's header: it takes
+        sessions, runs, and has not faulted. A replay that stopped before
+        its end (at a divergence, or an event the engine does not support)
+        is ended first as a scenario ends (bridge/PROTOCOL.md): every answer
+        it owes read, then the final detail request. An engine that fails
+        to is not taken again."""
+        process = self.process
+        if process is None or not self.ready.sessions or self.faulted or process.poll() is not None:
+            return False
+        try:
+            if not self.ended:
+                self.send(DETAIL_REQUEST)
+            while self.waiting:
+                self._pump(self.waiting.popleft(), self.timeout, want_line=True)
+        except EngineFault:
+            return False
+        return not self.incoming and not self.answers
 
     def _ready(self, answer: Any) -> Ready:
         if not isinstance(answer, dict) or "ready" not in answer:
@@ -240,11 +256,12 @@ class ProcessEngine(Engine):
     # Lines out and in.
 
     def send(self, line: dict[str, Any], wire: bytes | None = None) -> None:
-        if "event" in line:
+        self.ended = "event" not in line
+        if self.ended:
+            what = "the final detail request"
+        else:
             what = f"event {line['at']} ({line['event']})"
             self.uncounted.append(line)
-        else:
-            what = "the final detail request"
         self.waiting.append(what)
         self._write_line(wire or dump(line), what)
 

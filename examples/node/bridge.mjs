@@ -24,9 +24,12 @@ function state() {
 
 function answer(request) {
   if ("format" in request) {
-    // The header: set up a chat with request.constants (SPEC 7) here. Add
-    // `profile` if your engine deviates from SPEC on purpose (SPEC 10).
-    return { ready: true, protocol: 2, engine: "starter-node 0" };
+    // The header: set up a new chat with request.constants (SPEC 7) here,
+    // dropping the last one. Add `profile` if your engine deviates from SPEC
+    // on purpose (SPEC 10). `sessions: true`: the next scenario's header
+    // comes after the final detail request, in this same process, so that a
+    // corpus starts it once per job and a shrink (hundreds of replays) once.
+    return { ready: true, protocol: 2, engine: "starter-node 0", sessions: true };
   }
   if (request.detail) {
     // The whole state after the last event: here, the empty chat's.

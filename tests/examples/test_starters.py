@@ -39,13 +39,16 @@ def leading_refusals(name: str) -> int:
 
 
 def corpus(engine: list[str], tmp_path: Path) -> tuple[int, dict[str, dict], str]:
-    """The runner on the chosen scenarios: its exit code, each scenario's
-    entry of the JSON report by name, and its last line (its FAILs' causes
-    from their first divergences alone: nothing shrunk, nothing written
-    where it runs)."""
-    report = tmp_path / "report.json"
+    """The runner on the chosen scenarios, two jobs: its exit code, each
+    scenario's entry of the JSON report by name, and its last line (its
+    FAILs' causes from their first divergences alone: nothing shrunk,
+    nothing written where it runs). The adapter declares sessions, so each
+    job starts it once, however its scenarios end (ok, SKIPPED at an event
+    answered `unsupported`, FAIL): at most 2 starts for the 4 scenarios."""
+    report, starts = tmp_path / "report.json", tmp_path / "starts"
+    counted = ["sh", "-c", f'echo >> {shlex.quote(str(starts))}; exec "$@"', "sh", *engine]
     done = subprocess.run(
-        [sys.executable, "-m", "bridge", "corpus", "--engine", shlex.join(engine), *CHOSEN]
+        [sys.executable, "-m", "bridge", "corpus", "--engine", shlex.join(counted), *CHOSEN]
         + ["--jobs", "2", "--json", str(report), "--shrink-tries", "0"],
         cwd=ROOT,
         capture_output=True,
@@ -55,6 +58,7 @@ def corpus(engine: list[str], tmp_path: Path) -> tuple[int, dict[str, dict], str
     assert "Traceback" not in done.stdout + done.stderr, done.stderr
     assert report.exists(), done.stdout + done.stderr
     scenarios = json.loads(report.read_text())["scenarios"]
+    assert 1 <= len(starts.read_text().splitlines()) <= 2, done.stdout
     found = {s["scenario"].removesuffix(".jsonl"): s for s in scenarios}
     return done.returncode, found, done.stdout.splitlines()[-1]
 

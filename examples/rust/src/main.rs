@@ -56,9 +56,13 @@ fn answer(line: &str) -> String {
             .map(|(_, v)| v.trim_matches('"'))
     };
     if get("format").is_some() {
-        // The header: set up a chat with its "constants" (SPEC 7) here. Add
-        // "profile" if your engine deviates from SPEC on purpose (SPEC 10).
-        return r#"{"ready": true, "protocol": 2, "engine": "starter-rust 0"}"#.into();
+        // The header: set up a new chat with its "constants" (SPEC 7) here,
+        // dropping the last one. Add "profile" if your engine deviates from
+        // SPEC on purpose (SPEC 10). "sessions": the next scenario's header
+        // comes after the final detail request, in this same process, so that
+        // a corpus starts it once per job and a shrink (hundreds of replays) once.
+        return r#"{"ready": true, "protocol": 2, "engine": "starter-rust 0", "sessions": true}"#
+            .into();
     }
     if get("detail").is_some() {
         // The whole state after the last event: here, the empty chat's.
