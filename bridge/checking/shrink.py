@@ -11,6 +11,7 @@ import math
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from bridge.checking.compare import Divergence, run
@@ -101,6 +102,32 @@ def diverges_as(
         return replayed(scenario)
 
     return still
+
+
+SHRUNK = "shrunk"
+"""The note of a shrunk scenario's header (scenarios/README.md, "Notes"):
+`from`, the file name of the scenario first shrunk (a scenario shrunk
+again keeps it), and `divergence`, the provisional cause id
+(bridge/checking/causes.py `Signature.id`, without what it keeps) of the
+divergence the shrink kept."""
+
+
+def shrunk_note(origin: str, divergence: str) -> dict[str, dict[str, str]]:
+    """The notes that mark a scenario shrunk from `origin`, keeping `divergence`."""
+    return {SHRUNK: {"from": origin, "divergence": divergence}}
+
+
+def shrunk_for(scenario: Scenario) -> tuple[str, str] | None:
+    """What a scenario's `shrunk` note says: the file it was first shrunk
+    from and the divergence kept; None when it has no such note (a note
+    that is not an object of two strings is none: notes are free-form)."""
+    note = scenario.notes.get(SHRUNK)
+    if not isinstance(note, dict):
+        return None
+    origin, divergence = note.get("from"), note.get("divergence")
+    if not isinstance(origin, str) or not origin or not isinstance(divergence, str):
+        return None
+    return Path(origin).name, divergence
 
 
 def size_of(scenario: Scenario) -> tuple[int, int]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bridge.checking import purpose
+from bridge.checking.causes import signature
 from bridge.checking.compare import Divergence, add_states
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
@@ -19,6 +20,8 @@ from bridge.checking.shrink import (
     diverges_as,
     marked,
     said,
+    shrunk_for,
+    shrunk_note,
     simplify,
     stopped_line,
     until_fault,
@@ -100,6 +103,16 @@ def run(args: argparse.Namespace) -> int:
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
     print(found.report(shown(path), ("expected", subject.name)), flush=True)
     print(f"  {result.coverage.summary()}", flush=True)
+    key = signature(found)
+    shrunk = shrunk_for(scenario)
+    if shrunk is not None and shrunk[1] == key.id:
+        print(
+            f"already shrunk from {shrunk[0]} for {key.id}, and it still diverges so: "
+            "not shrunk again",
+            flush=True,
+        )
+        print(f"replay it: {compare_again(path, args.engine)}")
+        return 1
     start = cut(scenario, found)
     way = way_of(found)
     print(f"shrinking ({shrink_budget(args)} at most), keeping {said(way)} ...", flush=True)
@@ -114,10 +127,11 @@ def run(args: argparse.Namespace) -> int:
                 diverges_as(
                     kept,
                     profile,
-                    way,
+                    key,
                     strict=False,
                     lacks=result.lacks,
                     accepted=limits_of(ready.constants, options.constants, subject.name),
+                    of=signature,
                 ),
                 start,
                 progress,
@@ -161,13 +175,16 @@ class Written:
 
     def write(self, small: Scenario, kept: str) -> tuple[Path, Path, str]:
         """Write `small` (marked with the rules the model refuses its events
-        by) and its page; where each went, and the command that replays it."""
+        by, and as shrunk from the scenario first shrunk for the divergence
+        kept) and its page, named after that first scenario; where each
+        went, and the command that replays it."""
+        origin = (shrunk_for(self.scenario) or (self.path.name,))[0]
         small = marked(
             replace(
                 small,
                 generator=f"bridge compare: shrunk from {self.path.name} against {self.engine}",
                 notes={
-                    "shrunk_from": self.path.name,
+                    **shrunk_note(origin, signature(self.found).id),
                     "engine": self.engine,
                     "events_before": len(self.scenario.events),
                     "kept": kept,
@@ -175,10 +192,9 @@ class Written:
             ),
             self.profile,
         )
-        name = unique_name(self.path, self.engine)
+        name = unique_name(self.path, self.engine, origin)
         target = write_regression(small, self.profile, self.args.regressions, name)
-        engine = shlex.quote(self.args.engine)
-        again = f"{command()} compare {shlex.quote(str(target))} --engine {engine}"
+        replay = compare_again(target, self.args.engine)
         page = write_divergence_report(
             target.with_suffix(".html"),
             self.scenario,
@@ -186,7 +202,12 @@ class Written:
             ("model", self.engine),
             self.profile,
             small,
-            command=again,
+            command=replay,
             coverage=self.coverage,
         )
-        return target, page, again
+        return target, page, replay
+
+
+def compare_again(path: Path, engine: str) -> str:
+    """The command that compares `engine` on the scenario at `path` again."""
+    return f"{command()} compare {shlex.quote(str(path))} --engine {shlex.quote(engine)}"

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING
 
 from bridge.checking.causes import Cause, Signature, alike, read_known, signature, write_known
 from bridge.checking.compare import add_states
-from bridge.checking.shrink import marked, said, size_of, stopped_line, until_fault
+from bridge.checking.shrink import (
+    marked,
+    said,
+    shrunk_note,
+    size_of,
+    stopped_line,
+    until_fault,
+)
 from bridge.cli.options import (
     TIMEOUT,
     Commands,
@@ -450,7 +457,8 @@ def shrunk_cause(
         fuzzer.passed[known.id] += 1
         print(f"it shrank to known cause {known.id} ({named.id}): passed over", flush=True)
         return None
-    final = replace(final, notes={**final.notes, "cause": named.id})
+    notes = {**final.notes, **shrunk_note(name, named.provisional().id), "cause": named.id}
+    final = replace(final, notes=notes)
     written = f"{name}-{re.sub(r'[^A-Za-z0-9._-]+', '-', named.id)}-{slug(subject.name)}"
     path = write_regression(final, profile, args.regressions, written)
     add_states(found, final, ModelEngine(profile), make_engine(options))

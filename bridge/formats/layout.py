@@ -124,11 +124,14 @@ def slug(command: str) -> str:
     return f"{words}-{hashlib.sha256(command.encode()).hexdigest()[:8]}"
 
 
-def unique_name(scenario: Path, engine: str) -> str:
+def unique_name(scenario: Path, engine: str, base: str | None = None) -> str:
     """A file name (without suffix) for what one engine did on one scenario
     file: its stem (in safe characters), a hash of its whole path and the engine's slug, so that
     two scenarios of one name in other folders, or two engines, never share
-    a regression or a page."""
+    a regression or a page. `base` (a file name) stands for the stem: a
+    scenario shrunk again is named after the one first shrunk, so that
+    names never grow."""
     where = hashlib.sha256(str(scenario.resolve()).encode("utf-8", "surrogateescape"))
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", scenario.stem).strip("-") or "scenario"
+    named = Path(base).stem if base else scenario.stem
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", named).strip("-") or "scenario"
     return f"{stem}-{where.hexdigest()[:8]}-{slug(engine)}"

@@ -30,7 +30,7 @@ from bridge.checking.causes import (
 from bridge.checking.compare import Result, add_states, run
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
-from bridge.checking.shrink import cut, marked
+from bridge.checking.shrink import cut, marked, shrunk_note
 from bridge.checking.verdict import (
     Outside,
     Skipped,
@@ -549,8 +549,9 @@ def causes_of(job: CauseJob) -> Grouped:
     profile = None if replays is None else replays.profile
     for cause in causes:
         if cause.shrunk is not None and profile is not None:
+            origin = Path(cause.representative or "").name
             notes = {
-                "shrunk_from": Path(cause.representative or "").name,
+                **shrunk_note(origin, cause.signature.provisional().id),
                 "events_before": cause.events_before,
                 "cause": cause.id,
                 "kept": cause.signature.said(),

@@ -160,3 +160,46 @@ def test_sigterm_keeps_the_smallest_scenario_so_far(tmp_path: Path) -> None:
     (small,) = (found / "scenarios").glob("*.jsonl")
     assert f"is kept: {small}" in out and "interrupted" in err
     assert scenario_format.read(small).events
+
+
+def test_a_shrunk_scenario_is_not_shrunk_again_and_names_never_grow(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cause's shrunk scenario, as `corpus` writes it, says what it was
+    shrunk from and for: `compare` of it, diverging so still, says so and
+    writes nothing. One whose note names another divergence is shrunk
+    again, named after the scenario first shrunk, and is then not shrunk
+    again either."""
+    found = tmp_path / "found"
+    code = cli.main(
+        ["corpus", "--only", "refused_built_once_1", "--engine", FREE_LEAF, "--jobs", "1"]
+        + ["--regressions", str(found), "--shrink-tries", "100"]
+    )
+    assert code == 1
+    (cause,) = (found / "scenarios").glob("cause-*.jsonl")
+    note = {"from": "refused_built_once_1.jsonl", "divergence": "views@message"}
+    assert scenario_format.read(cause).notes["shrunk"] == note
+    capsys.readouterr()
+
+    def compared(path: Path) -> str:
+        args = ["--regressions", str(found), "--shrink-tries", "100"]
+        code = cli.main(["compare", str(path), "--engine", FREE_LEAF, *args])
+        out = capsys.readouterr().out
+        assert code == 1, out
+        return out
+
+    out = compared(cause)
+    assert "already shrunk from refused_built_once_1.jsonl for views@message" in out
+    assert "shrinking" not in out and len(list(found.glob("scenarios/*.jsonl"))) == 1
+
+    other = tmp_path / f"{cause.stem}-again.jsonl"
+    lines = cause.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["notes"]["shrunk"]["divergence"] = "queue@start"
+    other.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    assert "shrinking (" in compared(other)
+    (again,) = set(found.glob("scenarios/*.jsonl")) - {cause}
+    assert again.name.startswith("refused_built_once_1-")
+    assert scenario_format.read(again).notes["shrunk"] == note
+    assert "not shrunk again" in compared(again)
+    assert len(list(found.glob("scenarios/*.jsonl"))) == 2
