@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import impl
+from bench import red
 from bench.corpus import corpus, engine_seconds, model_replay, seconds
 
 
@@ -383,6 +385,31 @@ def differing_declared() -> Row:
     )
 
 
+def red_speed(quick: bool) -> Row:
+    """Row 18 (issue 40): a red run's verdict and end as ratios to its own
+    replay, on an example engine with three planted bugs that starts a
+    fresh `python3` per replay (bench/red.py)."""
+    run = red.red_run(quick)
+    replay = run.replay or run.end
+    verdict = None if run.verdict is None else run.verdict / replay
+    end = run.end / replay
+    said = "never" if verdict is None else f"{verdict:.2f}x ({run.verdict:.0f} s)"
+    return Row(
+        f"18. a red run, {', '.join(red.PLANTS)} planted, a fresh python3 per replay: "
+        "verdict and end vs its replay",
+        f"replay {replay:.0f} s; {run.fails} FAIL from {run.causes} causes at {said}; "
+        f"end {end:.2f}x ({run.end:.0f} s)",
+        "<= 1.2x, <= 2x",
+        run.replay is not None
+        and run.fails > 0
+        and run.code == 1
+        and verdict is not None
+        and verdict <= 1.2
+        and end <= 2,
+        f"python -m bridge {shlex.join(red.command(quick)[2:])}",
+    )
+
+
 DEEP_SEED = 1
 """The nightly's seed in the benchmark, so that every `make bench` checks the same cases."""
 
@@ -429,6 +456,7 @@ def main() -> int:
         lambda: [zipapp_start()],
         lambda: [delivery_floor()],
         lambda: [differing_declared()],
+        lambda: [red_speed(quick)],
     ]
     if not quick:
         steps.append(lambda: [laws_deep()])
