@@ -52,7 +52,7 @@ from bridge.cli import (
 )
 from bridge.formats.invocation import command
 from bridge.formats.profile import ProfileError
-from bridge.formats.terminal import escaped_output
+from bridge.formats.terminal import escaped_output, standard_streams
 from bridge.formats.transcript import TranscriptError
 from bridge.formats.usage import UsageError
 from bridge.runs.ending import ignore_ending, on_ending
@@ -96,6 +96,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command `argv` (the process's arguments by default) names;
     its exit code. All it prints goes through bridge/formats/terminal.py."""
+    standard_streams()
     with escaped_output():
         return dispatch(sys.argv[1:] if argv is None else argv)
 

@@ -24,7 +24,8 @@ from bridge.formats.kit import BRIDGE
 from bridge.formats.profile import ProfileError, declared
 from bridge.formats.profile import parse as parse_profile
 from bridge.formats.schema import problem
-from bridge.formats.usage import UsageError
+from bridge.formats.terminal import cut
+from bridge.formats.usage import REPORT_MOST, UsageError, bounded
 from bridge.outputs.json_report import FORMAT
 from bridge.outputs.junit import is_run_case, outcome_of, set_tallies
 from bridge.outputs.writing import write_whole
@@ -42,7 +43,7 @@ TALLIES = ("tests", "failures", "errors", "skipped")
 
 def read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return bounded(path, REPORT_MOST).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"{path}: cannot be read: {error}") from None
 
@@ -152,7 +153,7 @@ def every_shard(named: list[tuple[Path, Any]]) -> None:
         found = re.fullmatch(r"([0-9]{1,9})/([0-9]{1,9})", str(said or "1/1"))
         index, of = (int(found[1]), int(found[2])) if found else (0, 0)
         if not 1 <= index <= of <= MAX_SHARDS:
-            raise UsageError(f"{path}: its shard {cut(said)} is not K/N, K from 1 to N")
+            raise UsageError(f"{path}: its shard {cut(repr(said))} is not K/N, K from 1 to N")
         if not count:
             count, first = of, path
         if of != count:
@@ -276,7 +277,7 @@ def consistent(path: Path, case: dict[str, Any]) -> None:
     for part_name, part, whole_name, whole in pairs:
         if isinstance(part, int) and isinstance(whole, int) and part > whole:
             raise UsageError(
-                f"{path}: scenario {cut(case.get('path'))} counts {part} {part_name} "
+                f"{path}: scenario {cut(repr(case.get('path')))} counts {part} {part_name} "
                 f"of {whole} {whole_name}: counts no run writes"
             )
 
@@ -315,14 +316,10 @@ def count(path: Path, value: Any, name: str) -> int:
     number of zero or more, written in digits."""
     text = "0" if value is None or value == "" else str(value)
     if re.fullmatch(r"[0-9]{1,18}", text) is None:
-        raise UsageError(f"{path}: its {name} is {cut(value)}, not a whole number of zero or more")
+        raise UsageError(
+            f"{path}: its {name} is {cut(repr(value))}, not a whole number of zero or more"
+        )
     return int(text)
-
-
-def cut(value: Any, most: int = 80) -> str:
-    """`value` as repr shows it, cut to `most` characters (it is echoed in one line)."""
-    shown = repr(value)
-    return shown if len(shown) <= most else shown[: most - 3] + "..."
 
 
 def parse_junit(path: Path, text: str) -> ET.Element:
