@@ -55,6 +55,7 @@ from bridge.formats.profile import ProfileError
 from bridge.formats.terminal import escaped_output, standard_streams
 from bridge.formats.transcript import TranscriptError
 from bridge.formats.usage import UsageError
+from bridge.outputs.writing import release
 from bridge.runs.ending import ignore_ending, on_ending
 from bridge.runs.expect import corpus_version
 from bridge.wire.engine import EngineFault
@@ -131,6 +132,7 @@ def dispatch(argv: list[str]) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 2
     finally:
+        release()
         for each, handler in before.items():
             signal.signal(each, handler)
 

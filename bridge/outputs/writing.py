@@ -128,6 +128,40 @@ def is_stream(path: Path) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
+HELD: dict[Path, int] = {}
+"""The report folders this command holds (`hold`), each by an open descriptor."""
+
+
+def hold(folder: Path, option: str) -> None:
+    """Hold `folder` for this command's reports until `release`, by an
+    advisory lock on the folder itself (the kernel drops it when the process
+    ends, however it ends): UsageError when another run holds it, so that
+    two runs never write their reports into one folder over each other."""
+    try:
+        import fcntl
+    except ImportError:
+        return  # no advisory locks on this system (not POSIX)
+    key = folder.resolve()
+    if key in HELD:
+        return
+    handle = os.open(key, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(handle)
+        raise UsageError(
+            f"{option} {folder}: another run is writing its reports there; "
+            "wait for it to end, or name another folder"
+        ) from None
+    HELD[key] = handle
+
+
+def release() -> None:
+    """Let go of every folder `hold` holds (the command has ended)."""
+    while HELD:
+        os.close(HELD.popitem()[1])
+
+
 def same_file(a: Path, b: Path) -> bool:
     """Whether two names name one file (however spelt, or through a link)."""
     try:
