@@ -56,13 +56,23 @@ def write_through(path: Path, raw: bytes) -> None:
 def write_whole(path: Path, data: str | bytes) -> Path:
     """Write `data` (text as UTF-8) to `path` through a temporary file in the
     same folder, renamed over it; on any error nothing is left behind. What
-    `in_place` names is written through instead; a folder is refused."""
+    `in_place` names is written through instead; a folder is refused. A
+    write that fails (a full disk, `/dev/full`) is a UsageError, in one line."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if is_folder(path):
         raise UsageError(f"{path}: is a folder; name a file")
-    if in_place(path):
-        write_through(path, raw)
-        return path
+    try:
+        if in_place(path):
+            write_through(path, raw)
+        else:
+            replace_with(path, raw)
+    except OSError as error:
+        raise UsageError(f"{path}: cannot be written ({error.strerror or error})") from None
+    return path
+
+
+def replace_with(path: Path, raw: bytes) -> None:
+    """`path` made a regular file of `raw` by a rename, never half written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -73,7 +83,6 @@ def write_whole(path: Path, data: str | bytes) -> Path:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    return path
 
 
 def _try_folder(folder: Path, option: str, shown: Path) -> None:

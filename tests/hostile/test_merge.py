@@ -246,11 +246,11 @@ def base_at(value: Any, where: tuple[Any, ...]) -> Any:
     return value
 
 
-def device(tmp_path: Path) -> Path:
-    """A private character device, /dev/null's twin (writes vanish)."""
-    node = tmp_path / "null"
+def device(tmp_path: Path, twin: str = "/dev/null") -> Path:
+    """A private character device, the twin of `twin` (/dev/null: writes vanish)."""
+    node = tmp_path / Path(twin).name
     try:
-        os.mknod(node, stat.S_IFCHR | 0o666, os.stat("/dev/null").st_rdev)
+        os.mknod(node, stat.S_IFCHR | 0o666, os.stat(twin).st_rdev)
     except PermissionError:
         pytest.skip("making a device node needs root (CAP_MKNOD), which this run lacks")
     return node
@@ -276,6 +276,10 @@ def test_a_report_is_written_through_a_device_and_a_symlink_not_over_them(
     capsys.readouterr()
     line = merged(tmp_path, *map(Path, inputs), capsys=capsys)
     assert f"OUT {tmp_path}: is a folder" in line, line
+    full = device(tmp_path, "/dev/full")  # every write fails: disk full
+    line = merged(full, *map(Path, inputs), capsys=capsys)
+    assert f"{full}: cannot be written (No space left on device)" in line, line
+    assert stat.S_ISCHR(full.lstat().st_mode)
 
 
 def test_a_fifo_is_written_in_place(tmp_path: Path) -> None:
@@ -293,11 +297,15 @@ def test_a_fifo_is_written_in_place(tmp_path: Path) -> None:
         write_whole(tmp_path, "report\n")
 
 
-def test_json_to_dev_stdout_prints(shards: tuple[Path, Path], tmp_path: Path) -> None:
-    """`--json /dev/stdout` prints the report after what was printed before
-    (a process of its own: /dev/stdout is its stdout)."""
+def test_a_report_to_a_link_to_stdout_prints(shards: tuple[Path, Path], tmp_path: Path) -> None:
+    """`OUT /dev/stdout` prints the report after what was printed before (a
+    process of its own, whose stdout is the link's target). The link is a
+    private one to /proc/self/fd/1, as /dev/stdout is: run as root without
+    the fix, the test must not replace the system's /dev/stdout."""
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")
     out = subprocess.run(
-        [sys.executable, "-m", "bridge", "merge-reports", "/dev/stdout", *map(str, shards)],
+        [sys.executable, "-m", "bridge", "merge-reports", str(link), *map(str, shards)],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -306,7 +314,8 @@ def test_json_to_dev_stdout_prints(shards: tuple[Path, Path], tmp_path: Path) ->
         check=False,
     )
     assert out.returncode == 1, out.stderr
-    body = out.stdout[: out.stdout.rindex("}") + 1]
+    assert link.is_symlink() and "{" in out.stdout, out.stdout
+    body = out.stdout[out.stdout.index("{") : out.stdout.rindex("}") + 1]
     assert json.loads(body)["format"] == "optchat-spec-report/1"
     assert out.stdout.splitlines()[-1] == json.loads(body)["verdict"]["summary"]
 
