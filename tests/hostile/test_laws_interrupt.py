@@ -1,7 +1,8 @@
-"""`laws` cut short while its CrossHair law runs (issue 42, item 5): Ctrl-C
-(to the whole group, as a terminal sends it) or SIGTERM leaves no
-`crosshair check` behind; it ran on under PID 1 until its own CPU limit.
-(SIGHUP and SIGQUIT end a run as SIGTERM does: laws/__main__.py ENDING.)
+"""`laws` cut short while its CrossHair law runs (issue 42, item 5) leaves
+no `crosshair check` behind; it ran on under PID 1 until its own CPU limit.
+SIGTERM is sent to the run alone, CrossHair's parent's parent, so only the
+run can end it. (Ctrl-C, SIGHUP and SIGQUIT take the same way, through
+laws/__main__.py `interrupt`; each run of this test costs seconds of CPU.)
 The signal is sent once CrossHair is seen running, not after a time."""
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
-
 from tests.hostile.processes import PY, Hostile
 
 
@@ -22,14 +21,7 @@ def marked_crosshair(run: Hostile) -> bool:
     return any("crosshair" in line for line in run.left())
 
 
-@pytest.mark.parametrize(
-    ("sent", "to_group"),
-    [(signal.SIGINT, True), (signal.SIGTERM, False)],
-    ids=["Ctrl-C", "SIGTERM"],
-)
-def test_an_interrupted_laws_run_leaves_no_crosshair(
-    run: Hostile, tmp_path: Path, sent: int, to_group: bool
-) -> None:
+def test_an_interrupted_laws_run_leaves_no_crosshair(run: Hostile, tmp_path: Path) -> None:
     process = subprocess.Popen(
         [PY, "-m", "laws", "--only", "bits_agree", "--regressions", str(tmp_path)],
         stdout=subprocess.PIPE,
@@ -44,10 +36,7 @@ def test_an_interrupted_laws_run_leaves_no_crosshair(
             assert time.monotonic() < until, "CrossHair did not start in 120 s"
             time.sleep(0.05)
         assert process.poll() is None, "the run ended before CrossHair was seen"
-        if to_group:
-            os.killpg(process.pid, sent)
-        else:
-            process.send_signal(sent)
+        process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
