@@ -12,6 +12,8 @@ every law).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import queue
 import random
 import shlex
@@ -339,8 +341,11 @@ def work(
 ) -> None:
     """Take tasks until none is left (in a worker process): step shard k's
     histories, under `shards[k]`, or check laws, one after another, under
-    `profile`. Ctrl-C and a hangup reach the whole process group: they are
-    the parent's to handle, which ends its workers with SIGTERM."""
+    `profile`. Ctrl-C and a hangup are the parent's to handle, which ends
+    its workers with SIGTERM; each worker leads a process group of its own,
+    which the parent then ends too, so that what a worker started (CrossHair's
+    `crosshair check`) ends with it (`end_group`)."""
+    os.setpgid(0, 0)
     for each in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
         signal.signal(each, signal.SIG_IGN)
     while (task := tasks.get()) is not None:
@@ -350,6 +355,14 @@ def work(
         else:
             laws = [law for law in all_laws() if law.name in steps]
             out.put((task, check_step_laws(laws, shards[task], folder, progress, engine)))
+
+
+def end_group(leader: int | None) -> None:
+    """End what is left of the process group a worker led (`work`): the
+    processes it started, which outlive it otherwise."""
+    if leader is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(leader, signal.SIGKILL)
 
 
 def next_done(out: Queue[Done], workers: list[Process]) -> Done:
@@ -441,6 +454,7 @@ def run(
         for worker in workers:
             worker.terminate()
             worker.join()
+            end_group(worker.pid)
         for each, handler in before.items():
             signal.signal(each, handler)
     if found and not (interrupted and len(found) < len(shards)):

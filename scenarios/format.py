@@ -165,7 +165,14 @@ def article(word: str) -> str:
     return "an" if word[0] in "aeiou" else "a"
 
 
+PROBLEM_MOST = 300
+"""The most characters of a problem a format error says: what it quotes of
+the file is cut there (a field of 100,000 characters is not echoed whole)."""
+
+
 def _fail(path: str, line: int, problem: str) -> ScenarioError:
+    if len(problem) > PROBLEM_MOST:
+        problem = f"{problem[:PROBLEM_MOST]}... (cut from {len(problem):,} characters)"
     return ScenarioError(f"{path}:{line}: {problem}")
 
 

@@ -76,7 +76,8 @@ from bridge.formats.invocation import command
 from bridge.formats.limits import NONE as NONE_ACCEPTED
 from bridge.formats.limits import Limits
 from bridge.formats.sections import section
-from bridge.formats.usage import UsageError
+from bridge.formats.terminal import cut
+from bridge.formats.usage import UsageError, list_lines
 from bridge.wire.engine import Engine, EngineFault
 from model.profile import Profile
 from scenarios.format import Scenario
@@ -497,21 +498,14 @@ class Replays:
 def read_known(path: Path, option: str = "--known-causes") -> list[Signature]:
     """The causes a list names: one id a line (`Signature.id`), `#`
     comments; a line that names none is a UsageError naming the file and line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"{option} {path}: cannot be read: {error}") from None
     known: list[Signature] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        words = line.split("#")[0].split()
-        if not words:
-            continue
+    for number, words, _ in list_lines(path, option):
         try:
             if len(words) > 1:
                 raise ValueError(f"one cause id a line, not {len(words)} words")
             known.append(parse(words[0]))
         except ValueError as error:
-            raise UsageError(f"{option} {path}:{number}: {error}") from None
+            raise UsageError(f"{option} {path}:{number}: {cut(str(error))}") from None
     return list(dict.fromkeys(known))
 
 

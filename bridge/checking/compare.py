@@ -217,9 +217,13 @@ def run(
         counted.fields += left_out
         counted.answers += Counter(left_out.keys())
 
-    def check(exchange: Exchange) -> bool:
-        """Read the next answer; whether the replay goes on after it."""
+    def check() -> bool:
+        """Read the next answer; whether the replay goes on after it. Its
+        exchange stays pending until the answer is read: an event whose
+        answer never came (the engine died or hung) was not compared."""
+        exchange = pending[0]
         answer = engine.receive_unless(exchange.answer)
+        pending.popleft()
         result.answers += 1
         progress(result.answers)
         if owner:
@@ -282,13 +286,13 @@ def run(
                 if exchange.refused:
                     result.refused[exchange.position] = exchange.expected["refused"]
             pending.append(exchange)
-            if len(pending) >= engine.window and not check(pending.popleft()):
+            if len(pending) >= engine.window and not check():
                 return finish(True)
         while pending:
-            if not check(pending.popleft()):
+            if not check():
                 return finish(True)
     except BaseException:
-        finish(True)  # an engine fault: what was read before it (and the line it failed at) counts
+        finish(True)  # an engine fault: what was read before it counts
         raise
     return finish(False)
 

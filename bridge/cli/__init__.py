@@ -52,9 +52,10 @@ from bridge.cli import (
 )
 from bridge.formats.invocation import command
 from bridge.formats.profile import ProfileError
-from bridge.formats.terminal import escaped_output
+from bridge.formats.terminal import escaped_output, standard_streams
 from bridge.formats.transcript import TranscriptError
 from bridge.formats.usage import UsageError
+from bridge.outputs.writing import release
 from bridge.runs.ending import ignore_ending, on_ending
 from bridge.runs.expect import corpus_version
 from bridge.wire.engine import EngineFault
@@ -96,6 +97,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command `argv` (the process's arguments by default) names;
     its exit code. All it prints goes through bridge/formats/terminal.py."""
+    standard_streams()
     with escaped_output():
         return dispatch(sys.argv[1:] if argv is None else argv)
 
@@ -130,6 +132,7 @@ def dispatch(argv: list[str]) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 2
     finally:
+        release()
         for each, handler in before.items():
             signal.signal(each, handler)
 

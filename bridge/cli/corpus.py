@@ -35,7 +35,7 @@ from bridge.outputs.json_report import write_json
 from bridge.outputs.junit import write_junit
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import REGRESSIONS, write_regression
-from bridge.outputs.writing import check_file, check_folder
+from bridge.outputs.writing import check_file, check_folder, hold
 from bridge.runs.corpus import (
     Options,
     Run,
@@ -122,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
             check_file(path, option)
     if args.report is not None:
         check_folder(args.report, "--report")
+        hold(args.report, "--report")
     if args.regressions is not REGRESSIONS:  # named: checked now; by default made only if used
         check_folder(args.regressions, "--regressions")
     options = checking(

@@ -280,7 +280,7 @@ def fuzz(
                 break
     except KeyboardInterrupt:
         print("interrupted: the search ends; the causes found are written", flush=True)
-        summary(args, fuzzer, found, listed, seed, again)
+        summary(args, fuzzer, found, listed, seed, again, interrupted=True)
         raise
     summary(args, fuzzer, found, listed, seed, again)
     if fuzzer.fault is not None and fuzzer.first is None:
@@ -343,9 +343,11 @@ def summary(
     listed: list[Signature],
     seed: int,
     again: str,
+    interrupted: bool = False,
 ) -> None:
     """What the whole search did: its throughput, the histories passed over
-    for a known cause, the causes found, and the known-causes list written."""
+    for a known cause, the causes found, and the known-causes list written.
+    A search `interrupted` that found nothing says no verdict on the engine."""
     skipped = f", {fuzzer.skipped} skipped (the engine cannot take them)" if fuzzer.skipped else ""
     spent = fuzzer.search_seconds()
     print(
@@ -368,10 +370,13 @@ def summary(
     elif fuzzer.fault is None:
         known = f" of a cause not known (passing over {len(listed)})" if listed else ""
         compared = fuzzer.coverage().compared_said(args.min_compared)
+        said = f"{fuzzer.engine.name} {agreement(fuzzer.profile)}"
+        if interrupted:
+            said = "INTERRUPTED before the search was done, so no verdict"
         print(
             f"no divergence{known} in {fuzzer.histories} histories, {fuzzer.events} events "
-            f"({fuzzer.rate():.0f} events/s) in {spent:.1f} s: {fuzzer.engine.name} "
-            f"{agreement(fuzzer.profile)}; {compared}; seed {seed}\nrepeat: {again}"
+            f"({fuzzer.rate():.0f} events/s) in {spent:.1f} s: {said}; {compared}; "
+            f"seed {seed}\nrepeat: {again}"
         )
     if args.write_known_causes is not None:
         kept = [*listed, *(c for c in found if c.signature not in listed)]

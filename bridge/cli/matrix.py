@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bridge.cli.options import Commands
 from bridge.outputs.matrix import write_matrix
-from bridge.outputs.writing import check_file
+from bridge.outputs.writing import apart, check_file
 
 
 def add_parser(commands: Commands) -> None:
@@ -39,7 +39,11 @@ def add_parser(commands: Commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """0 when written (whatever the outcomes in it), 2 for a report that is not one."""
+    """0 when written (whatever the outcomes in it), 2 for a report that is
+    not one, or a page or JSON that would be written over a report read, or
+    over each other."""
+    outputs = [("-o", args.output)] + ([("--json", args.json)] if args.json is not None else [])
+    apart(outputs, args.reports)
     check_file(args.output, "-o")
     if args.json is not None:
         check_file(args.json, "--json")

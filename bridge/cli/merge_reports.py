@@ -8,9 +8,8 @@ import argparse
 from pathlib import Path
 
 from bridge.cli.options import Commands
-from bridge.formats.usage import UsageError
 from bridge.outputs.merge import merge_files
-from bridge.outputs.writing import check_file, same_file
+from bridge.outputs.writing import apart, check_file
 
 
 def add_parser(commands: Commands) -> None:
@@ -27,9 +26,7 @@ def run(args: argparse.Namespace) -> int:
     its scenarios' outcomes, and its summed coverage held to the shards'
     `--min-compared`), 2 for a report that cannot be joined, or an OUT that
     is one of them (it would be written over)."""
-    for path in args.inputs:
-        if same_file(args.out, path):
-            raise UsageError(f"OUT {args.out} is one of the reports to join ({path})")
+    apart([("OUT", args.out)], args.inputs)
     check_file(args.out, "OUT")
     counts, code, summary = merge_files(args.out, args.inputs)
     said = ", ".join(f"{n} {name}" for name, n in counts.items())

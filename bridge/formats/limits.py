@@ -17,13 +17,32 @@ from scenarios.format import CONSTANTS
 BOUNDS = {"min": ">=", "max": "<="}
 """The bounds a limit may give, and how a report writes each."""
 
+LARGEST = 2**53
+"""The largest number a limit may give (a bound, a value, a multiple's
+factor): JSON's largest exact integer, far above any constant a scenario
+has, and small enough that a multiple of a constant stays a finite float."""
+
+LEAST = {"node": 4.0, "jobs": 1.0, "ahead": 1.0, "tries": 1.0, "failures": 1.0}
+"""SPEC 7's least values of the constants (model/constants.py); 0 for the rest."""
+
+ORDERED = (("floor", "ceiling"), ("cfloor", "cceiling"))
+"""SPEC 7's pairs of constants of which the first is at most the second."""
+
+ROUNDS = 200
+"""Narrowing rounds at most before limits are taken as meetable (`contradiction`)."""
+
 
 class LimitsError(ValueError):
     """A declaration of constants that is not one: an unknown name or a bad value."""
 
 
 def _number(given: Any) -> bool:
-    return isinstance(given, (int, float)) and not isinstance(given, bool) and math.isfinite(given)
+    return (
+        isinstance(given, (int, float))
+        and not isinstance(given, bool)
+        and math.isfinite(given)
+        and abs(given) <= LARGEST
+    )
 
 
 def _shown(value: float) -> str:
@@ -122,12 +141,117 @@ class Limits:
             out[limit.name] = limit.fitted(out[limit.name], out)
         return out
 
+    def contradiction(self) -> str | None:
+        """Why no constants meet the limits and SPEC 7's own bounds (a
+        constant's range narrowed to nothing), or None when some may."""
+        why = self.ranges()
+        return why if isinstance(why, str) else None
+
+    def least(self, name: str) -> float:
+        """The least value of constant `name` the limits may leave (SPEC 7's
+        own when they contradict)."""
+        found = self.ranges()
+        return LEAST.get(name, 0.0) if isinstance(found, str) else found[0][name]
+
+    def ranges(self) -> tuple[dict[str, float], dict[str, float]] | str:
+        """Each constant's range, least and most, that the limits and SPEC
+        7's own bounds may leave; or why they leave none. Each range is
+        narrowed by every bound until none changes (or `ROUNDS` pass): a
+        range left empty is proof that no constants meet them."""
+        low = {name: LEAST.get(name, 0.0) for name in CONSTANTS}
+        high = {name: float(LARGEST) for name in CONSTANTS}
+        bounds = [(a, "max", Amount(1.0, b)) for a, b in ORDERED]
+        for limit in self.limits:
+            bounds += [(limit.name, "min", limit.least), (limit.name, "max", limit.most)]
+        for _ in range(ROUNDS):
+            before = (dict(low), dict(high))
+            for name, key, amount in bounds:
+                if amount is not None:
+                    _narrow(low, high, name, key == "min", amount)
+            for name in CONSTANTS:
+                why = _keep(self._among(name), low, high, name)
+                if why is not None:
+                    return f"the limits contradict: no constants meet them ({why})"
+            if (low, high) == before:
+                break
+        return low, high
+
+    def _among(self, name: str) -> tuple[float, ...] | None:
+        return next((limit.among for limit in self.limits if limit.name == name), None)
+
+
+def _narrow(
+    low: dict[str, float], high: dict[str, float], name: str, least: bool, amount: Amount
+) -> None:
+    """Narrow the ranges by the bound `name` >= `amount` (`least`) or <= it."""
+    if amount.of is None:
+        if least:
+            low[name] = max(low[name], amount.times)
+        else:
+            high[name] = min(high[name], amount.times)
+        return
+    times, of = amount.times, amount.of
+    ends = (times * low[of], times * high[of])
+    if least:  # name >= times * of
+        low[name] = max(low[name], min(ends))
+        if times > 0:
+            high[of] = min(high[of], high[name] / times)
+        elif times < 0:
+            low[of] = max(low[of], high[name] / times)
+    else:  # name <= times * of
+        high[name] = min(high[name], max(ends))
+        if times > 0:
+            low[of] = max(low[of], low[name] / times)
+        elif times < 0:
+            high[of] = min(high[of], low[name] / times)
+
+
+def _keep(
+    among: tuple[float, ...] | None, low: dict[str, float], high: dict[str, float], name: str
+) -> str | None:
+    """The range of `name` made whole numbers for a whole constant and kept
+    to its values `among`; why it is empty, or None."""
+    if CONSTANTS[name] is int:
+        low[name], high[name] = math.ceil(low[name]), math.floor(high[name])
+    if among is not None:
+        whole = CONSTANTS[name] is int
+        kept = [v for v in among if low[name] <= v <= high[name] and (not whole or v == int(v))]
+        if not kept:
+            values = ", ".join(_shown(v) for v in among)
+            return f"{name.upper()} in {{{values}}}, and {_span(low[name], high[name])}"
+        low[name], high[name] = min(kept), max(kept)
+    if low[name] > high[name]:
+        return f"{name.upper()} at least {_shown(low[name])} and at most {_shown(high[name])}"
+    return None
+
+
+def _span(low: float, high: float) -> str:
+    return f"at least {_shown(low)}" if high >= LARGEST else f"from {_shown(low)} to {_shown(high)}"
+
 
 NONE = Limits()
 """No limits: every constant accepted."""
 
 
+def _not_huge(given: Any, where: str) -> None:
+    """LimitsError when `given` is a number beyond `LARGEST`."""
+    if (
+        isinstance(given, (int, float))
+        and not isinstance(given, bool)
+        and not abs(given) <= LARGEST
+    ):
+        shown = (
+            repr(given)
+            if len(repr(given)) <= 24
+            else f"{repr(given)[:12]}... ({len(repr(given))} characters)"
+        )
+        raise LimitsError(f"{where}: {shown} is beyond what a constant can be (2**53 at most)")
+
+
 def _amount(given: Any, where: str) -> Amount:
+    _not_huge(given, where)
+    if isinstance(given, dict):
+        _not_huge(given.get("times"), where)
     if _number(given):
         return Amount(float(given))
     if isinstance(given, dict) and set(given) == {"times", "of"}:
@@ -159,6 +283,8 @@ def parse(given: Any, where: str) -> Limits:
                 f'{here}: a limit is an object of "min", "max" and "in", not {limit!r:.100}'
             )
         among = limit.get("in")
+        for value in among if isinstance(among, list) else ():
+            _not_huge(value, here)
         if among is not None and (
             not isinstance(among, list) or not among or not all(_number(v) for v in among)
         ):
@@ -171,4 +297,8 @@ def parse(given: Any, where: str) -> Limits:
                 None if among is None else tuple(sorted({float(v) for v in among})),
             )
         )
-    return Limits(tuple(out))
+    found = Limits(tuple(out))
+    why = found.contradiction()
+    if why is not None:
+        raise LimitsError(f"{where}: {why}")
+    return found

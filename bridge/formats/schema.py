@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 ANNOTATIONS = frozenset(("$schema", "$id", "$defs", "$comment", "title", "description"))
 """Keywords that say something of a schema and check nothing."""
@@ -99,14 +100,32 @@ def shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def resolve(root: dict[str, Any], ref: str) -> Any:
-    """The schema a `$ref` inside the schema (`#/$defs/name`) points to."""
-    if not ref.startswith("#"):
-        raise SchemaError(f"$ref {ref}: only references inside the schema are known")
+KIT = Path(__file__).resolve().parents[1]
+"""The folder of the kit's schemas (bridge/), which refer to each other by name."""
+
+
+def by_id(wanted: str) -> dict[str, Any]:
+    """The kit's schema whose `$id` is `wanted`; SchemaError when none is."""
+    for path in sorted(KIT.glob("*.schema.json")):
+        schema = load(path)
+        if schema.get("$id") == wanted:
+            return schema
+    raise SchemaError(f"$ref {wanted}: no schema of the kit has that $id")
+
+
+def resolve(root: dict[str, Any], ref: str) -> tuple[Any, dict[str, Any]]:
+    """The schema a `$ref` points to, and the whole schema it is in: inside
+    `root` (`#/$defs/name`), or inside another of the kit's schemas, named
+    relative to `root`'s `$id` (`report.schema.json#/$defs/coverage`)."""
+    named, _, pointer = ref.partition("#")
+    if named:
+        if "$id" not in root:
+            raise SchemaError(f"$ref {ref}: a schema without $id names no other")
+        root = by_id(urljoin(root["$id"], named))
     found: Any = root
-    for part in filter(None, ref[1:].split("/")):
+    for part in filter(None, pointer.split("/")):
         found = found[part.replace("~1", "/").replace("~0", "~")]
-    return found
+    return found, root
 
 
 def first_problem(value: Any, schema: Any, root: dict[str, Any], where: str) -> str | None:
@@ -133,7 +152,8 @@ def here(at: At, problem: str) -> str:
 
 
 def _ref(value: Any, ref: str, at: At) -> str | None:
-    return first_problem(value, resolve(at.root, ref), at.root, at.where)
+    target, root = resolve(at.root, ref)
+    return first_problem(value, target, root, at.where)
 
 
 def _type(value: Any, wanted: str | list[str], at: At) -> str | None:
@@ -227,9 +247,26 @@ def _property_names(value: Any, wanted: Any, at: At) -> str | None:
 
 
 def _items(value: Any, wanted: Any, at: At) -> str | None:
+    """The items after those the same schema's `prefixItems` checks."""
     if not isinstance(value, list):
         return None
-    return each(((item, wanted, f"[{k}]") for k, item in enumerate(value)), at)
+    start = len(at.schema.get("prefixItems", ()))
+    return each(((item, wanted, f"[{k}]") for k, item in enumerate(value) if k >= start), at)
+
+
+def _prefix_items(value: Any, wanted: list[Any], at: At) -> str | None:
+    if not isinstance(value, list):
+        return None
+    return each(((item, wanted[k], f"[{k}]") for k, item in enumerate(value[: len(wanted)])), at)
+
+
+def _unique_items(value: Any, wanted: bool, at: At) -> str | None:
+    if not wanted or not isinstance(value, list):
+        return None
+    for k, item in enumerate(value):
+        if any(same(item, other) for other in value[:k]):
+            return here(at, f"{shown(item)} is in it twice")
+    return None
 
 
 def _one_of(value: Any, wanted: list[Any], at: At) -> str | None:
@@ -259,6 +296,8 @@ KEYWORDS: dict[str, Callable[[Any, Any, At], str | None]] = {
     "additionalProperties": _additional_properties,
     "propertyNames": _property_names,
     "items": _items,
+    "prefixItems": _prefix_items,
+    "uniqueItems": _unique_items,
     "oneOf": _one_of,
 }
-"""Each keyword the kit's report and matrix schemas use, and its check."""
+"""Each keyword the kit's report, matrix and diagnosis schemas use, and its check."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -55,6 +56,37 @@ class Escaped(io.TextIOBase):
     @property
     def encoding(self) -> str:  # type: ignore[override]
         return self.inner.encoding
+
+
+ECHOED_MOST = 200
+"""The most characters of an untrusted value a line echoes (`cut`)."""
+
+
+def cut(text: str, most: int = ECHOED_MOST) -> str:
+    """`text` cut to `most` characters, saying how long it was, for echoing
+    an untrusted value in one line (a 50 MB name is not printed whole)."""
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}... ({len(text):,} characters)"
+
+
+def standard_streams() -> None:
+    """stdin, stdout and stderr each open: one the process was started
+    without (`cmd >&-`, as some cron and daemon setups start it; Python
+    then has None for it) is opened on the null device, at its own
+    descriptor while that is free, so neither a print nor a file opened
+    later (which would take the free descriptor) lands where it was."""
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        if getattr(sys, name) is not None:
+            continue
+        null = os.open(os.devnull, os.O_RDWR)
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.dup2(null, fd)
+            os.close(null)
+            null = fd
+        setattr(sys, name, open(null, mode, encoding="utf-8"))  # noqa: SIM115
 
 
 @contextlib.contextmanager

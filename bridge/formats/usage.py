@@ -3,10 +3,12 @@ of known failures; a mistake in either is a UsageError, said in one line."""
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 from bridge.formats import capabilities, limits
 from bridge.formats.profile import parse
+from bridge.formats.terminal import cut
 from model.profile import Profile
 from scenarios.format import loads
 
@@ -15,12 +17,47 @@ class UsageError(Exception):
     """A command-line mistake: said in one line, exit 2."""
 
 
+OPTION_FILE_MOST = 1 << 24
+"""The most bytes an option file (a profile, capabilities, constants, a list
+of known failures or causes) is read to: far more than any needs, so that
+`--known-causes /dev/zero` is refused instead of filling memory."""
+
+REPORT_MOST = 1 << 28
+"""The most bytes a report read again (merge-reports, matrix) is read to."""
+
+
+def bounded(path: Path, most: int = OPTION_FILE_MOST) -> bytes:
+    """The bytes of `path`, `most` at most: OSError when it holds more."""
+    with path.open("rb") as file:
+        data = file.read(most + 1)
+    if len(data) > most:
+        raise OSError(errno.EFBIG, f"larger than {most:,} bytes: not a file this option reads")
+    return data
+
+
+def list_lines(path: Path, option: str) -> list[tuple[int, list[str], str]]:
+    """A list file (known failures, known causes) as an editor writes it:
+    UTF-8, a byte-order mark allowed, lines split at line feeds only (a
+    U+2028 inside a line leaves it one line), `#` comments; each line that
+    says something, with its number, its words and itself."""
+    try:
+        text = bounded(path).decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{option} {path}: cannot be read: {error}") from None
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        words = line.split("#")[0].split()
+        if words:
+            found.append((number, words, line.removesuffix("\r")))
+    return found
+
+
 def read_profile(path: Path | None) -> Profile | None:
     """The profile a `--profile` file declares; None when none is named."""
     if path is None:
         return None
     try:
-        return parse(loads(path.read_text(encoding="utf-8")), str(path))
+        return parse(loads(bounded(path).decode("utf-8")), str(path))
     except (OSError, ValueError) as error:
         raise UsageError(f"--profile {path}: {error}") from None
 
@@ -33,7 +70,7 @@ def read_capabilities(given: str | None) -> frozenset[str] | None:
     path = Path(given)
     try:
         if path.is_file():
-            return capabilities.parse(loads(path.read_text(encoding="utf-8")), str(path))
+            return capabilities.parse(loads(bounded(path).decode("utf-8")), str(path))
         return capabilities.from_text(given, "the list")
     except (OSError, ValueError) as error:
         raise UsageError(f"--capabilities {given}: {error}") from None
@@ -45,7 +82,7 @@ def read_constants(path: Path | None) -> limits.Limits | None:
     if path is None:
         return None
     try:
-        return limits.parse(loads(path.read_text(encoding="utf-8")), str(path))
+        return limits.parse(loads(bounded(path).decode("utf-8")), str(path))
     except (OSError, ValueError) as error:
         raise UsageError(f"--constants {path}: {error}") from None
 
@@ -64,7 +101,7 @@ the others it counts (a list of a million names is not a million lines)."""
 def not_run(names: list[str], path: Path | None) -> list[str]:
     """The notes of a run on the names of its known-failures list (`path`)
     it did not run: the first NOT_RUN_SHOWN, then how many more."""
-    notes = [f"note: {name} is listed as a known failure but was not run" for name in names]
+    notes = [f"note: {cut(name)} is listed as a known failure but was not run" for name in names]
     if len(notes) <= NOT_RUN_SHOWN:
         return notes
     more = len(names) - NOT_RUN_SHOWN
@@ -78,27 +115,20 @@ def load_known(path: Path | None) -> dict[str, str]:
     in. A name listed twice must be listed alike."""
     if path is None:
         return {}
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"--known-failures {path}: cannot be read: {error}") from None
     known: dict[str, str] = {}
     where: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        words = line.split("#")[0].split()
-        if not words:
-            continue
+    for number, words, line in list_lines(path, "--known-failures"):
         if len(words) > 2 or (len(words) == 2 and words[1] not in KNOWN_OUTCOMES):
             raise UsageError(
                 f"--known-failures {path}:{number}: not `NAME` or `NAME fail|fault|skip`: "
-                f"{line.strip()!r}"
+                f"{cut(repr(line.strip()))}"
             )
         name, word = words[0], words[1] if len(words) == 2 else "fail"
         if known.get(name, KNOWN_OUTCOMES[word]) != KNOWN_OUTCOMES[word]:
             said = WORDS[known[name]]
             raise UsageError(
-                f"--known-failures {path}:{number}: {name} {word}, but line {where[name]} "
-                f"says {name} {said}: which is it?"
+                f"--known-failures {path}:{number}: {cut(name)} {word}, but line {where[name]} "
+                f"says {cut(name)} {said}: which is it?"
             )
         known[name], where[name] = KNOWN_OUTCOMES[word], where.get(name, number)
     return known

@@ -158,8 +158,15 @@ def exit_code(report: Report, floor: float = 0.0) -> int:
 
 
 def last_line(report: Report, floor: float) -> str:
-    """The verdict, beside the fraction of the events compared under the proposal."""
+    """The verdict, beside the fraction of the events compared under the
+    proposal; a run stopped early gives none (exit 2), only what it found."""
     short = report.coverage().short(floor)
+    if report.stopped:
+        found = f"{len(report.bugs)} likely bugs" if report.bugs else "no likely bug"
+        return (
+            f"STOPPED ({report.stopped}) before the end, no verdict: {found} in the "
+            f"scenarios followed; {report.coverage().compared_said(floor)}"
+        )
     if short is not None:
         return short
     bugs = f"{len(report.bugs)} LIKELY BUGS" if report.bugs else "NO LIKELY BUG"

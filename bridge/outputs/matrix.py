@@ -35,7 +35,7 @@ from bridge.checking.coverage import percent
 from bridge.formats.capabilities import CAPABILITIES
 from bridge.formats.kit import BRIDGE
 from bridge.formats.schema import problem
-from bridge.formats.usage import UsageError
+from bridge.formats.usage import REPORT_MOST, UsageError, bounded
 from bridge.outputs.json_report import FORMAT as REPORT
 from bridge.outputs.markup import escape
 from bridge.outputs.writing import write_whole
@@ -63,7 +63,7 @@ def read_report(path: Path) -> Report:
     """The JSON report at `path`, checked against bridge/report.schema.json;
     UsageError, in one line naming the file, for anything else."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = bounded(path, REPORT_MOST).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"{path}: cannot be read: {error}") from None
     try:

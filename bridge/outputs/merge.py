@@ -13,6 +13,7 @@ there."""
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -23,11 +24,13 @@ from bridge.formats.kit import BRIDGE
 from bridge.formats.profile import ProfileError, declared
 from bridge.formats.profile import parse as parse_profile
 from bridge.formats.schema import problem
-from bridge.formats.usage import UsageError
+from bridge.formats.terminal import cut
+from bridge.formats.usage import REPORT_MOST, UsageError, bounded
 from bridge.outputs.json_report import FORMAT
 from bridge.outputs.junit import is_run_case, outcome_of, set_tallies
 from bridge.outputs.writing import write_whole
 from bridge.runs.tally import Tally
+from scenarios.shard import MAX_SHARDS
 
 REPORT = BRIDGE / "report.schema.json"
 
@@ -40,7 +43,7 @@ TALLIES = ("tests", "failures", "errors", "skipped")
 
 def read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return bounded(path, REPORT_MOST).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"{path}: cannot be read: {error}") from None
 
@@ -140,6 +143,38 @@ def alike(reports: list[tuple[Path, dict[str, Any]]], field: str, skip_empty: bo
     return given[0][1] if given else None
 
 
+def every_shard(named: list[tuple[Path, Any]]) -> None:
+    """UsageError unless the reports are shards 1/N to N/N of one campaign,
+    each once (a report of a whole run, naming no shard, is 1/1): a
+    campaign joined without one of its shards is not the whole run."""
+    seen: dict[int, Path] = {}
+    count, first = 0, named[0][0]
+    for path, said in named:
+        found = re.fullmatch(r"([0-9]{1,9})/([0-9]{1,9})", str(said or "1/1"))
+        index, of = (int(found[1]), int(found[2])) if found else (0, 0)
+        if not 1 <= index <= of <= MAX_SHARDS:
+            raise UsageError(f"{path}: its shard {cut(repr(said))} is not K/N, K from 1 to N")
+        if not count:
+            count, first = of, path
+        if of != count:
+            raise UsageError(
+                f"{path}: shard {index}/{of} but {first} is of {count} shards: "
+                "not shards of one run"
+            )
+        if index in seen:
+            raise UsageError(f"{path}: shard {index}/{of} is {seen[index]} too: the shards overlap")
+        seen[index] = path
+    missing = [f"{k}/{count}" for k in range(1, count + 1) if k not in seen]
+    if missing:
+        listed = ", ".join(missing[:5]) + (
+            f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        )
+        raise UsageError(
+            f"shard {listed} of the campaign is not among the reports: "
+            "the joined run would not be the whole run"
+        )
+
+
 def no_overlap(cases: list[tuple[Path, str]]) -> None:
     """UsageError when one scenario is in two reports."""
     seen: dict[str, Path] = {}
@@ -157,6 +192,10 @@ def merge_json(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
     for field in ("engine_name", "profile", "agreement"):
         merged[field] = alike(reports, field, skip_empty=True)
     merged["agreement"] = merged["agreement"] or ""
+    every_shard([(path, r.get("shard")) for path, r in reports])
+    for path, r in reports:
+        for case in r["scenarios"]:
+            consistent(path, case)
     no_overlap([(path, case["path"]) for path, r in reports for case in r["scenarios"]])
     cases = [case for _, r in reports for case in r["scenarios"]]
     counts: dict[str, int] = {}
@@ -222,6 +261,27 @@ def one_cause(a: Signature, b: Signature) -> bool:
     return a == b or (a.keeps is not None and b.keeps is not None and a.same_cause(b))
 
 
+def consistent(path: Path, case: dict[str, Any]) -> None:
+    """UsageError when a scenario's coverage counts contradict each other:
+    more compared than it has events, more delivered than owed, or more
+    than its one replay ended."""
+    coverage = case.get("coverage")
+    if not isinstance(coverage, dict):
+        return
+    delivery = coverage.get("delivery") or {}
+    pairs = (
+        ("compared", coverage.get("compared"), "events", coverage.get("events")),
+        ("delivered", delivery.get("delivered"), "events to deliver", delivery.get("events")),
+        ("replays ended", delivery.get("scenarios"), "replays", 1),
+    )
+    for part_name, part, whole_name, whole in pairs:
+        if isinstance(part, int) and isinstance(whole, int) and part > whole:
+            raise UsageError(
+                f"{path}: scenario {cut(repr(case.get('path')))} counts {part} {part_name} "
+                f"of {whole} {whole_name}: counts no run writes"
+            )
+
+
 def summed_coverage(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
     """The run's coverage, as one run sums it: its scenarios' coverages
     (bridge/checking/coverage.py), in the shards' order."""
@@ -249,6 +309,17 @@ def number(path: Path, value: Any, name: str) -> float:
     if not 0 <= found < float("inf"):
         raise UsageError(f"{path}: its {name} is {value!r}, not a number of zero or more")
     return found
+
+
+def count(path: Path, value: Any, name: str) -> int:
+    """A JUnit report's count (0 when absent); UsageError when not a whole
+    number of zero or more, written in digits."""
+    text = "0" if value is None or value == "" else str(value)
+    if re.fullmatch(r"[0-9]{1,18}", text) is None:
+        raise UsageError(
+            f"{path}: its {name} is {cut(repr(value))}, not a whole number of zero or more"
+        )
+    return int(text)
 
 
 def parse_junit(path: Path, text: str) -> ET.Element:
@@ -286,9 +357,14 @@ FRACTIONS = {
 def summed(holder: ET.Element, said: list[tuple[Path, dict[str, str]]]) -> None:
     """The counted properties of `holder` made the shards' sums (each shard's
     report named with its properties)."""
-    totals = {
-        name: sum(int(number(path, s.get(name), name)) for path, s in said) for name in COUNTED
-    }
+    for path, s in said:
+        for part, whole in FRACTIONS.values():
+            if count(path, s.get(part), part) > count(path, s.get(whole), whole):
+                raise UsageError(
+                    f"{path}: its {part} ({s.get(part)}) is more than its {whole} "
+                    f"({s.get(whole)}): counts no run writes"
+                )
+    totals = {name: sum(count(path, s.get(name), name) for path, s in said) for name in COUNTED}
     for item in list(holder):
         name = item.get("name", "")
         if name in ("coverage", "not_implemented"):
@@ -340,6 +416,7 @@ def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
     if holder is None:
         holder = ET.Element("properties")
     merged.append(holder)
+    every_shard([(path, properties(suite).get("shard")) for path, suite in suites])
     summed(holder, [(path, properties(suite)) for path, suite in suites])
     causes = every_cause(holder, [suite for _, suite in suites])
     every = [(path, case) for path, suite in suites for case in suite.iterfind("testcase")]
@@ -350,9 +427,7 @@ def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
         merged.append(case)
         seen = outcome_of(case)
         counts[seen] = counts.get(seen, 0) + 1
-    tallies = {
-        name: sum(int(number(path, s.get(name), name)) for path, s in suites) for name in TALLIES
-    }
+    tallies = {name: sum(count(path, s.get(name), name) for path, s in suites) for name in TALLIES}
     # A run's own failing case is made again from the sum, not kept from a report.
     tallies["tests"] -= len(every) - len(cases)
     tallies["failures"] -= len(every) - len(cases)

@@ -46,6 +46,7 @@ from bridge.checking.shrink import Way, cut, simplify, size_of, way_of
 from bridge.formats.capabilities import Capability, lacking
 from bridge.formats.limits import NONE, Limits
 from bridge.formats.profile import agreement
+from bridge.formats.usage import UsageError
 from bridge.runs.corpus import Options
 from bridge.wire.engine import Engine, EngineFault, capabilities_of, limits_of, profile_of
 from bridge.wire.stream import Exchange, from_model
@@ -393,7 +394,7 @@ def hypothesis(
     """One Hypothesis run of `phases` over the histories (`search`)."""
     from hypothesis import HealthCheck, Verbosity, given, settings, strategies
     from hypothesis import seed as with_seed
-    from hypothesis.errors import Flaky
+    from hypothesis.errors import Flaky, Unsatisfiable
 
     from bridge.runs.fuzz_draws import accepted_constants, drawn, split_seeds
     from scenarios.strategies import below
@@ -434,6 +435,18 @@ def hypothesis(
         pass  # what was found is in `fuzzer`; Flaky: shrinking was cut short
     except SkipTest:
         pass  # no history ran: a database that keeps none for this search
+    except Unsatisfiable:
+        raise UsageError(too_few(fuzzer.accepted)) from None
+
+
+def too_few(accepted: Limits) -> str:
+    """What a fuzz run says of constants accepted that it cannot draw histories within."""
+    from bridge.runs.fuzz_draws import MOST_NODE
+
+    return (
+        f"the constants the engine accepts ({accepted}) leave too few to draw "
+        f"histories with (NODE {MOST_NODE} at most, SPEC 7's bounds)"
+    )
 
 
 def shrink_starts(fuzzer: Fuzzer) -> list[Scenario]:
@@ -470,6 +483,7 @@ def started(
 ) -> Fuzzer:
     """A fuzzer of the engine, started once to learn its profile,
     capabilities and the constants it accepts."""
+    from bridge.runs.fuzz_draws import MOST_NODE
     from model.constants import Constants
     from scenarios.strategies import constants_dict
 
@@ -477,6 +491,8 @@ def started(
     profile = profile_of(ready.profile, options.profile, subject.name)
     held = capabilities_of(ready.capabilities, options.capabilities, subject.name)
     accepted = limits_of(ready.constants, options.constants, subject.name)
+    if accepted.least("node") > MOST_NODE:
+        raise UsageError(too_few(accepted))
     return Fuzzer(
         subject, profile, options, seconds, shrink_tries, shrink_seconds, lacking(held), accepted
     )

@@ -114,12 +114,19 @@ class Chance:
         )
 
 
+MOST_NODE = 2**16
+"""The largest NODE a history is drawn with: its texts run to six times
+NODE, so a far larger one (an engine that takes nothing under 1e15) would
+fill memory; limits that leave only larger ones are said to (`fuzz`)."""
+
+
 def fitted(constants: Constants, accepted: Limits) -> Constants | None:
     """`constants` with each one the engine limits moved to the nearest value
     it accepts; None when they still lie outside (limits that name a
-    constant moved later, or contradict) or break SPEC 7's own bounds."""
+    constant moved later, or contradict), break SPEC 7's own bounds, or
+    NODE is over `MOST_NODE`."""
     moved = accepted.fit(constants_dict(constants))
-    if accepted.broken(moved) is not None:
+    if accepted.broken(moved) is not None or moved["node"] > MOST_NODE:
         return None
     try:
         return Constants(**moved)  # type: ignore[arg-type]

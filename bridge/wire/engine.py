@@ -121,7 +121,8 @@ def capabilities_of(
         said = ", ".join(sorted(declared)) or "none"
         told = ", ".join(sorted(given)) or "none"
         raise EngineFault(
-            f"engine {name!r} declares other capabilities than --capabilities': {said} / {told}"
+            f"engine {name!r} declares other capabilities than --capabilities gives: "
+            f"{said} / {told}"
         )
     if declared is not None:
         return declared
@@ -133,6 +134,6 @@ def limits_of(declared: Limits | None, given: Limits | None, name: str) -> Limit
     both must agree when both are there; any by default."""
     if declared is not None and given is not None and declared != given:
         raise EngineFault(
-            f"engine {name!r} declares other constants than --constants': {declared} / {given}"
+            f"engine {name!r} declares other constants than --constants gives: {declared} / {given}"
         )
     return declared or given or NONE

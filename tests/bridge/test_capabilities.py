@@ -369,7 +369,7 @@ def test_a_capability_file_and_a_declaration_that_disagrees(
         ]
     )
     out, err = capsys.readouterr()
-    assert code == 2 and "declares other capabilities than --capabilities'" in out + err
+    assert code == 2 and "declares other capabilities than --capabilities gives:" in out + err
     listed.write_text('{"zoom": true}', "utf-8")
     args = ["compare", str(CORPUS / "random_00.jsonl"), "--engine", "impl"]
     code = cli.main([*args, "--capabilities", str(listed)])

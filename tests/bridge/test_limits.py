@@ -313,7 +313,7 @@ def test_a_declaration_other_than_the_given_one_is_a_fault(
         ["--engine", DECLARING, "--constants", str(given), "--only", "empty_chat"], capsys
     )
     assert code == 2
-    assert f"declares other constants than --constants': {SAID} / NODE >= 4" in out
+    assert f"declares other constants than --constants gives: {SAID} / NODE >= 4" in out
 
 
 def test_a_bad_declaration_is_an_engine_fault(capsys: pytest.CaptureFixture[str]) -> None:

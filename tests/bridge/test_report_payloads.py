@@ -250,7 +250,7 @@ def test_a_report_is_written_whole_or_not_at_all(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken)
-    with pytest.raises(OSError):
+    with pytest.raises(writing.UsageError, match=r"report.json: cannot be written \(No space"):
         writing.write_whole(target, "x" * 100_000)
     assert target.read_text() == "the last report"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]

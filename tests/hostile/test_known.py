@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bridge.formats.usage import UsageError, load_known
-from tests.hostile.processes import Hostile
+from tests.hostile.processes import Hostile, engine
 from tests.hostile.test_engines import scenario_file
 
 
@@ -56,3 +56,18 @@ def test_many_names_not_run_are_said_in_a_few_lines(run: Hostile) -> None:
     assert len(notes) <= 11, notes[:3]
     assert "note: missing_00000 is listed as a known failure but was not run" in notes
     assert notes[-1] == f"note: and 19,990 more names of {path} were not run"
+
+
+def test_a_known_fault_at_the_first_event_compares_nothing(run: Hostile) -> None:
+    """Issue 42, item 3: an engine that dies at the first event, listed as a
+    known fault, compared nothing: the event it died on never had its
+    answer read. NOTHING COMPARED, exit 1 (it was green, `compared 0.0083`)."""
+    path = run.folder / "known.txt"
+    path.write_text("six.jsonl fault\n", encoding="utf-8")
+    result = run.main(
+        "corpus", scenario_file(run.folder), "--engine", engine("crash", 0),
+        "--known-failures", str(path), "--jobs", "1",
+    )  # fmt: skip
+    assert "Traceback" not in result.out + result.err
+    assert result.code == 1, (result.out, result.err)
+    assert "NOTHING COMPARED" in result.out.splitlines()[-1], result.out

@@ -6,6 +6,7 @@ says `interrupted`, exits 2, and what the run printed before stays printed."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -75,11 +76,18 @@ def test_a_hangup_while_compare_shrinks_keeps_the_divergence_said(run: Hostile) 
 def test_a_hangup_ends_diagnose_its_workers_and_engines(run: Hostile) -> None:
     scenario_file(run.folder, "a.jsonl")
     scenario_file(run.folder, "b.jsonl")
+    """Its JSON report gives no verdict beside exit 2 (issue 42, item 8: it
+    said NO LIKELY BUG)."""
+    out = run.folder / "diagnosis.json"
     process = run.start(
-        "diagnose", "scenarios", "--engine", engine("hang", 2), "--jobs", "2", "--timeout", "300"
-    )
+        "diagnose", "scenarios", "--engine", engine("hang", 2), "--jobs", "2", "--timeout", "300",
+        "--json", str(out),
+    )  # fmt: skip
     hanging(run, 2)
-    hung_up(run, process)
+    result = hung_up(run, process)
+    summary = json.loads(out.read_text())["verdict"]["summary"]
+    assert summary.startswith("STOPPED (interrupted) before the end, no verdict"), summary
+    assert "NO LIKELY BUG" not in summary + result.out, result.out
 
 
 def test_a_hangup_ends_fuzz_keeping_the_seed_said(run: Hostile) -> None:
@@ -91,6 +99,8 @@ def test_a_hangup_ends_fuzz_keeping_the_seed_said(run: Hostile) -> None:
     hanging(run, 1)
     result = hung_up(run, process)
     assert "with seed 7" in result.out, result.out
+    # Not a finished search's words (issue 42, item 8).
+    assert "agrees with" not in result.out and "INTERRUPTED before the search" in result.out
 
 
 def test_a_run_started_under_nohup_keeps_sighup_ignored(run: Hostile) -> None:

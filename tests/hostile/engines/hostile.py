@@ -3,6 +3,7 @@
 
 - `hang N`: stops answering at event N (reads nothing more, sleeps),
   saying so in $HOSTILE_DIR/hanging-<pid>;
+- `crash N`: exits 3 at event N, answering nothing;
 - `wait N`: at event N says it hangs (as `hang`), then waits until
   $HOSTILE_DIR/release is there and answers;
 - `wrong_then_hang N`: in its first N processes answers the final detail
@@ -99,6 +100,8 @@ for raw in sys.stdin:
     request = json.loads(raw)
     if request.get("at") == n and how == "hang":
         hang()
+    if request.get("at") == n and how == "crash":
+        sys.exit(3)
     if request.get("at") == n and how == "wait":
         (folder / f"hanging-{os.getpid()}").touch()
         while not (folder / "release").exists():
