@@ -37,6 +37,7 @@ def to_json(run: Run) -> dict[str, Any]:
                 "answers": verdict.answers,
                 "reason": verdict.reason,
                 "divergence": verdict.divergence,
+                "after_adoption": verdict.after,
                 "notes": verdict.notes,
                 "coverage": verdict.coverage.to_json() if verdict.coverage else None,
                 "page": verdict.page,

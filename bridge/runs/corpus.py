@@ -13,11 +13,13 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
 from multiprocessing import get_context, util
 from pathlib import Path
 from typing import Any
 
 from bridge.checking import purpose
+from bridge.checking.adopt import Shadow
 from bridge.checking.causes import (
     Cause,
     Member,
@@ -41,6 +43,7 @@ from bridge.checking.verdict import (
     within,
 )
 from bridge.formats import transcript
+from bridge.formats.capabilities import ignored_fields
 from bridge.formats.invocation import command
 from bridge.formats.kit import shown
 from bridge.formats.layout import read_checked, stream_checked, unique_name
@@ -198,6 +201,9 @@ def replay_checked(
     lacks = lacks_for(scenario, ready, options.capabilities, subject.name)
     coverage = coverage or Coverage()
     coverage.lacking = tuple(c.name for c in lacks)
+    adopting = None
+    if options.keep_going:
+        adopting = partial(Shadow, profile, scenario, ignored_fields(lacks))
     with Heartbeat(path.name, None, options.quiet) as beat:
         result = run(
             exchanges(path, scenario, profile, options.live, lacks),
@@ -208,6 +214,7 @@ def replay_checked(
             beat,
             lacks,
             coverage,
+            adopting,
         )
     why = None
     if result.unsupported is None and result.divergence is None and not coverage.stopped:
@@ -329,11 +336,15 @@ def checked(
             stderr=tail,
             coverage=coverage,
         )
+    report = found.report(shown(path), ("expected", subject.name))
+    if result.after is not None:
+        report += "\n" + result.after.report(shown(path), ("expected", subject.name))
     return verdict(
         "FAIL",
         reason=found.summary(),
-        report=found.report(shown(path), ("expected", subject.name)),
+        report=report,
         divergence=divergence_json(found),
+        after=None if result.after is None else divergence_json(result.after),
         answers=result.answers,
         agreement=said,
         declared=named,
