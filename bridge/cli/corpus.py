@@ -189,6 +189,9 @@ def run(args: argparse.Namespace) -> int:
         args.min_compared,
         str(shard) if shard.count > 1 else None,
     )
+    if args.keep_going:
+        for number, past in enumerate(run_report.beyond(), start=1):
+            print(f"  {number}. {past.cause}: {past.said()}")
     if args.junit_xml:
         write_junit(run_report, args.junit_xml)
     if args.json:

@@ -56,6 +56,7 @@ def to_json(run: Run) -> dict[str, Any]:
         "counts": counts,
         "coverage": run.coverage().to_json(),
         "causes": [cause.to_json() for cause in run.causes],
+        "beyond": [past.to_json() for past in run.beyond()],
         "min_compared": run.floor,
         "shard": run.shard,
         "verdict": {"exit_code": run.tally().code(), "summary": run.summary()},

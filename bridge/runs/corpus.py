@@ -20,6 +20,7 @@ from typing import Any
 
 from bridge.checking import purpose
 from bridge.checking.adopt import Shadow
+from bridge.checking.beyond import Beyond, beyond
 from bridge.checking.causes import (
     Cause,
     Member,
@@ -119,6 +120,12 @@ class Run:
         """The id of the cause a scenario's FAIL is of; None when it is of none."""
         name = shown(verdict.path)
         return next((c.id for c in self.causes if name in c.scenarios), None)
+
+    def beyond(self) -> list[Beyond]:
+        """What was checked beyond each cause's first divergences (`--keep-going`)."""
+        return beyond(
+            (c.id, [v for v in self.verdicts if shown(v.path) in c.scenarios]) for c in self.causes
+        )
 
     def coverage(self) -> Coverage:
         """What the run compared, summed over the scenarios it could read."""
@@ -339,9 +346,13 @@ def checked(
     report = found.report(shown(path), ("expected", subject.name))
     if result.after is not None:
         report += "\n" + result.after.report(shown(path), ("expected", subject.name))
+    reason = found.summary()
+    if found.adopted:
+        past = "none" if result.after is None else result.after.summary()
+        reason += f"\nadopted; a divergence after adoption: {past}"
     return verdict(
         "FAIL",
-        reason=found.summary(),
+        reason=reason,
         report=report,
         divergence=divergence_json(found),
         after=None if result.after is None else divergence_json(result.after),
