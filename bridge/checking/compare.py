@@ -296,6 +296,7 @@ def run(
         if "unsupported" in answer:
             result.unsupported = str(answer["unsupported"])
             read -= exchange.position is not None
+            counted.adopted -= shadow is not None and exchange.position is not None
             result.unsupported_at = Divergence(
                 result.answers - 1,
                 exchange.position,
@@ -312,16 +313,16 @@ def run(
         name = first_difference(expected, answer, fields, ready.rule_names, owner)
         if name is None:
             return True
-        first = result.divergence is None
-        if first:
-            result.divergence = diverged(exchange, expected, answer, name)
+        found = result.divergence
+        first = found is None
+        if found is None:
+            found = result.divergence = diverged(exchange, expected, answer, name)
         if adopted(exchange, answer, name, first):
             if first:
-                result.divergence.adopted = True
+                found.adopted = True
                 counted.adopted += 1
             else:
-                assert result.divergence is not None
-                result.divergence.later += 1
+                found.later += 1
             return True
         if not first and result.after is None:
             result.after = replace(diverged(exchange, expected, answer, name), after_adoption=True)
@@ -329,8 +330,9 @@ def run(
         return keep_going
 
     def finish(stopped: bool) -> Result:
-        """Count the events whose answers were read: those sent, but the
-        ones still waiting for an answer when the replay stopped."""
+        """Count the events whose answers were read while the states were
+        together (not the ones still waiting for an answer when the replay
+        stopped, nor those read after a difference not adopted)."""
         counted.compared += read
         counted.stopped = stopped or not together
         return result

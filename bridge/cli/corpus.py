@@ -83,7 +83,9 @@ def add_parser(commands: Commands) -> None:
     command.add_argument(
         "--keep-going",
         action="store_true",
-        help="compare past a scenario's first divergence (default: off)",
+        help="adopt the engine's value where a difference does not decide the rules to come "
+        "(its line, a size, its views) and compare past it; events compared after adoption "
+        "are counted as such (default: off; bridge/PROTOCOL.md, Adoption)",
     )
     shard_option(command, "the scenarios dealt among N by size (merge-reports joins the reports)")
     shrink_options(
