@@ -6,7 +6,10 @@ engine's value into the model's state and goes on comparing (`corpus
 What can be adopted, and what the model's state takes:
 
 - `line`: the engine's text of a line both sides installed at the same
-  event (an `end`, or a `fail` that reached the failure cap). The model's
+  event (an `end`, or a `fail` that reached the failure cap); where the
+  line was chosen from replies or cut from the source, only a text of the
+  same size as the model's (the same choice, stored otherwise: a line of
+  another size is another choice, SPEC 5's rules, not adopted). The model's
   state is the one the event makes when it ends the call with the engine's
   line (`machine.step` with `End(node, line)`), so the node, the free parents
   above it, the queue and both views' sizes follow from the engine's text by
@@ -53,6 +56,7 @@ from bridge.wire import observe
 from bridge.wire.inprocess import ModelEngine, model_event
 from model import bits, machine
 from model import node as nodes
+from model import text as texts
 from model import tree as trees
 from model import view as views
 from model.bits import Bits
@@ -200,6 +204,8 @@ class Shadow:
         text = found.get("line")
         if not (isinstance(text, str) and "line" in expected and "node" in line):
             return None
+        if "line" not in line and texts.size(text) != texts.size(str(expected["line"])):
+            return None  # chosen from replies or cut at the cap, of another size: another choice
         node = Node(line["node"][0], bits.from_int(line["node"][1]))
         try:
             return machine.step(self.before, End(node, text))

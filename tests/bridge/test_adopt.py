@@ -150,3 +150,16 @@ def test_what_breaks_spec_is_not_adopted() -> None:
     assert shadow.adopt(line, expected, hostile) is None
     refused = {**expected, "refused": "line_fits"}
     assert shadow.adopt(line, expected, refused) is None
+
+
+def test_a_line_chosen_from_replies_is_adopted_only_at_the_models_size() -> None:
+    scenario = small()
+    ended = {"event": "end", "node": [0, 0], "replies": [{"text": "a\r\nb"}]}
+    scenario = Scenario(constants=scenario.constants, events=[*scenario.events[:2], ended])
+    shadow = shadow_before(scenario, 2)
+    expected = shadow.expected
+    assert expected["line"] == "a\r\nb"
+    line = {**ended, "at": 2}
+    assert shadow.adopt(line, expected, {**expected, "line": "a b"}) is None
+    again = shadow.adopt(line, expected, {**expected, "line": "a  b"})
+    assert again is not None and again["line"] == "a  b"
