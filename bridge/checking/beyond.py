@@ -35,17 +35,24 @@ class Beyond:
     fields: Counter[str] = field(default_factory=Counter)
     """Those divergences by field and event: `queue@message`."""
 
-    def add(self, verdict: Verdict) -> None:
+    def add(
+        self,
+        name: str,
+        coverage: tuple[int, int],
+        first: dict[str, Any] | None,
+        after: dict[str, Any] | None,
+    ) -> None:
+        """One scenario of the cause: its name, its events and those
+        compared after adoption, its first divergence and the one after
+        adoption (as the JSON report gives them, bridge/checking/verdict.py)."""
         self.scenarios += 1
-        if verdict.coverage is not None:
-            self.events += verdict.coverage.events
-            self.compared += verdict.coverage.adopted
-        if verdict.divergence is not None and verdict.divergence.get("adopted"):
-            self.adopted += 1
-        if verdict.after is not None:
-            self.after.append(verdict.path.name)
-            event = verdict.after.get("event") or {}
-            self.fields[f"{verdict.after['field']}@{event.get('event', 'detail')}"] += 1
+        self.events += coverage[0]
+        self.compared += coverage[1]
+        self.adopted += bool(first and first.get("adopted"))
+        if after is not None:
+            self.after.append(name)
+            event = after.get("event") or {}
+            self.fields[f"{after['field']}@{event.get('event', 'detail')}"] += 1
 
     def fraction(self) -> float:
         return self.compared / self.events if self.events else 0.0
@@ -80,7 +87,27 @@ def beyond(causes: Iterable[tuple[str, Iterable[Verdict]]]) -> list[Beyond]:
     out = []
     for cause, verdicts in causes:
         found = Beyond(cause)
-        for verdict in verdicts:
-            found.add(verdict)
+        for v in verdicts:
+            counted = (v.coverage.events, v.coverage.adopted) if v.coverage else (0, 0)
+            found.add(v.path.name, counted, v.divergence, v.after)
         out.append(found)
+    return out
+
+
+def beyond_json(causes: list[dict[str, Any]], cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`beyond` from a JSON report's causes and scenarios (merge-reports
+    joins shards' reports: each shard's `beyond` covers its own scenarios)."""
+    by_path = {case["path"]: case for case in cases}
+    out = []
+    for cause in causes:
+        found = Beyond(cause["id"])
+        for path in cause["scenarios"]:
+            case = by_path.get(path)
+            if case is None:
+                continue
+            coverage = case.get("coverage") or {}
+            adopted = coverage.get("adoption", {}).get("compared", 0)
+            counted = (coverage.get("events", 0), adopted)
+            found.add(case["scenario"], counted, case.get("divergence"), case.get("after_adoption"))
+        out.append(found.to_json())
     return out
