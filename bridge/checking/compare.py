@@ -1,7 +1,10 @@
 """Comparing an engine with what is expected, answer by answer, as the
 answers arrive: the first diverging line and field, the two states there
 side by side (bridge/checking/shrink.py makes a shrunk scenario that still
-diverges)."""
+diverges). Under `--keep-going` a difference that can be adopted is taken
+into the model's state and the comparison goes on past it, every event
+after it counted as compared after adoption (bridge/checking/adopt.py says
+what can be, and why the comparisons after it still mean what they say)."""
 
 from __future__ import annotations
 
