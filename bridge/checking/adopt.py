@@ -180,13 +180,23 @@ class Shadow:
             if (installed := self.line(line, expected, found)) is None:
                 return None
             after, taken = installed, True
-        wanted = [name for name in VIEWS + CVIEWS if name in fields]
-        if wanted:
-            moved = self.views(before, after, line, found, wanted)
-            if moved is None:
+        count = bits.to_int(after.count)
+        grew = line.get("event") == "message"
+        chat = any(name in VIEWS for name in fields)
+        if chat:
+            shrinking = found.get("shrinking")
+            view = self.view(before.chat, after, found, "view", "merges", count, grew)
+            if view is None or type(shrinking) is not bool:
                 return None
-            after, taken = moved, True
-        if "size" in fields:
+            saw = sawtooth(view[0], shrinking, view[1], after.tree)
+            after, taken = replace(after, chat=saw), True
+        if any(name in CVIEWS for name in fields):
+            view = self.view(before.compaction, after, found, "cview", "cmerges", count, grew)
+            if view is None:
+                return None
+            saw = sawtooth(view[0], after.compaction.shrinking, view[1], after.tree)
+            after, taken = replace(after, compaction=saw), True
+        if "size" in fields or chat:  # a view taken is measured as the engine measures it
             size = found.get("size")
             if type(size) is not int or size < 0:
                 return None
@@ -211,33 +221,6 @@ class Shadow:
             return machine.step(self.before, End(node, text))
         except Refused:
             return None
-
-    def views(
-        self,
-        before: machine.State,
-        after: machine.State,
-        line: dict[str, Any],
-        found: dict[str, Any],
-        wanted: list[str],
-    ) -> machine.State | None:
-        """`after` with the engine's chat view and, when its answer shows it,
-        its compaction view; None when a view it names cannot be known."""
-        count = bits.to_int(after.count)
-        grew = line.get("event") == "message"
-        chat = self.view(before.chat, after, found, "view", "merges", count, grew)
-        if chat is None:
-            return None
-        shrinking = found.get("shrinking")
-        if type(shrinking) is not bool:
-            return None
-        state = replace(after, chat=sawtooth(chat[0], shrinking, chat[1], after.tree))
-        if not any(name in CVIEWS for name in wanted):
-            return state
-        cview = self.view(before.compaction, after, found, "cview", "cmerges", count, grew)
-        if cview is None:
-            return None
-        saw = sawtooth(cview[0], after.compaction.shrinking, cview[1], after.tree)
-        return replace(state, compaction=saw)
 
     @staticmethod
     def view(
