@@ -20,12 +20,15 @@ What can be adopted, and what the model's state takes:
   on it, as the engine decides its own (SPEC 3.3).
 - the views (`shrinking`, `merges`, `cmerges`, `view_digest`,
   `cview_digest`, `view`, `cview`): a batch run at another moment. The
-  model's views become the engine's: the whole view its answer gives after
-  a batch, or, when it gives none, the view the engine had before with the
-  message's leaf appended, when the digest says that is it. A view must
-  tile the chat's messages with merged lines that are built (SPEC 3, 3.1);
-  its size and mergeable pairs are the model's for it. The compaction
-  view's shrinking flag, which no answer shows, stays the model's.
+  model's view (the chat view, the compaction view, or both: each only
+  where its own fields differ) becomes the engine's: the whole view its
+  answer gives after a batch, or, when it gives none, the view the engine
+  had before with the message's leaf appended and the merges it names
+  made, when the digest says that is it. A view must tile the chat's
+  messages with merged lines that are built (SPEC 3, 3.1); its mergeable
+  pairs are the model's for it, and a chat view taken keeps the size the
+  engine gives with it. The compaction view's shrinking flag, which no
+  answer shows, stays the model's.
 
 Nothing else is adopted: a refusal, a call started, a queue, a zoom, a
 render or a context differ by the rules themselves. So do a line one side
