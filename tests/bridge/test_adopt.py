@@ -15,6 +15,7 @@ import re
 import shlex
 import sys
 import xml.etree.ElementTree as ET
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ import pytest
 
 import bridge.cli as cli
 from bridge.checking.adopt import Shadow
+from bridge.checking.coverage import Coverage
 from bridge.formats.kit import CORPUS
 from bridge.wire.inprocess import ModelEngine
 from model.profile import Profile
@@ -170,3 +172,11 @@ def test_a_line_chosen_from_replies_is_adopted_only_at_the_models_size() -> None
     assert shadow.adopt(line, expected, {**expected, "line": "a b"}) is None
     again = shadow.adopt(line, expected, {**expected, "line": "a  b"})
     assert again is not None and again["line"] == "a  b"
+
+
+def test_a_coverage_after_adoption_is_read_back_and_said() -> None:
+    counted = Coverage(10, 9, adopted=5, adoptions=Counter({"line": 3, "size": 5}))
+    assert Coverage.from_json(counted.to_json()) == counted
+    assert "5 of them after adoption (50.0 %; adopted: line in 3, size in 5)" in counted.summary()
+    assert counted.compared_said(0) == "compared 0.9000 of the events, 0.5000 after adoption"
+    assert "after adoption" not in Coverage(10, 9).compared_said(0)
