@@ -158,6 +158,11 @@ def blank(reply: str) -> bool:
     return any(not strip(reply, name) for name in TRIM_SETS)
 
 
+def flat(text: str) -> str:
+    """A text with each `\r` and `\n` a space: no line break, the same size."""
+    return text.replace("\r", " ").replace("\n", " ")
+
+
 def space_end(spaced: Counter[str], what: str) -> str:
     """The character of SPACE_ENDS the next text of `what` (a given line, a
     reply) made to end in one ends in: each in turn, counted in `spaced`."""
@@ -187,6 +192,8 @@ class Run:
         self.retry_due = False
         """Whether a call failed since the last `retry` event, or ended with
         an empty reply (it fails under SPEC 10 `empty_reply: fails`)."""
+        self.flat = False
+        """Whether its texts hold no line break: given in full, not by size."""
 
     def _step(self, event: Event, record: dict[str, Any]) -> None:
         self.state = machine.step(self.state, event)
@@ -194,8 +201,17 @@ class Run:
         self.tally.events[record["event"]] += 1
 
     def _text(self, size: int) -> str:
-        """The text a `size` field stands for at the next event's position."""
-        return sized_text(size, len(self.events))
+        """The text a `size` field stands for at the next event's position;
+        in a run with `flat` texts, that text with each line break a space."""
+        text = sized_text(size, len(self.events))
+        return flat(text) if self.flat else text
+
+    def _given(self, name: str, size: int) -> tuple[str, dict[str, Any]]:
+        """The text of `size` bytes at the next event, and how its record
+        gives it: by size, or in full when texts are `flat` (a size stands
+        for a text with line breaks)."""
+        text = self._text(size)
+        return text, ({name: text} if self.flat else {"size": size})
 
     def message(self, kind: str, size: int) -> None:
         """Log a message (SPEC 1) and measure the batch it ran (SPEC 3.3).
@@ -203,10 +219,11 @@ class Run:
         that does not take it must refuse it; every later one is of a kind
         the engine takes (scenarios/README.md, "Relative events")."""
         was_shrinking = machine.shrinking(self.state)
-        record: dict[str, Any] = {"event": "message", "kind": kind, "size": size}
+        text, given = self._given("text", size)
+        record: dict[str, Any] = {"event": "message", "kind": kind, **given}
         if self.tally.kinds[kind]:
             record["untaken"] = "taken"
-        self._step(Message(kind, self._text(size)), record)
+        self._step(Message(kind, text), record)
         t = self.tally
         t.kinds[kind] += 1
         merged = bool(machine.merges(self.state))
@@ -258,8 +275,8 @@ class Run:
             self._step(End(node, replies=tuple(texts)), record)
             self.retry_due |= any(blank(t) for t in texts[: self.constants.tries])
             return
-        size = self._line_size()
-        self._step(End(node, self._text(size)), {"event": "end", **self._call(node), "size": size})
+        text, given = self._given("line", self._line_size())
+        self._step(End(node, text), {"event": "end", **self._call(node), **given})
 
     def _reply_sizes(self) -> list[int]:
         """The replies one call got (SPEC 5): up to TRIES + 2 of them, mostly
@@ -981,6 +998,39 @@ def zooms(number: int) -> Scenario:
     return run.scenario({"family": "zoom", "budgets": "small, see constants"})
 
 
+def flat_texts(number: int) -> Scenario:
+    """A chat whose texts hold no line break (each of FILLER's a space), all
+    given in full: an engine that installs or measures lines flattened
+    differently, which the `\r\n` of every other family shows at the first
+    sized text, is still checked here on everything else (SPEC 3.3, 4).
+    NODE 64, 128 or 512, budgets a few NODEs, sizes up to 8 NODE, a late
+    compactor."""
+    seed = 30_000 + number
+    rng = Generator(PCG64(seed))
+    node = (64, 128, 512)[number % 3]
+    constants = replace(
+        random_constants(rng),
+        node=node,
+        ceiling=16 * node,
+        floor=8 * node,
+        cceiling=8 * node,
+        cfloor=4 * node,
+    )
+    buckets = ((6, 1, node), (3, node + 1, 4 * node), (1, 4 * node, 8 * node))
+    chat = Chat(dict.fromkeys(KINDS, buckets), CHAT_NEXT, 4, 3, 5)
+    run = Run(constants, seed, rng)
+    run.flat = True
+    talk(run, chat, 200, Late(rng, fail_permille=100, stuck_permille=20, fast=16))
+    return run.scenario(
+        {
+            "family": "flat",
+            "budgets": f"chat {16 * node}/{8 * node}, compaction {8 * node}/{4 * node}",
+            "sizes": [list(bucket) for bucket in buckets],
+            "compactor": "late; texts given in full, with no line break",
+        }
+    )
+
+
 def empty_chat() -> Scenario:
     """No event at all: the empty chat's render (SPEC 3) at the final detail request."""
     return Run(DEFAULTS, 0).scenario({"family": "empty"})
@@ -1003,6 +1053,7 @@ def corpus() -> dict[str, Callable[[], Scenario]]:
     )
     recipes.update({f"chooser_{k}": partial(chooser, k) for k in range(3)})
     recipes.update({f"zoom_{k}": partial(zooms, k) for k in range(3)})
+    recipes.update({f"flat_{k}": partial(flat_texts, k) for k in range(3)})
     recipes["empty_chat"] = empty_chat
     return recipes
 
@@ -1016,7 +1067,7 @@ def check(name: str, scenario: Scenario) -> None:
     one has batches that stop above FLOOR merging nothing and views that
     later reach FLOOR (SPEC 3.3)."""
     notes = scenario.notes
-    if notes["family"] not in ("steady", "deep", "late", "random"):
+    if notes["family"] not in ("steady", "deep", "late", "random", "flat"):
         return
     for event in ("wait", "settle", "timeout"):
         if notes["events"][event] == 0:

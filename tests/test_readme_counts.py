@@ -57,7 +57,7 @@ def headers() -> tuple[dict, ...]:
     return tuple(out)
 
 
-CHATS = ("steady", "deep", "late", "random")
+CHATS = ("steady", "deep", "late", "random", "flat")
 """The families that replay chats (scenarios/README.md, "The corpus")."""
 
 

@@ -1,20 +1,24 @@
 """Comparing an engine with what is expected, answer by answer, as the
 answers arrive: the first diverging line and field, the two states there
 side by side (bridge/checking/shrink.py makes a shrunk scenario that still
-diverges)."""
+diverges). Under `--keep-going` a difference that can be adopted is taken
+into the model's state and the comparison goes on past it, every event
+after it counted as compared after adoption (bridge/checking/adopt.py says
+what can be, and why the comparisons after it still mean what they say)."""
 
 from __future__ import annotations
 
 import difflib
 from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bridge.checking.adopt import ADOPTABLE, Adopting, Shadow
 from bridge.checking.coverage import Coverage
 from bridge.checking.shown import ABSENT, as_json, clipped, difference, safe
 from bridge.checking.starts import wrong_start
-from bridge.formats.capabilities import Capability, ignored_fields
+from bridge.formats.capabilities import Capability, gives_lines, ignored_fields
 from bridge.formats.invocation import command
 from bridge.formats.sections import cited
 from bridge.wire.engine import Engine, Ready
@@ -85,13 +89,18 @@ class Divergence:
     lines: list[dict[str, Any]] = field(default_factory=list)
     """The lines sent up to and including the diverging one."""
     later: int = 0
-    """How many later answers diverged too (with `keep_going`)."""
+    """How many later answers differed too in what was adopted (bridge/checking/adopt.py)."""
     states: tuple[dict[str, Any], dict[str, Any]] | None = None
     """The whole state of each side there, when it could be had."""
     why: str | None = None
     """What is wrong with the engine's answer, in SPEC's words, when the bridge can say."""
     not_compared: frozenset[str] = frozenset()
     """The fields of the capabilities the engine lacks: left out of `states`."""
+    adopted: bool = False
+    """Whether the replay adopted the engine's value there and went on
+    (bridge/checking/adopt.py)."""
+    after_adoption: bool = False
+    """Whether it was met after an adoption (then it could not be adopted)."""
 
     def where(self) -> str:
         if self.position is None:
@@ -113,16 +122,19 @@ class Divergence:
         return cited(self.field, rule)
 
     def report(self, path: str, names: tuple[str, str]) -> str:
+        head = "DIVERGENCE AFTER ADOPTION" if self.after_adoption else "DIVERGENCE"
         lines = [
-            f"DIVERGENCE in {path}, at {self.where()}",
+            f"{head} in {path}, at {self.where()}",
             f"  field {self.field!r} ({self.spec()}): {self.difference(160)}",
             f"  {names[0]}: {show(self.expected)}",
             f"  {names[1]}: {show(self.found)}",
         ]
         if self.why:
             lines.append(f"  {self.why}")
+        if self.adopted:
+            lines.append("  adopted: the replay took the engine's value and went on")
         if self.later:
-            lines.append(f"  and {self.later} later answers diverge too")
+            lines.append(f"  and {self.later} later answers differ too, in what was adopted")
         if self.states is not None:
             lines += explain_states(*self.states, names)
         return "\n".join(lines)
@@ -178,6 +190,9 @@ class Result:
     coverage: Coverage = field(default_factory=Coverage)
     lacks: tuple[Capability, ...] = ()
     """The capabilities the engine lacks, whose fields were not compared."""
+    after: Divergence | None = None
+    """The first difference met after an adoption that could not be adopted
+    (bridge/checking/adopt.py): a divergence after adoption."""
 
 
 def expected_fields(exchange: Exchange, keys: dict[str, bytes]) -> list[str]:
@@ -198,12 +213,18 @@ def run(
     progress: Callable[[int], None] = lambda _: None,
     lacks: tuple[Capability, ...] = (),
     coverage: Coverage | None = None,
+    adopting: Adopting | None = None,
 ) -> Result:
     """Send each exchange's line to a started engine, up to its window ahead
     of the answers, and compare each answer with the expected one as it
     arrives, leaving out the fields of the capabilities it `lacks`; stop at
-    the first divergence unless `keep_going`. What was compared is counted
-    in `coverage`."""
+    the first divergence unless `keep_going` (every answer is then read).
+    Given `adopting` (bridge/checking/adopt.py), a difference that can be
+    adopted is taken into the model's state and the replay goes on, the
+    expected answers from then on the model's; it stops at the first
+    difference that cannot be. What was compared is counted in `coverage`:
+    the events whose answers were read while the model's state and the
+    engine's were together, and of those the ones after an adoption."""
     result = Result(coverage=coverage or Coverage(), lacks=lacks)
     counted = result.coverage
     pending: deque[Exchange] = deque()
@@ -211,19 +232,68 @@ def run(
     owner = ignored_fields(lacks)
     keys = {name: f'"{name}":'.encode() for name in owner}
     engine.excused = frozenset(owner)
+    if adopting is not None and gives_lines(lacks):
+        adopting = None  # the model reads replies the engine is not sent: no shadow follows it
+    shadow: Shadow | None = None
+    together = True
+    """Whether the model's state and the engine's have not parted."""
+    read = 0
 
     def count_fields(exchange: Exchange) -> None:
         left_out = Counter(owner[name] for name in expected_fields(exchange, keys))
         counted.fields += left_out
         counted.answers += Counter(left_out.keys())
 
+    def diverged(
+        exchange: Exchange, expected: dict[str, Any], answer: dict[str, Any], name: str
+    ) -> Divergence:
+        index = result.answers - 1
+        return Divergence(
+            index,
+            exchange.position,
+            exchange.line if exchange.position is not None else None,
+            name,
+            expected.get(name, MISSING),
+            answer.get(name, MISSING),
+            sent[: index + 1],
+            not_compared=frozenset(owner),
+        )
+
+    def adopted(exchange: Exchange, answer: dict[str, Any], name: str, first: bool) -> bool:
+        """Whether the difference in `name` was adopted, the rest of the
+        answer agreeing once it was; a first divergence is kept either way,
+        and one after an adoption that cannot be is `result.after`."""
+        nonlocal shadow
+        if adopting is None or exchange.position is None or name not in ADOPTABLE:
+            return False
+        if shadow is None:
+            shadow = adopting(sent[: result.answers - 1])
+            shadow.answer(exchange.line)
+        expected = shadow.expected
+        again = shadow.adopt(exchange.line, expected, answer)
+        if again is None:
+            return False
+        left = first_difference(again, answer, fields, ready.rule_names, owner)
+        if left is not None:
+            if not first:
+                result.after = replace(diverged(exchange, again, answer, left), after_adoption=True)
+            return False
+        counted.adoptions += Counter(
+            f for f in ADOPTABLE if f not in owner and expected.get(f) != answer.get(f)
+        )
+        return True
+
     def check() -> bool:
         """Read the next answer; whether the replay goes on after it. Its
         exchange stays pending until the answer is read: an event whose
         answer never came (the engine died or hung) was not compared."""
+        nonlocal together, read
         exchange = pending[0]
-        answer = engine.receive_unless(exchange.answer)
+        answer = engine.receive_unless(None if shadow is not None else exchange.answer)
         pending.popleft()
+        if together and exchange.position is not None:
+            read += 1
+            counted.adopted += shadow is not None
         result.answers += 1
         progress(result.answers)
         if owner:
@@ -232,7 +302,8 @@ def run(
             return True
         if "unsupported" in answer:
             result.unsupported = str(answer["unsupported"])
-            counted.compared -= exchange.position is not None
+            read -= exchange.position is not None
+            counted.adopted -= shadow is not None and exchange.position is not None
             result.unsupported_at = Divergence(
                 result.answers - 1,
                 exchange.position,
@@ -243,31 +314,34 @@ def run(
                 sent[: result.answers],
             )
             return False
-        name = first_difference(exchange.expected, answer, fields, ready.rule_names, owner)
+        if not together:
+            return True  # the states parted: an answer read, not compared
+        expected = exchange.expected if shadow is None else shadow.answer(exchange.line)
+        name = first_difference(expected, answer, fields, ready.rule_names, owner)
         if name is None:
             return True
-        if result.divergence is not None:
-            result.divergence.later += 1
+        found = result.divergence
+        first = found is None
+        if found is None:
+            found = result.divergence = diverged(exchange, expected, answer, name)
+        if adopted(exchange, answer, name, first):
+            if first:
+                found.adopted = True
+                counted.adopted += 1
+            else:
+                found.later += 1
             return True
-        index = result.answers - 1
-        result.divergence = Divergence(
-            index,
-            exchange.position,
-            exchange.line if exchange.position is not None else None,
-            name,
-            exchange.expected.get(name, MISSING),
-            answer.get(name, MISSING),
-            sent[: index + 1],
-            not_compared=frozenset(owner),
-        )
+        if not first and result.after is None:
+            result.after = replace(diverged(exchange, expected, answer, name), after_adoption=True)
+        together = False
         return keep_going
 
     def finish(stopped: bool) -> Result:
-        """Count the events whose answers were read: those sent, but the
-        ones still waiting for an answer when the replay stopped."""
-        unread = sum(1 for exchange in pending if exchange.position is not None)
-        counted.compared += len(result.sent) - unread
-        counted.stopped = stopped
+        """Count the events whose answers were read while the states were
+        together (not the ones still waiting for an answer when the replay
+        stopped, nor those read after a difference not adopted)."""
+        counted.compared += read
+        counted.stopped = stopped or not together
         return result
 
     try:

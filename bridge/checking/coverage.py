@@ -75,9 +75,17 @@ class Coverage:
     """Of those, the events sent and answered as the scenario means."""
     ended: int = 0
     """Replays that went to the end (whose delivery is counted)."""
+    adopted: int = 0
+    """Of the events compared, those compared after an adoption (from the
+    first on, bridge/checking/adopt.py): checked beyond a first divergence."""
+    adoptions: Counter[str] = field(default_factory=Counter)
+    """Per answer field: the answers whose difference in it was adopted."""
 
     def fraction(self) -> float:
         return self.compared / self.events if self.events else 1.0
+
+    def adopted_fraction(self) -> float:
+        return self.adopted / self.events if self.events else 0.0
 
     def delivered_fraction(self) -> float:
         return self.delivered / self.owed if self.owed else 1.0
@@ -102,6 +110,8 @@ class Coverage:
         """The fraction compared as a run's last line states it beside the
         verdict, with the floor it was held to."""
         said = f"compared {truncated(self.fraction())} of the events"
+        if self.adopted:
+            said += f", {truncated(self.adopted_fraction())} after adoption"
         return said + (f", at least {floor:g} asked" if floor else "")
 
     def rest(self) -> int:
@@ -121,6 +131,8 @@ class Coverage:
         self.owed += other.owed
         self.delivered += other.delivered
         self.ended += other.ended
+        self.adopted += other.adopted
+        self.adoptions += other.adoptions
         return self
 
     def said(self, name: str) -> str:
@@ -157,6 +169,8 @@ class Coverage:
         """One line: the fraction compared, and what was not compared and why."""
         share = f"{100 * self.fraction():.1f} %"
         out = [f"compared {self.compared:,} of {self.events:,} events ({share})"]
+        if self.adopted:
+            out.append(self.after_adoption())
         if self.skipped:
             out.append(f"{self.skipped:,} in SKIPPED scenarios")
         rest = self.rest()
@@ -169,12 +183,23 @@ class Coverage:
             out.append(self.delivery())
         return "; ".join(out)
 
+    def after_adoption(self) -> str:
+        """The events compared after an adoption, and what was adopted."""
+        share = f"{100 * self.adopted_fraction():.1f} %"
+        taken = ", ".join(f"{name} in {n:,}" for name, n in sorted(self.adoptions.items()))
+        return f"{self.adopted:,} of them after adoption ({share}; adopted: {taken or 'none'})"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "events": self.events,
             "compared": self.compared,
             "fraction": round(self.fraction(), 6),
             "not_reached": self.rest(),
+            "adoption": {
+                "compared": self.adopted,
+                "fraction": round(self.adopted_fraction(), 6),
+                "fields": dict(sorted(self.adoptions.items())),
+            },
             "stopped": self.stopped,
             "skipped": self.skipped,
             "delivery": {
@@ -206,6 +231,7 @@ class Coverage:
         if unknown:
             raise KeyError(f"no capability {unknown[0]!r}")
         delivery = given["delivery"]
+        adoption = given.get("adoption", {})
         return cls(
             events=given["events"],
             compared=given["compared"],
@@ -219,4 +245,6 @@ class Coverage:
             owed=delivery["events"],
             delivered=delivery["delivered"],
             ended=delivery["scenarios"],
+            adopted=adoption.get("compared", 0),
+            adoptions=Counter(adoption.get("fields", {})),
         )

@@ -29,6 +29,8 @@ class Verdict:
     reason: str = ""
     report: str = ""
     divergence: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+    """The first divergence after an adoption (`--keep-going`), as `divergence`."""
     answers: int = 0
     agreement: str = ""
     at_start: bool = False
@@ -121,4 +123,6 @@ def divergence_json(found: Divergence) -> dict[str, Any]:
         "found": value(found.found),
         "difference": found.difference(240),
         "later": found.later,
+        "adopted": found.adopted,
+        "after_adoption": found.after_adoption,
     }

@@ -66,7 +66,9 @@ def add_parser(commands: Commands) -> None:
     command.add_argument(
         "--keep-going",
         action="store_true",
-        help="compare past the first divergence (default: off)",
+        help="adopt the engine's value where a difference does not decide the rules to come "
+        "(its line, a size, its views) and compare past it (default: off; bridge/PROTOCOL.md, "
+        "Adoption)",
     )
     command.set_defaults(run=run)
 
@@ -102,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
         return 0 if short is None else 1
     add_states(found, scenario, ModelEngine(profile), make_engine(options))
     print(found.report(shown(path), ("expected", subject.name)), flush=True)
+    if result.after is not None:
+        print(result.after.report(shown(path), ("expected", subject.name)), flush=True)
     print(f"  {result.coverage.summary()}", flush=True)
     key = signature(found)
     shrunk = shrunk_for(scenario)

@@ -83,7 +83,9 @@ def add_parser(commands: Commands) -> None:
     command.add_argument(
         "--keep-going",
         action="store_true",
-        help="compare past a scenario's first divergence (default: off)",
+        help="adopt the engine's value where a difference does not decide the rules to come "
+        "(its line, a size, its views) and compare past it; events compared after adoption "
+        "are counted as such (default: off; bridge/PROTOCOL.md, Adoption)",
     )
     shard_option(command, "the scenarios dealt among N by size (merge-reports joins the reports)")
     shrink_options(
@@ -190,6 +192,9 @@ def run(args: argparse.Namespace) -> int:
         args.min_compared,
         str(shard) if shard.count > 1 else None,
     )
+    if args.keep_going:
+        for number, past in enumerate(run_report.beyond(), start=1):
+            print(f"  {number}. {past.cause}: {past.said()}")
     if args.junit_xml:
         write_junit(run_report, args.junit_xml)
     if args.json:

@@ -105,9 +105,19 @@ def test_case(suite: ET.Element, verdict: Verdict, seen: str, cause: Cause | Non
         counted = "failures"
         message = verdict.reason  # its summary cites the field's SPEC section
         text = verdict.report or verdict.reason
+        named: list[tuple[str, str]] = []
         if cause is not None:
-            add(add(case, "properties"), "property", name="cause", value=cause.id)
+            named.append(("cause", cause.id))
             text += f"\ncause {cause_said(cause)}"
+        adopted = verdict.coverage.adopted if verdict.coverage is not None else 0
+        if adopted:
+            named.append(("compared_after_adoption", str(adopted)))
+        if verdict.after is not None:
+            named.append(("after_adoption", str(verdict.after["field"])))
+        if named:
+            properties = add(case, "properties")
+            for key, value in named:
+                add(properties, "property", name=key, value=value)
         add(case, "failure", text, message=message, type="divergence")
     elif seen == "UNEXPECTED PASS":
         counted = "failures"

@@ -18,6 +18,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from bridge.checking.beyond import beyond_json
 from bridge.checking.causes import Signature, parse
 from bridge.checking.coverage import Coverage
 from bridge.formats.kit import BRIDGE
@@ -202,6 +203,8 @@ def merge_json(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
     for case in cases:
         counts[case.get("status")] = counts.get(case.get("status"), 0) + 1
     merged["causes"] = merged_causes(reports, cases)
+    if any("beyond" in r for _, r in reports):
+        merged["beyond"] = beyond_json(merged["causes"], cases)
     merged["scenarios"] = cases
     merged["counts"] = counts
     merged["coverage"] = summed_coverage(reports)

@@ -13,11 +13,14 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
 from multiprocessing import get_context, util
 from pathlib import Path
 from typing import Any
 
 from bridge.checking import purpose
+from bridge.checking.adopt import Shadow
+from bridge.checking.beyond import Beyond, beyond
 from bridge.checking.causes import (
     Cause,
     Member,
@@ -41,6 +44,7 @@ from bridge.checking.verdict import (
     within,
 )
 from bridge.formats import transcript
+from bridge.formats.capabilities import ignored_fields
 from bridge.formats.invocation import command
 from bridge.formats.kit import shown
 from bridge.formats.layout import read_checked, stream_checked, unique_name
@@ -116,6 +120,12 @@ class Run:
         """The id of the cause a scenario's FAIL is of; None when it is of none."""
         name = shown(verdict.path)
         return next((c.id for c in self.causes if name in c.scenarios), None)
+
+    def beyond(self) -> list[Beyond]:
+        """What was checked beyond each cause's first divergences (`--keep-going`)."""
+        return beyond(
+            (c.id, [v for v in self.verdicts if shown(v.path) in c.scenarios]) for c in self.causes
+        )
 
     def coverage(self) -> Coverage:
         """What the run compared, summed over the scenarios it could read."""
@@ -198,6 +208,9 @@ def replay_checked(
     lacks = lacks_for(scenario, ready, options.capabilities, subject.name)
     coverage = coverage or Coverage()
     coverage.lacking = tuple(c.name for c in lacks)
+    adopting = None
+    if options.keep_going:
+        adopting = partial(Shadow, profile, scenario, ignored_fields(lacks))
     with Heartbeat(path.name, None, options.quiet) as beat:
         result = run(
             exchanges(path, scenario, profile, options.live, lacks),
@@ -208,6 +221,7 @@ def replay_checked(
             beat,
             lacks,
             coverage,
+            adopting,
         )
     why = None
     if result.unsupported is None and result.divergence is None and not coverage.stopped:
@@ -331,11 +345,19 @@ def checked(
             stderr=tail,
             coverage=coverage,
         )
+    report = found.report(shown(path), ("expected", subject.name))
+    if result.after is not None:
+        report += "\n" + result.after.report(shown(path), ("expected", subject.name))
+    reason = found.summary()
+    if found.adopted:
+        past = "none" if result.after is None else result.after.summary()
+        reason += f"\nadopted; a divergence after adoption: {past}"
     return verdict(
         "FAIL",
-        reason=found.summary(),
-        report=found.report(shown(path), ("expected", subject.name)),
+        reason=reason,
+        report=report,
         divergence=divergence_json(found),
+        after=None if result.after is None else divergence_json(result.after),
         answers=result.answers,
         agreement=said,
         declared=named,

@@ -23,7 +23,7 @@ from model.errors import Refused
 from model.node import Node
 from scenarios import format as scenario_format
 from scenarios import generate
-from scenarios.format import FORMAT_1, Scenario, sized_text
+from scenarios.format import FILLER, FORMAT_1, Scenario, sized_text
 from tests.scenarios.spec import refusal_rules
 from tests.test_white_space import ASCII, JAVASCRIPT, UNICODE
 
@@ -213,6 +213,7 @@ def test_the_late_family_stops_above_floor_and_later_reaches_it(
 
 REGENERATED = (
     "random_00",
+    "flat_0",
     "chooser_2",
     "zoom_2",
     "refused_kind_0",
@@ -230,6 +231,22 @@ takes a second or less to make."""
 def test_the_committed_corpus_is_what_the_generator_writes(tmp_path: Path, name: str) -> None:
     assert generate.main(["--out", str(tmp_path), "--only", name]) == 0
     assert (tmp_path / f"{name}.jsonl").read_bytes() == (CORPUS / f"{name}.jsonl").read_bytes()
+
+
+def test_the_flat_family_gives_its_texts_in_full_with_no_line_break() -> None:
+    scenario = generate.flat_texts(1)
+    given = [
+        (position, event.get("text", event.get("line")))
+        for position, event in enumerate(scenario.events)
+        if event["event"] in ("message", "end")
+    ]
+    assert len(given) > 200
+    for position, text in given:
+        assert isinstance(text, str) and "\r" not in text and "\n" not in text
+        size = len(text.encode("utf-8"))
+        breaks = sized_text(size, position)
+        assert "\n" in breaks or "\r" in breaks or size < len(FILLER.encode("utf-8"))
+        assert text == "".join(" " if c in "\r\n" else c for c in breaks)
 
 
 MESSAGES = {"chooser": 300, "zoom": 150, "empty": 0}
