@@ -108,8 +108,9 @@ def causes_table(run: Run) -> str:
     )
 
 
-def index(run: Run) -> str:
-    """The front page as one HTML document."""
+def index(run: Run, stopped: str | None = None) -> str:
+    """The front page as one HTML document; `stopped`, when the engine
+    faulted at its start on every scenario and the run stopped, says why."""
     seen = [outcome(v, run.known) for v in run.verdicts]
     counts = ", ".join(f"{seen.count(o)} {escape(o)}" for o in dict.fromkeys(seen))
     engine_name = next((v.engine for v in run.verdicts if v.engine), "")
@@ -125,13 +126,19 @@ def index(run: Run) -> str:
         + f"; {escape(run.agreement)}; runner {escape(__version__)}, corpus version "
         f"{escape(run.corpus_version)}; {len(run.verdicts)} scenarios: {counts}; "
         f"{run.seconds:.1f} s.</p>"
-        f"<p>{escape(run.coverage().summary())}</p>{causes_table(run)}"
+        + (
+            f'<p class="FAULT">ENGINE FAULT (not a divergence): {escape(stopped)}. '
+            "Nothing was compared; the rows below are the scenarios tried.</p>"
+            if stopped is not None
+            else ""
+        )
+        + f"<p>{escape(run.coverage().summary())}</p>{causes_table(run)}"
         "<table><tr><th>scenario</th><th>outcome</th><th>cause</th><th>first divergence</th>"
         "<th>events compared</th><th>events delivered</th><th></th></tr>"
         f"{rows}</table></body></html>\n"
     )
 
 
-def write_index(run: Run, folder: Path) -> Path:
-    """Write `index.html` in the report folder."""
-    return write_whole(folder / "index.html", index(run))
+def write_index(run: Run, folder: Path, stopped: str | None = None) -> Path:
+    """Write `index.html` in the report folder (`stopped`: index's)."""
+    return write_whole(folder / "index.html", index(run, stopped))
