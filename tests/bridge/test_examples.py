@@ -8,6 +8,7 @@ still writes its index page, saying why."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,11 @@ def test_an_engine_that_cannot_start_still_gets_an_index_page_saying_why(
     assert "ENGINE FAULT (not a divergence): the engine failed at its start" in page
     assert "cannot be started: No such file or directory" in page
     assert page.count('class="FAULT">FAULT</td>') == 3
+
+
+def test_every_example_engine_the_docs_name_is_there() -> None:
+    named = set()
+    for document in ("README.md", "docs/first-engine.md", "docs/ci.md"):
+        named |= set(re.findall(r"example:([a-z][a-z-]+)", (ROOT / document).read_text()))
+    assert {"ahead-bug", "partial", "planted"} <= named
+    assert named <= set(examples.known())
