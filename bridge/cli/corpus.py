@@ -8,6 +8,7 @@ import math
 import re
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bridge.checking import causes
@@ -132,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         report=args.report,
         page=write_divergence_report,
     )
-    began = time.monotonic()
+    began, started = time.monotonic(), datetime.now(UTC).isoformat(timespec="seconds")
     verdicts = []
     said = named = ""
     checked = unless_broken(check_all(paths, options, args.jobs))
@@ -191,6 +192,7 @@ def run(args: argparse.Namespace) -> int:
         named,
         args.min_compared,
         str(shard) if shard.count > 1 else None,
+        started,
     )
     if args.junit_xml:
         write_junit(run_report, args.junit_xml)

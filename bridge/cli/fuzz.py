@@ -363,7 +363,7 @@ def summary(
         compared = fuzzer.coverage().compared_said(args.min_compared)
         print(
             f"no divergence{known} in {fuzzer.histories} histories, {fuzzer.events} events "
-            f"({fuzzer.rate():.0f} events/s) in {spent:.1f} s: {fuzzer.engine.name} "
+            f"({fuzzer.rate():.0f} events/s) in {spent:.1f} s: {fuzzer.engine.name} agrees, and "
             f"{agreement(fuzzer.profile)}; {compared}; seed {seed}\nrepeat: {again}"
         )
     if args.write_known_causes is not None:

@@ -111,6 +111,8 @@ class Run:
     """`--min-compared`: the fraction of the events the run must compare."""
     shard: str | None = None
     """`K/N` for a shard of a campaign, whose floor the merged report is held to."""
+    started: str | None = None
+    """When the run began, in UTC (ISO 8601, to the second); None when not known."""
 
     def cause_of(self, verdict: Verdict) -> str | None:
         """The id of the cause a scenario's FAIL is of; None when it is of none."""
