@@ -11,6 +11,7 @@ import signal
 import sys
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context, util
@@ -32,6 +33,7 @@ from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
 from bridge.checking.shrink import cut, marked
 from bridge.checking.verdict import (
+    Lacked,
     Outside,
     Skipped,
     Verdict,
@@ -272,11 +274,13 @@ def checked(
         profile, result, ready = replay_checked(path, scenario, subject, options, coverage)
     except Skipped as skipped:
         count = scenario.count()
+        lacked = (skipped.capability,) if isinstance(skipped, Lacked) else ()
         return verdict(
             "SKIPPED",
             reason=str(skipped),
-            coverage=Coverage(count, skipped=count),
+            coverage=Coverage(count, lacking=lacked, skipped=count, left_out=Counter(lacked)),
             outside=str(skipped.accepted) if isinstance(skipped, Outside) else "",
+            family=str(scenario.notes.get("family", "")),
         )
     except (EngineFault, transcript.TranscriptError) as error:
         status = "FAULT" if isinstance(error, EngineFault) else "BAD"
