@@ -35,6 +35,7 @@ import contextlib
 import os
 import signal
 import sys
+from typing import NoReturn
 
 from bridge import __version__
 from bridge.cli import (
@@ -78,8 +79,16 @@ table above: it adds its arguments (`add_parser`) and runs the command
 (`run`)."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose usage errors are one line, naming the command and
+    where its usage is, not a usage block of 20 lines above that line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (usage: {self.prog} --help)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(
+    top = OneLineParser(
         prog=command(), description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     top.add_argument(

@@ -60,3 +60,13 @@ def test_a_report_says_what_is_declared_not_that_it_agrees() -> None:
     said = agreement(Profile(retry="tick"))
     assert said.startswith("declares deviations: ") and "retry tick" in said
     assert "agrees" not in said
+
+
+def test_a_usage_error_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as ended:
+        cli.main(["corpus", "--engine", "reference", "--min-compared", "1.5"])
+    assert ended.value.code == 2
+    said = capsys.readouterr()
+    assert said.out == "" and said.err.count("\n") == 1, said.err
+    assert "argument --min-compared: 1.5: not a fraction from 0 to 1" in said.err
+    assert said.err.rstrip().endswith("corpus --help)") and "usage: " in said.err
