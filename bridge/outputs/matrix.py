@@ -186,6 +186,12 @@ def changed(before: int, after: int, rows: list[dict[str, Any]]) -> dict[str, An
     }
 
 
+def named(engine: dict[str, Any]) -> str:
+    """An engine by the name it gives itself and its command (all its runs')."""
+    name, command = engine["engine_name"], engine["engine"]
+    return f"{name} ({command})" if name else str(command)
+
+
 def histories(engines: list[dict[str, Any]], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each engine given in several reports of the first report's corpus
     version: its runs (columns) oldest first, and what each changed."""
@@ -196,7 +202,7 @@ def histories(engines: list[dict[str, Any]], rows: list[dict[str, Any]]) -> list
             runs.setdefault((e["engine"], str(e["engine_name"])), []).append(k)
     return [
         {
-            "label": engines[columns[0]]["label"],
+            "label": named(engines[columns[0]]),
             "columns": columns,
             "changes": [changed(a, b, rows) for a, b in zip(columns, columns[1:], strict=False)],
         }
@@ -222,6 +228,21 @@ def families(rows: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
     return [found[name] for name in sorted(found)]
 
 
+def told_apart(engines: list[dict[str, Any]]) -> None:
+    """Headings that name one engine each: a name two engines give
+    themselves gets each one's command, and one engine's runs when they
+    began (to the minute), else their report files."""
+    for more in (
+        lambda e: e["engine"],
+        lambda e: (e["started"] or "")[:16].replace("T", " "),
+        lambda e: e["report"],
+    ):
+        labels = [e["label"] for e in engines]
+        for e in engines:
+            if labels.count(e["label"]) > 1 and more(e):
+                e["label"] += f" ({more(e)})"
+
+
 def matrix(reports: list[Report], out: Path) -> dict[str, Any]:
     """The engines side by side, as the JSON document holds them; links are
     relative to the folder of `out`, the page."""
@@ -244,12 +265,7 @@ def matrix(reports: list[Report], out: Path) -> dict[str, Any]:
             "are marked, and in no history"
         )
     engines = [engine(r) for r in reports]
-    labels = [e["label"] for e in engines]
-    for e in engines:
-        if labels.count(e["label"]) > 1:  # one engine's reports: told apart by when, or their files
-            e["label"] += (
-                f" ({e['started']}, {e['report']})" if e["started"] else f" ({e['report']})"
-            )
+    told_apart(engines)
     scenarios = [rows[name] for name in sorted(rows)]
     return {
         "format": FORMAT,
@@ -272,7 +288,11 @@ CSS = (
     "th[aria-sort=ascending] button::after{content:' \\25B2'}"
     "th[aria-sort=descending] button::after{content:' \\25BC'}"
     "code{font-size:12px;word-break:break-all}details pre{font-size:12px;white-space:pre-wrap}"
-    "summary{cursor:pointer}.rate{display:inline-block;margin-right:14px}.marked{color:#a60}"
+    "summary{cursor:pointer}.family summary{list-style:none}.marked{color:#a60}"
+    ".grid{table-layout:fixed;width:100%;margin:0}.grid td:first-child,.grid th:first-child"
+    "{width:24%}.grid td:nth-child(2),.grid th:nth-child(2){width:7%}"
+    ".family summary td:first-child::before{content:'\\25B6  '}"
+    ".family[open] summary td:first-child::before{content:'\\25BC  '}"
     "body:has(#only-differ:checked) tr.same,body:has(#only-fail:checked) tr.passing"
     "{display:none}.filters label{margin-right:18px}"
 ) + COLOURS
@@ -420,29 +440,32 @@ def scenario_rows(rows: list[dict[str, Any]]) -> str:
 
 
 def by_family(found: dict[str, Any], heads: str) -> str:
-    """The roll-up: each family's pass rate in each engine, unfolding into
-    its scenarios."""
-    engines = found["engines"]
+    """The roll-up: each family's pass rate in each engine, a row that
+    unfolds into its scenarios (a `<details>` per family, its columns those
+    of the heading row above)."""
     parts = []
     for family in found["families"]:
         rates = "".join(
-            f'<span class="rate"><bdi>{escape(e["label"])}</bdi>: '
-            f'<span class="{"ok" if ok == ran else "FAIL" if ok < ran else "SKIPPED"}">'
-            f"{rate(ok, ran)}</span></span>"
-            for e, ok, ran in zip(engines, family["ok"], family["ran"], strict=True)
+            f'<td class="{"ok" if ok == ran else "FAIL" if ok < ran else "SKIPPED"}">'
+            f"{rate(ok, ran)}</td>"
+            for ok, ran in zip(family["ok"], family["ran"], strict=True)
         )
         rows = [r for r in found["scenarios"] if r["family"] == family["family"]]
         parts.append(
-            f'<details class="family"><summary><b>{escape(family["family"])}</b> '
-            f"({family['scenarios']:,} scenarios) {rates}</summary>"
-            f"<table><thead><tr><th>scenario</th><th>family</th>{heads}</tr></thead>"
-            f"<tbody>{scenario_rows(rows)}</tbody></table></details>"
+            f'<details class="family"><summary><table class="grid"><tr><td><b>'
+            f"{escape(family['family'])}</b> ({family['scenarios']:,} scenarios)</td>"
+            f"<td>pass rate</td>{rates}</tr></table></summary>"
+            f'<table class="grid"><tbody>{scenario_rows(rows)}</tbody></table></details>'
         )
     return (
-        "<h2>By family</h2>"
-        "<p>Each family's pass rate in each engine; click one for its scenarios.</p>"
-        + "".join(parts)
+        "<h2>By family</h2><p>Each family's pass rate in each engine; click a family for its "
+        f'scenarios.</p><table class="grid"><thead><tr><th>family</th><th></th>{heads}</tr>'
+        "</thead></table>" + "".join(parts)
     )
+
+
+SHOWN = 8
+"""How many of the scenarios a run newly fails (or passes) the history names."""
 
 
 def history(found: dict[str, Any]) -> str:
@@ -451,7 +474,12 @@ def history(found: dict[str, Any]) -> str:
     engines = found["engines"]
 
     def names(paths: list[str]) -> str:
-        return ", ".join(f"<code>{escape(p)}</code>" for p in paths) or "none"
+        more = f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else ""
+        return (
+            f"{len(paths)}: " + ", ".join(f"<code>{escape(p)}</code>" for p in paths[:SHOWN]) + more
+            if paths
+            else "none"
+        )
 
     parts = []
     for one in found["histories"]:

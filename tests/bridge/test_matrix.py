@@ -236,9 +236,9 @@ def test_the_causes_a_report_gives_are_rows_of_its_engine(tmp_path: Path) -> Non
     twice = matrix(again, tmp_path / "m.html")
     assert "<h2>The causes</h2>" not in page(twice)
     name = data["engine_name"]
+    when = data["started"][:16].replace("T", " ")
     assert [e["label"] for e in twice["engines"]] == [
-        f"{name} ({data['started']}, {tmp_path / '1.json'})",
-        f"{name} ({data['started']}, {tmp_path / '2.json'})",
+        f"{name} (model) ({when}) ({tmp_path / f'{k}.json'})" for k in (1, 2)
     ]
 
 
@@ -360,7 +360,8 @@ def test_five_reports_show_verdicts_colours_families_filters_and_a_history(
                 family,
                 by_report[e["report"]]["scenarios"],
             )
-        assert f'<details class="family"><summary><b>{family["family"]}</b>' in text
+        summary = f'<details class="family"><summary><table class="grid"><tr><td><b>{family["family"]}</b>'
+        assert summary in text
 
     probed = out.with_name("filtered-" + out.name)
     probed.write_text(text.replace("<head>", "<head>" + FILTERS, 1))
