@@ -14,15 +14,18 @@ from bridge.checking.coverage import percent
 from bridge.checking.verdict import Verdict, outcome
 from bridge.formats.kit import shown
 from bridge.outputs.markup import escape
+from bridge.outputs.verdicts import CSS as COLOURS
+from bridge.outputs.verdicts import state
 from bridge.outputs.writing import write_whole
 from bridge.runs.corpus import Run
 
 CSS = (
     "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;padding:0 12px}"
     "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left;vertical-align:top}"
-    "tr:nth-child(even){background:#f4f4f4}.FAIL,.FAULT,.BAD,.ERROR{color:#b00;font-weight:bold}"
-    "code{font-size:12px;word-break:break-all}"
-)
+    "tr:nth-child(even){background:#f4f4f4}code{font-size:12px;word-break:break-all}"
+) + COLOURS
+"""The page's own style, then the colours every page gives verdicts and
+outcomes (the matrix's too)."""
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 """The index loads nothing and runs no script at all."""
 
@@ -121,6 +124,8 @@ def index(run: Run, stopped: str | None = None) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">'
         f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
         f"<h1>{escape(title)}</h1>"
+        f'<p><span class="verdict {state(run.tally().code())}"><bdi>'
+        f"{escape(run.summary())}</bdi></span></p>"
         f"<p>engine <code>{escape(run.engine)}</code>"
         + (f" (it calls itself <code>{escape(engine_name)}</code>)" if engine_name else "")
         + f"; {escape(run.agreement)}; runner {escape(__version__)}, corpus version "

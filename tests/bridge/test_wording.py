@@ -7,6 +7,7 @@ deviation"), never that it agrees, which only the verdict says."""
 
 from __future__ import annotations
 
+import html
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -33,8 +34,12 @@ def run(*more: str) -> None:
 def test_skipped_for_a_lacking_capability_is_counted_under_it_with_its_family(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    run("--junit-xml", str(tmp_path / "r.xml"))
+    run("--junit-xml", str(tmp_path / "r.xml"), "--report", str(tmp_path / "pages"))
     out = capsys.readouterr().out
+    # The index page's verdict: the run's last line, green as its exit code 0 says.
+    index = (tmp_path / "pages" / "index.html").read_text(encoding="utf-8")
+    last = out.splitlines()[-1]
+    assert f'<span class="verdict pass"><bdi>{html.escape(last)}</bdi></span>' in index
     assert "not implemented: zoom (3 scenarios skipped)" in out, out
     assert "none here" not in out
     cases = {c.get("name"): c for c in ET.parse(tmp_path / "r.xml").getroot().iter("testcase")}
