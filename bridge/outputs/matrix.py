@@ -15,7 +15,8 @@ report gives them; a roll-up by family, a pass rate per engine, each family
 unfolding into its scenarios; and, for an engine given in several reports
 (the same command, the same name), its history: its runs oldest first, and
 what each changed (newly failing, newly passing). Reports of another
-corpus version than the first are marked, and left out of a history. The
+corpus version than the newest of them are marked, and left out of a
+history. The
 page sorts by any column (a click on its heading), worst outcomes first,
 and two checkboxes keep only the rows where the engines differ, or only
 those with a FAIL (CSS alone: no server, no script).
@@ -192,10 +193,17 @@ def named(engine: dict[str, Any]) -> str:
     return f"{name} ({command})" if name else str(command)
 
 
+def newest(engines: list[dict[str, Any]]) -> int | None:
+    """The newest corpus version of the reports: the one others are marked against."""
+    return max(
+        (e["corpus_version"] for e in engines if e["corpus_version"] is not None), default=None
+    )
+
+
 def histories(engines: list[dict[str, Any]], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each engine given in several reports of the first report's corpus
-    version: its runs (columns) oldest first, and what each changed."""
-    version = engines[0]["corpus_version"] if engines else None
+    """Each engine given in several reports of the newest corpus version:
+    its runs (columns) oldest first, and what each changed."""
+    version = newest(engines)
     runs: dict[tuple[str, str], list[int]] = {}
     for k, e in enumerate(engines):
         if e["corpus_version"] == version:
@@ -261,7 +269,7 @@ def matrix(reports: list[Report], out: Path) -> dict[str, Any]:
     if len(versions) > 1:
         notes.append(
             f"the reports are of corpus versions {', '.join(versions)}: a scenario of one "
-            "name may hold other events in each; those of another version than the first "
+            "name may hold other events in each; those of another version than the newest "
             "are marked, and in no history"
         )
     engines = [engine(r) for r in reports]
@@ -385,7 +393,7 @@ def engine_row(data: dict[str, Any], version: Any) -> str:
     other = data["corpus_version"] != version
     corpus = f"corpus version {escape(data['corpus_version'])}"
     if other:
-        corpus = f'<b class="marked">{corpus}: not the first report\'s {escape(version)}</b>'
+        corpus = f'<b class="marked">{corpus}: not the newest, {escape(version)}</b>'
     return (
         f"<tr><td><b><bdi>{escape(data['label'])}</bdi></b>{named}<br>"
         f"<code>{escape(data['report'])}</code></td>"
@@ -517,7 +525,7 @@ def page(found: dict[str, Any]) -> str:
     plain = "".join(f"<th><bdi>{escape(e['label'])}</bdi></th>" for e in engines)
     notes = "".join(f"<p><b>Note:</b> {escape(note)}.</p>" for note in found["notes"])
     title = f"optchat-spec: {len(engines)} engines side by side"
-    version = engines[0]["corpus_version"] if engines else None
+    version = newest(engines)
     passed = sum(e["verdict"]["exit_code"] == 0 for e in engines)
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'

@@ -360,8 +360,8 @@ def test_five_reports_show_verdicts_colours_families_filters_and_a_history(
                 family,
                 by_report[e["report"]]["scenarios"],
             )
-        summary = f'<details class="family"><summary><table class="grid"><tr><td><b>{family["family"]}</b>'
-        assert summary in text
+        opened = '<details class="family"><summary><table class="grid"><tr><td><b>'
+        assert f"{opened}{family['family']}</b>" in text
 
     probed = out.with_name("filtered-" + out.name)
     probed.write_text(text.replace("<head>", "<head>" + FILTERS, 1))
@@ -382,3 +382,26 @@ def test_five_reports_show_verdicts_colours_families_filters_and_a_history(
         "pass": "rgb(0, 102, 0)",
         "fail": "rgb(170, 0, 0)",
     }
+
+
+def test_a_report_of_another_corpus_version_is_marked_and_in_no_history(tmp_path: Path) -> None:
+    data: dict[str, Any] = json.loads(model_report(tmp_path).read_text())
+    older = {
+        **data,
+        "corpus_version": data["corpus_version"] - 1,
+        "started": "2020-01-01T00:00:00+00:00",
+    }
+    found = matrix(
+        [Report(tmp_path / "new.json", data), Report(tmp_path / "old.json", older)],
+        tmp_path / "m.html",
+    )
+    assert found["histories"] == []  # one engine, but not one corpus
+    (note,) = found["notes"]
+    assert f"corpus versions {older['corpus_version']}, {data['corpus_version']}" in note
+    shown = page(found)
+    # The older corpus's row says it is not the newest.
+    marked = shown.count('<b class="marked">')
+    older_said = (
+        f"corpus version {older['corpus_version']}: not the newest, {data['corpus_version']}"
+    )
+    assert marked == 1 and older_said in shown
