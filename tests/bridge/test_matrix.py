@@ -63,7 +63,7 @@ def hostile(report: Path, into: Path) -> Path:
     its divergence pages beside it as in the original."""
     data = json.loads(report.read_text())
     data["engine"] = data["engine_name"] = "engine " + PAYLOAD
-    data["agreement"] = PAYLOAD
+    data["agreement"] = data["verdict"]["summary"] = PAYLOAD
     for case in data["scenarios"]:
         case["path"] = f"{PAYLOAD}/{case['path']}"
         case["family"] = case["reason"] = PAYLOAD
