@@ -128,7 +128,8 @@ def index(run: Run, stopped: str | None = None) -> str:
         f"{escape(run.summary())}</bdi></span></p>"
         f"<p>engine <code>{escape(run.engine)}</code>"
         + (f" (it calls itself <code>{escape(engine_name)}</code>)" if engine_name else "")
-        + f"; {escape(run.agreement)}; runner {escape(__version__)}, corpus version "
+        + (f"; {escape(run.agreement)}" if run.agreement else "")
+        + f"; runner {escape(__version__)}, corpus version "
         f"{escape(run.corpus_version)}; {len(run.verdicts)} scenarios: {counts}; "
         f"{run.seconds:.1f} s.</p>"
         + (

@@ -68,6 +68,7 @@ def test_an_engine_that_cannot_start_still_gets_an_index_page_saying_why(
     page = (out / "index.html").read_text(encoding="utf-8")
     assert "ENGINE FAULT (not a divergence): the engine failed at its start" in page
     assert '<span class="verdict fail">' in page
+    assert "; ;" not in page  # no profile was declared: none is said
     assert "cannot be started: No such file or directory" in page
     assert page.count('class="FAULT">FAULT</td>') == 3
 
