@@ -64,7 +64,8 @@ class Coverage:
     fields: Counter[str] = field(default_factory=Counter)
     """Per capability: field values not compared."""
     left_out: Counter[str] = field(default_factory=Counter)
-    """Per capability: scenarios SKIPPED for it (made to test only it)."""
+    """Per capability: scenarios SKIPPED for it (made to test only it),
+    said beside it when a replay counted it lacking (`lacking`)."""
     stopped: bool = False
     """Whether the replay stopped before its end (at a divergence)."""
     skipped: int = 0

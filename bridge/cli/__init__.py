@@ -80,11 +80,11 @@ table above: it adds its arguments (`add_parser`) and runs the command
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """A parser whose usage errors are one line, naming the command and
-    where its usage is, not a usage block of 20 lines above that line."""
+    """A parser whose usage errors are argparse's last line alone, not a
+    usage block of 20 lines above it (`--help` prints that)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (usage: {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -278,7 +278,7 @@ def checked(
         return verdict(
             "SKIPPED",
             reason=str(skipped),
-            coverage=Coverage(count, lacking=lacked, skipped=count, left_out=Counter(lacked)),
+            coverage=Coverage(count, skipped=count, left_out=Counter(lacked)),
             outside=str(skipped.accepted) if isinstance(skipped, Outside) else "",
             family=str(scenario.notes.get("family", "")),
         )
