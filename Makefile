@@ -30,8 +30,9 @@ PIP := pip==23.2.1
 UV_CACHE = $(shell d="$${XDG_CACHE_HOME:-$$HOME/.cache}/uv"; mkdir -p "$$d" 2>/dev/null && [ -w "$$d" ] || echo --cache-dir build/uv-cache)
 
 $(VENV)/.stamp: requirements.lock pyproject.toml
-	rm -rf $(VENV)
-	if $(PYTHON) -m venv --without-pip $(VENV) \
+	@echo "venv: $(VENV) from requirements.lock (uv, seconds; once)"
+	@rm -rf $(VENV)
+	@if $(PYTHON) -m venv --without-pip $(VENV) \
 		&& $(PYTHON) -m pip --python $(VENV)/bin/python install --quiet --disable-pip-version-check $(UV) \
 		&& $(VENV)/bin/uv pip install --quiet --compile-bytecode $(UV_CACHE) --python $(VENV)/bin/python \
 			-r requirements.lock $(PIP); \
@@ -40,7 +41,7 @@ $(VENV)/.stamp: requirements.lock pyproject.toml
 		rm -rf $(VENV) && $(PYTHON) -m venv $(VENV) \
 		&& $(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.lock; \
 	fi
-	touch $@
+	@touch $@
 
 # The planner compiled to C by mypyc, and its text scans from impl/textscan.c
 # (impl/__init__.py says when they are loaded).

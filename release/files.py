@@ -42,6 +42,12 @@ mutmut, the project's own tests and git history): never shipped."""
 RENAMED = {"SPEC.md": "bridge/SPEC.md"}
 """Files shipped under another path: {path in the project: path shipped}."""
 
+EXAMPLES = ("tests/bridge/engines", "bridge/examples/engines")
+"""The example engines (`--engine example:NAME`, bridge/wire/examples.py):
+where they are in the project, and where the runner ships them, as data
+(programs the runner starts, never modules it imports), at the same depth
+so that their paths to scenarios/profiles/ hold in both."""
+
 BUILD = ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "release/*.py")
 """What an sdist adds to the wheel's files so that it builds the wheel again."""
 
@@ -59,7 +65,14 @@ def chosen(patterns: tuple[str, ...], root: Path = ROOT) -> dict[str, Path]:
 
 
 def with_renamed(files: dict[str, Path], root: Path = ROOT) -> dict[str, Path]:
-    return {**files, **{shipped: root / source for source, shipped in RENAMED.items()}}
+    """`files` with SPEC.md and the example engines, each under its shipped path."""
+    source, shipped = EXAMPLES
+    examples = chosen((f"{source}/*.py",), root)
+    return {
+        **files,
+        **{shipped: root / source for source, shipped in RENAMED.items()},
+        **{f"{shipped}/{Path(name).name}": path for name, path in examples.items()},
+    }
 
 
 def runner(root: Path = ROOT) -> dict[str, Path]:
@@ -74,4 +87,4 @@ def wheel(root: Path = ROOT) -> dict[str, Path]:
 
 def sdist(root: Path = ROOT) -> dict[str, Path]:
     """The sdist's files, by their paths in the project."""
-    return chosen(RUNNER + LAWS + BUILD + tuple(RENAMED), root)
+    return chosen(RUNNER + LAWS + BUILD + tuple(RENAMED) + (f"{EXAMPLES[0]}/*.py",), root)

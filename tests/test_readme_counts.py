@@ -150,7 +150,7 @@ CHECKS: list[Check] = [
         lambda: (len(refusal_rules()), len(spec_refusal_rules())),
     ),
     ("README.md", r"one for each of (\d+) pairs", lambda: (families()["both"],)),
-    ("README.md", r"corpus\s+version (\d+)", lambda: (corpus_version(),)),
+    ("README.md", r"(?i)corpus\s+version\s+(?:is\s+)?(\d+)", lambda: (corpus_version(),)),
     ("README.md", r"one of the (\d+) options of\s+SPEC 10", lambda: (len(spec_options()),)),
     (
         "README.md",

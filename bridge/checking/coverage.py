@@ -63,6 +63,9 @@ class Coverage:
     """Per capability: answers compared without some of their fields."""
     fields: Counter[str] = field(default_factory=Counter)
     """Per capability: field values not compared."""
+    left_out: Counter[str] = field(default_factory=Counter)
+    """Per capability: scenarios SKIPPED for it (made to test only it),
+    said beside it when a replay counted it lacking (`lacking`)."""
     stopped: bool = False
     """Whether the replay stopped before its end (at a divergence)."""
     skipped: int = 0
@@ -126,6 +129,7 @@ class Coverage:
         self.given += other.given
         self.answers += other.answers
         self.fields += other.fields
+        self.left_out += other.left_out
         self.stopped = self.stopped or other.stopped
         self.skipped += other.skipped
         self.owed += other.owed
@@ -145,6 +149,8 @@ class Coverage:
         if self.fields[name]:
             fields = plural(self.fields[name], "field")
             parts.append(f"{fields} not compared in {plural(self.answers[name], 'answer')}")
+        if self.left_out[name]:
+            parts.append(f"{plural(self.left_out[name], 'scenario')} skipped")
         return f"{name} ({', '.join(parts) or 'none here'})"
 
     def not_implemented(self) -> str:

@@ -68,6 +68,16 @@ class Outside(Skipped):
         self.accepted = accepted
 
 
+class Lacked(Skipped):
+    """The scenario was made to test only a capability the engine lacks."""
+
+    def __init__(self, capability: str, spec: str) -> None:
+        super().__init__(
+            f"it tests only {capability} ({spec}), which the engine does not implement"
+        )
+        self.capability = capability
+
+
 def within(scenario: Scenario, accepted: Limits) -> None:
     """Outside when the scenario's constants lie outside `accepted`."""
     broken = accepted.broken(scenario.constants)
@@ -83,9 +93,7 @@ def lacks_for(
     lacks = lacking(capabilities_of(ready.capabilities, given, name))
     alone = only_tests(lacks, scenario.notes)
     if alone is not None:
-        raise Skipped(
-            f"it tests only {alone.name} ({alone.spec}), which the engine does not implement"
-        )
+        raise Lacked(alone.name, alone.spec)
     return lacks
 
 

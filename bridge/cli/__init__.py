@@ -35,6 +35,7 @@ import contextlib
 import os
 import signal
 import sys
+from typing import NoReturn
 
 from bridge import __version__
 from bridge.cli import (
@@ -79,8 +80,16 @@ table above: it adds its arguments (`add_parser`) and runs the command
 (`run`)."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose usage errors are argparse's last line alone, not a
+    usage block of 20 lines above it (`--help` prints that)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(
+    top = OneLineParser(
         prog=command(), description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     top.add_argument(

@@ -7,6 +7,8 @@ import argparse
 import math
 import re
 import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bridge.checking import causes
@@ -49,6 +51,7 @@ from bridge.runs.expect import corpus_version
 from bridge.runs.progress import Ticker
 from bridge.runs.shards import share
 from bridge.runs.tally import counted, outside_lines, still_known
+from bridge.wire.engine import EngineFault
 from model.profile import Profile
 
 
@@ -133,10 +136,11 @@ def run(args: argparse.Namespace) -> int:
         report=args.report,
         page=write_divergence_report,
     )
-    began = time.monotonic()
+    began, started = time.monotonic(), datetime.now(UTC).isoformat(timespec="seconds")
     verdicts = []
     said = named = ""
-    for k, verdict in enumerate(unless_broken(check_all(paths, options, args.jobs)), start=1):
+    checked = unless_broken(check_all(paths, options, args.jobs))
+    for k, verdict in enumerate(paged_if_broken(checked, verdicts, args, known, began), start=1):
         verdicts.append(verdict)
         said, named = said or verdict.agreement, named or verdict.declared
         seen = outcome(verdict, known)
@@ -191,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
         named,
         args.min_compared,
         str(shard) if shard.count > 1 else None,
+        started,
     )
     if args.keep_going:
         for number, past in enumerate(run_report.beyond(), start=1):
@@ -208,6 +213,28 @@ def run(args: argparse.Namespace) -> int:
     if interrupted:
         raise KeyboardInterrupt
     return run_report.tally().code()
+
+
+def paged_if_broken(
+    checked: Iterator[Verdict],
+    verdicts: list[Verdict],
+    args: argparse.Namespace,
+    known: dict[str, str],
+    began: float,
+) -> Iterator[Verdict]:
+    """The verdicts as they come; when the engine faults at its start on
+    every one (unless_broken), the report's index says so, with the
+    verdicts so far, before the run stops."""
+    try:
+        yield from checked
+    except EngineFault as fault:
+        if args.report is not None:
+            said = next((v.agreement for v in verdicts if v.agreement), "")
+            stopped = Run(
+                args.engine, said, corpus_version(), time.monotonic() - began, verdicts, known
+            )
+            print(f"the report: {write_index(stopped, args.report, str(fault))}", flush=True)
+        raise
 
 
 SHOWN = 6

@@ -370,7 +370,7 @@ def summary(
     elif fuzzer.fault is None:
         known = f" of a cause not known (passing over {len(listed)})" if listed else ""
         compared = fuzzer.coverage().compared_said(args.min_compared)
-        said = f"{fuzzer.engine.name} {agreement(fuzzer.profile)}"
+        said = f"{fuzzer.engine.name} agrees, and {agreement(fuzzer.profile)}"
         if interrupted:
             said = "INTERRUPTED before the search was done, so no verdict"
         print(

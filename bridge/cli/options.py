@@ -12,6 +12,7 @@ from bridge.formats.layout import choose, files
 from bridge.formats.usage import UsageError, read_capabilities, read_constants, read_profile
 from bridge.outputs.regressions import REGRESSIONS
 from bridge.runs.corpus import Options
+from bridge.wire.examples import PREFIX, program
 from scenarios.arguments import jobs_option, positive, positive_int, whole_number
 from scenarios.shard import Shard, parse
 
@@ -24,7 +25,9 @@ TIMEOUT = 10.0
 
 ENGINES = (
     "`reference` (impl.protocol, run by this runner's Python), `model`, `impl` "
-    "(in process), or the command of an engine speaking bridge/PROTOCOL.md"
+    "(in process), `example:NAME [ARGS]` (an example engine with a planted bug or a "
+    "declared difference, README: Example engines), or the command of an engine "
+    "speaking bridge/PROTOCOL.md"
 )
 
 
@@ -116,6 +119,8 @@ def named_engine(args: argparse.Namespace) -> str:
     none: a run never checks an engine nobody named (issue 22)."""
     if args.engine is None:
         raise UsageError(f"--engine is required: {ENGINES}")
+    if args.engine.startswith(PREFIX):
+        program(args.engine)  # a name no example engine has: one line now, not a FAULT each
     return str(args.engine)
 
 

@@ -39,11 +39,12 @@ def key(profile: Profile) -> str:
 
 
 def agreement(profile: Profile) -> str:
-    """How a report says what an engine agrees with (SPEC 10)."""
+    """How a report says what an engine declares (SPEC 10); never that it
+    agrees, which only its verdict says."""
     differ = deviations(profile)
     if not differ:
-        return "agrees with SPEC"
-    return "agrees with SPEC under declared deviations: " + "; ".join(differ)
+        return "declares no deviation (profile: SPEC)"
+    return "declares deviations: " + "; ".join(differ)
 
 
 def declared(profile: Profile) -> str:

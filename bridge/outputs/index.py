@@ -14,15 +14,18 @@ from bridge.checking.coverage import percent
 from bridge.checking.verdict import Verdict, outcome
 from bridge.formats.kit import shown
 from bridge.outputs.markup import escape
+from bridge.outputs.verdicts import CSS as COLOURS
+from bridge.outputs.verdicts import state
 from bridge.outputs.writing import write_whole
 from bridge.runs.corpus import Run
 
 CSS = (
     "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;padding:0 12px}"
     "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left;vertical-align:top}"
-    "tr:nth-child(even){background:#f4f4f4}.FAIL,.FAULT,.BAD,.ERROR{color:#b00;font-weight:bold}"
-    "code{font-size:12px;word-break:break-all}"
-)
+    "tr:nth-child(even){background:#f4f4f4}code{font-size:12px;word-break:break-all}"
+) + COLOURS
+"""The page's own style, then the colours every page gives verdicts and
+outcomes (the matrix's too)."""
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 """The index loads nothing and runs no script at all."""
 
@@ -108,8 +111,9 @@ def causes_table(run: Run) -> str:
     )
 
 
-def index(run: Run) -> str:
-    """The front page as one HTML document."""
+def index(run: Run, stopped: str | None = None) -> str:
+    """The front page as one HTML document; `stopped`, when the engine
+    faulted at its start on every scenario and the run stopped, says why."""
     seen = [outcome(v, run.known) for v in run.verdicts]
     counts = ", ".join(f"{seen.count(o)} {escape(o)}" for o in dict.fromkeys(seen))
     engine_name = next((v.engine for v in run.verdicts if v.engine), "")
@@ -120,18 +124,27 @@ def index(run: Run) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">'
         f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
         f"<h1>{escape(title)}</h1>"
+        f'<p><span class="verdict {state(run.tally().code())}"><bdi>'
+        f"{escape(run.summary())}</bdi></span></p>"
         f"<p>engine <code>{escape(run.engine)}</code>"
         + (f" (it calls itself <code>{escape(engine_name)}</code>)" if engine_name else "")
-        + f"; {escape(run.agreement)}; runner {escape(__version__)}, corpus version "
+        + (f"; {escape(run.agreement)}" if run.agreement else "")
+        + f"; runner {escape(__version__)}, corpus version "
         f"{escape(run.corpus_version)}; {len(run.verdicts)} scenarios: {counts}; "
         f"{run.seconds:.1f} s.</p>"
-        f"<p>{escape(run.coverage().summary())}</p>{causes_table(run)}"
+        + (
+            f'<p class="FAULT">ENGINE FAULT (not a divergence): {escape(stopped)}. '
+            "Nothing was compared; the rows below are the scenarios tried.</p>"
+            if stopped is not None
+            else ""
+        )
+        + f"<p>{escape(run.coverage().summary())}</p>{causes_table(run)}"
         "<table><tr><th>scenario</th><th>outcome</th><th>cause</th><th>first divergence</th>"
         "<th>events compared</th><th>events delivered</th><th></th></tr>"
         f"{rows}</table></body></html>\n"
     )
 
 
-def write_index(run: Run, folder: Path) -> Path:
-    """Write `index.html` in the report folder."""
-    return write_whole(folder / "index.html", index(run))
+def write_index(run: Run, folder: Path, stopped: str | None = None) -> Path:
+    """Write `index.html` in the report folder (`stopped`: index's)."""
+    return write_whole(folder / "index.html", index(run, stopped))

@@ -52,6 +52,7 @@ def to_json(run: Run) -> dict[str, Any]:
         "engine_name": next((v.engine for v in run.verdicts if v.engine), None),
         "profile": next((v.profile for v in run.verdicts if v.profile is not None), None),
         "agreement": run.agreement,
+        "started": run.started,
         "seconds": round(run.seconds, 3),
         "counts": counts,
         "coverage": run.coverage().to_json(),

@@ -209,6 +209,9 @@ def merge_json(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
     merged["counts"] = counts
     merged["coverage"] = summed_coverage(reports)
     merged["seconds"] = max(number(path, r.get("seconds"), "seconds") for path, r in reports)
+    merged["started"] = min(
+        (str(r["started"]) for _, r in reports if r.get("started")), default=None
+    )
     floor = floor_of(reports[0][0], merged["min_compared"])
     code, summary, _ = judged(
         reports[0][0],

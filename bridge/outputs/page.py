@@ -188,7 +188,7 @@ def facts(scenario: Scenario, profile: Profile, trace: Replay) -> str:
         f"{trace.messages:,} messages; {batches:,} chat view batches and {cbatches:,} compaction "
         f"view batches that merged. CEILING {c['ceiling']:,} / FLOOR {c['floor']:,}, CCEILING "
         f"{c['cceiling']:,} / CFLOOR {c['cfloor']:,}, NODE {c['node']}, JOBS {c['jobs']}, AHEAD "
-        f"{c['ahead']}. The model {escape(agreement(profile))}.</p>"
+        f"{c['ahead']}. The model runs as the engine {escape(agreement(profile))}.</p>"
     )
 
 

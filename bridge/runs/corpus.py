@@ -11,6 +11,7 @@ import signal
 import sys
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -35,6 +36,7 @@ from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
 from bridge.checking.shrink import cut, marked, shrunk_note
 from bridge.checking.verdict import (
+    Lacked,
     Outside,
     Skipped,
     Verdict,
@@ -115,6 +117,8 @@ class Run:
     """`--min-compared`: the fraction of the events the run must compare."""
     shard: str | None = None
     """`K/N` for a shard of a campaign, whose floor the merged report is held to."""
+    started: str | None = None
+    """When the run began, in UTC (ISO 8601, to the second); None when not known."""
 
     def cause_of(self, verdict: Verdict) -> str | None:
         """The id of the cause a scenario's FAIL is of; None when it is of none."""
@@ -285,11 +289,13 @@ def checked(
     except Skipped as skipped:
         sound = True
         count = scenario.count()
+        lacked = (skipped.capability,) if isinstance(skipped, Lacked) else ()
         return verdict(
             "SKIPPED",
             reason=str(skipped),
-            coverage=Coverage(count, skipped=count),
+            coverage=Coverage(count, skipped=count, left_out=Counter(lacked)),
             outside=str(skipped.accepted) if isinstance(skipped, Outside) else "",
+            family=str(scenario.notes.get("family", "")),
         )
     except (EngineFault, transcript.TranscriptError) as error:
         status = "FAULT" if isinstance(error, EngineFault) else "BAD"

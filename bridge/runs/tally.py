@@ -43,6 +43,9 @@ class Tally:
     shard: bool = False
     """A shard of a campaign (`--shard K/N`): what it compared is judged on
     the shards' merged report (`merge-reports`), whose fraction is the run's."""
+    skipped_as_listed: int = 0
+    """Of the expected failures, those SKIPPED (an engine lacking what they
+    need), not failed."""
 
     @classmethod
     def of(
@@ -55,7 +58,11 @@ class Tally:
     ) -> Tally:
         outcomes = [outcome(v, known) for v in verdicts]
         counts = {o: outcomes.count(o) for o in dict.fromkeys(outcomes)}
-        return cls(len(verdicts), counts, coverage, floor, shard)
+        skipped = sum(
+            o == "expected failure" and v.status == "SKIPPED"
+            for v, o in zip(verdicts, outcomes, strict=True)
+        )
+        return cls(len(verdicts), counts, coverage, floor, shard, skipped)
 
     def faulted(self) -> bool:
         """Whether a scenario ended in an engine fault, bad input or a runner error."""
@@ -93,10 +100,14 @@ class Tally:
             agree = (
                 "none agrees" if not agreed else f"{agreed} {'agrees' if agreed == 1 else 'agree'}"
             )
-            fail = "fails" if as_listed == 1 else "fail"
+            failed, skipped = as_listed - self.skipped_as_listed, self.skipped_as_listed
+            listed = [
+                *([f"{failed} {'fails' if failed == 1 else 'fail'}"] if failed else []),
+                *([f"{skipped} {'is' if skipped == 1 else 'are'} skipped"] if skipped else []),
+            ]
             return (
                 f"AS LISTED: of {counted(self.total, 'scenario')}, {agree} and "
-                f"{as_listed} {fail} as the known failures say"
+                f"{' and '.join(listed)} as the known failures say"
             )
         parts = [
             f"{self.counts[o]} {o}"

@@ -1,5 +1,6 @@
 """The one place an engine is made from its spec: `reference`, `model` or
-`impl`, or the command line of a program speaking the protocol."""
+`impl`, an example engine (`example:NAME`, bridge/wire/examples.py), or the
+command line of a program speaking the protocol."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 from bridge.formats.invocation import PACKAGES
 from bridge.formats.profile import SPEC
 from bridge.wire.engine import Engine
+from bridge.wire.examples import PREFIX, example
 from bridge.wire.inprocess import ImplEngine, ModelEngine
 from bridge.wire.process import ProcessEngine
 from model.profile import Profile
@@ -30,12 +32,14 @@ def reference(timeout: float = 10.0) -> ProcessEngine:
 
 def engine(spec: str, timeout: float = 10.0, profile: Profile = SPEC) -> Engine:
     """`reference` (impl.protocol through the protocol), `model` or `impl`
-    (both in process, run with `profile`), or a command line speaking the
-    protocol (which declares its own)."""
+    (both in process, run with `profile`), an example engine, or a command
+    line speaking the protocol (which declares its own)."""
     if spec == "reference":
         return reference(timeout)
     if spec == "model":
         return ModelEngine(profile)
     if spec == "impl":
         return ImplEngine(profile)
+    if spec.startswith(PREFIX):
+        return example(spec, timeout)
     return ProcessEngine(spec, timeout)

@@ -63,7 +63,7 @@ def hostile(report: Path, into: Path) -> Path:
     its divergence pages beside it as in the original."""
     data = json.loads(report.read_text())
     data["engine"] = data["engine_name"] = "engine " + PAYLOAD
-    data["agreement"] = PAYLOAD
+    data["agreement"] = data["verdict"]["summary"] = PAYLOAD
     for case in data["scenarios"]:
         case["path"] = f"{PAYLOAD}/{case['path']}"
         case["family"] = case["reason"] = PAYLOAD
@@ -228,7 +228,7 @@ def test_the_causes_a_report_gives_are_rows_of_its_engine(tmp_path: Path) -> Non
         ("queue@start", 2),
     ]
     shown = page(found)
-    table = shown[shown.index("<h2>The causes</h2>") : shown.index("<h2>The scenarios</h2>")]
+    table = shown[shown.index("<h2>The causes</h2>") : shown.index('<p class="filters">')]
     assert table.count("<tr>") == 3 and "<code>queue@start</code>" in table
     assert "&lt;script&gt;alert(&#x27;m&#x27;)" in table and "<script>alert" not in shown
     assert 'title="size differs (cause views@message:message)"' in shown
@@ -236,9 +236,9 @@ def test_the_causes_a_report_gives_are_rows_of_its_engine(tmp_path: Path) -> Non
     twice = matrix(again, tmp_path / "m.html")
     assert "<h2>The causes</h2>" not in page(twice)
     name = data["engine_name"]
+    when = data["started"][:16].replace("T", " ")
     assert [e["label"] for e in twice["engines"]] == [
-        f"{name} ({tmp_path / '1.json'})",
-        f"{name} ({tmp_path / '2.json'})",
+        f"{name} (model) ({when}) ({tmp_path / f'{k}.json'})" for k in (1, 2)
     ]
 
 
@@ -266,3 +266,142 @@ def test_a_report_no_run_writes_is_one_line_and_exit_2(
     assert cli.main(["matrix", str(tmp_path / "missing.json"), "-o", str(tmp_path / "m.html")]) == 2
     assert "cannot be read" in capsys.readouterr().err
     assert not (tmp_path / "m.html").exists()  # nothing written from a bad report
+
+
+FILTERS = """<script>
+addEventListener("load", () => {
+  const shown = () => Array.from(document.querySelectorAll("#matrix tbody tr"))
+    .filter((row) => getComputedStyle(row).display !== "none").length;
+  const seen = {all: shown()};
+  for (const box of ["only-fail", "only-differ"]) {
+    document.getElementById(box).click();
+    seen[box] = shown();
+    document.getElementById(box).click();
+  }
+  const colour = (selector) => getComputedStyle(document.querySelector(selector)).color;
+  seen.colours = {FAIL: colour("#matrix td.FAIL"), ok: colour("#matrix td.ok"),
+    SKIPPED: colour("#matrix td.SKIPPED"), pass: colour(".verdict.pass"),
+    fail: colour(".verdict.fail")};
+  const out = document.createElement("pre");
+  out.id = "sorted";
+  out.textContent = JSON.stringify(seen);
+  document.body.append(out);
+});
+</script>"""
+"""Put in a copy of the page: ticks each filter alone and counts the rows
+of table#matrix left shown, and reads the colours the browser gives a
+FAIL, an ok and a SKIPPED cell and a green and a red verdict."""
+
+
+def earlier(report: Path, into: Path) -> Path:
+    """The partial engine's report as an earlier run of it would have been:
+    begun a day before, refused_kind_1 ok there and both_kind_utf8 FAIL."""
+    data = json.loads(report.read_text())
+    data["started"] = "2026-12-05T01:00:00+00:00"
+    for case in data["scenarios"]:
+        if case["scenario"] == "refused_kind_1.jsonl":
+            case.update(status="ok", reason="", divergence=None, page=None, cause=None)
+        if case["scenario"] == "both_kind_utf8.jsonl":
+            case.update(status="FAIL", reason="size differs", page=None)
+    into.mkdir()
+    (into / "report.json").write_text(json.dumps(data))
+    return into / "report.json"
+
+
+@needs_chromium
+def test_five_reports_show_verdicts_colours_families_filters_and_a_history(
+    reports: list[Path], tmp_path: Path
+) -> None:
+    """A green report, a red one, one that compared nothing (the Node
+    starter), two runs of one engine (the partial engine's, an earlier one
+    made from it): each verdict coloured as its exit code says, the
+    families' pass rates, the filters in a browser, and the history."""
+    given = [*reports[:3], earlier(reports[1], tmp_path / "earlier")]
+    out = tmp_path / "matrix.html"
+    argv = ["matrix", *map(str, given), "-o", str(out), "--json", str(tmp_path / "m.json")]
+    assert cli.main(argv) == 0
+    said = [json.loads(path.read_text()) for path in given]
+    assert [r["verdict"]["exit_code"] for r in said[:3]] == [0, 1, 1]
+    assert "NOTHING COMPARED" in said[2]["verdict"]["summary"]
+    found = json.loads((tmp_path / "m.json").read_text())
+    jsonschema.validate(found, json.loads((ROOT / "bridge" / "matrix.schema.json").read_text()))
+    # The partial engine's two runs side by side, oldest first.
+    assert [e["report"] for e in found["engines"]] == list(
+        map(str, [*given[:1], given[3], given[1], given[2]])
+    )
+    (history,) = found["histories"]
+    assert history["columns"] == [1, 2]
+    assert history["changes"] == [
+        {
+            "from": 1,
+            "to": 2,
+            "newly_failing": ["corpus/refused_kind_1.jsonl"],
+            "newly_passing": ["corpus/both_kind_utf8.jsonl"],
+        }
+    ]
+    text = out.read_text(encoding="utf-8")
+    for report in said:
+        colour = "pass" if report["verdict"]["exit_code"] == 0 else "fail"
+        summary = html.escape(report["verdict"]["summary"])
+        assert f'<span class="verdict {colour}"><bdi>{summary}</bdi></span>' in text
+        assert "agrees with SPEC" not in text
+    # Each family's pass rate in each engine, counted from the reports.
+    by_report = dict(zip(map(str, given), said, strict=True))
+    family_of = {c["path"]: c["family"] for r in said[::-1] for c in r["scenarios"] if c["family"]}
+    for family in found["families"]:
+        for e, ok, ran in zip(found["engines"], family["ok"], family["ran"], strict=True):
+            cases = [
+                c
+                for c in by_report[e["report"]]["scenarios"]
+                if family_of[c["path"]] == family["family"]
+            ]
+            assert (ran, ok) == (len(cases), sum(c["status"] == "ok" for c in cases)), (
+                e["report"],
+                family,
+                by_report[e["report"]]["scenarios"],
+            )
+        opened = '<details class="family"><summary><table class="grid"><tr><td><b>'
+        assert f"{opened}{family['family']}</b>" in text
+
+    probed = out.with_name("filtered-" + out.name)
+    probed.write_text(text.replace("<head>", "<head>" + FILTERS, 1))
+    seen = visit(probed)
+    assert seen.probe["errors"] == [] and seen.console == []
+    counted = json.loads(sorted_from(seen.dom))
+    names = sorted({c["path"] for r in said for c in r["scenarios"]})
+    status = [{c["path"]: c["status"] for c in r["scenarios"]} for r in said]
+    red = {"FAIL", "FAULT", "BAD", "ERROR", "UNEXPECTED PASS"}
+    assert counted["all"] == len(names)
+    assert counted["only-fail"] == sum(any(s.get(n) in red for s in status) for n in names) > 0
+    assert counted["only-differ"] == sum(len({s.get(n) for s in status}) > 1 for n in names)
+    assert counted["only-differ"] < len(names)
+    assert counted["colours"] == {
+        "FAIL": "rgb(170, 0, 0)",
+        "ok": "rgb(0, 102, 0)",
+        "SKIPPED": "rgb(119, 119, 119)",
+        "pass": "rgb(0, 102, 0)",
+        "fail": "rgb(170, 0, 0)",
+    }
+
+
+def test_a_report_of_another_corpus_version_is_marked_and_in_no_history(tmp_path: Path) -> None:
+    data: dict[str, Any] = json.loads(model_report(tmp_path).read_text())
+    older = {
+        **data,
+        "corpus_version": data["corpus_version"] - 1,
+        "started": "2020-01-01T00:00:00+00:00",
+    }
+    found = matrix(
+        [Report(tmp_path / "new.json", data), Report(tmp_path / "old.json", older)],
+        tmp_path / "m.html",
+    )
+    assert found["histories"] == []  # one engine, but not one corpus
+    (note,) = found["notes"]
+    assert f"corpus versions {older['corpus_version']}, {data['corpus_version']}" in note
+    shown = page(found)
+    # The older corpus's row says it is not the newest.
+    marked = shown.count('<b class="marked">')
+    older_said = (
+        f"corpus version {older['corpus_version']}: not the newest, {data['corpus_version']}"
+    )
+    assert marked == 1 and older_said in shown

@@ -33,7 +33,7 @@ def test_the_deviant_engine_agrees_under_its_declared_profile(name: str) -> None
     verdict = check(CORPUS / f"{name}.jsonl", Options(DECLARED, quiet=True))
     assert verdict.status == "ok", verdict.reason
     assert verdict.agreement == (
-        "agrees with SPEC under declared deviations: trim_lines; kind_words (unii -> talk, "
+        "declares deviations: trim_lines; kind_words (unii -> talk, "
         "user -> you); need_first off; failure_cap none; calls self; ahead_in_wait off; "
         "zoom_unbuilt refused; overlong kept; replies_out asks; trim_set ascii"
     )
@@ -65,7 +65,7 @@ def test_the_engine_agrees_under_the_policies_profile(name: str) -> None:
     verdict = check(CORPUS / f"{name}.jsonl", Options(engine, quiet=True))
     assert verdict.status == "ok", verdict.reason
     assert verdict.agreement == (
-        "agrees with SPEC under declared deviations: empty_chat blank_line; retry tick; "
+        "declares deviations: empty_chat blank_line; retry tick; "
         "held_takes_job; merge_order ready; resume self; empty_reply fails; not_shorter goes_on; "
         'retried first; zoom_one headed; zoom_halves bare; tolerance 1.25; cut word; ellipsis "…"; '
         "trim_set javascript"

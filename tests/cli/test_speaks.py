@@ -272,7 +272,7 @@ def test_known_failures_say_which_outcome_is_expected(
     code, out, _ = run([*base, str(skips), "--engine", wrong("skip")], capsys)
     last = out.splitlines()[-1]
     assert code == 1 and last.startswith("NOTHING COMPARED: 0 of ")
-    assert "none agrees and 2 fail as the known failures say" in last
+    assert "none agrees and 2 are skipped as the known failures say" in last
     # A listed scenario that agrees is fixed: take it off.
     listed = known(tmp_path, "empty_chat\n")
     code, out, _ = run([*base, str(listed), "--engine", "reference"], capsys)

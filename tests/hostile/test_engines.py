@@ -252,4 +252,4 @@ def test_fuzz_says_nothing_of_agreement_before_it_has_run(run: Hostile) -> None:
     assert result.code == 0, (result.out, result.err)
     lines = result.out.splitlines()
     assert lines[0] == "fuzzing impl (profile: SPEC) with seed 1, for 1 histories at most"
-    assert "impl agrees with SPEC" in lines[-2]
+    assert "impl agrees, and declares no deviation (profile: SPEC)" in lines[-2]

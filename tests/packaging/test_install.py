@@ -127,6 +127,7 @@ def test_every_shipped_runner_module_imports_without_any_extra(installed: Instal
             for name in wheel.namelist()
             if name.endswith(".py")
             and name.split("/")[0] in ("bridge", "model", "impl", "scenarios")
+            and not name.startswith("bridge/examples/")  # programs the runner starts
         )
     assert len(modules) > 40 and "impl.protocol" in modules and "bridge.cli" in modules
     # The fuzz strategies and fuzz's draws are the runner modules with an extra
@@ -205,6 +206,17 @@ def test_the_installed_command_runs_from_its_own_packages(installed: Installed) 
     laws = installed.run("laws")
     assert laws.returncode == 2 and "`laws` extra" in laws.stderr
     assert "Traceback" not in laws.stdout + laws.stderr
+
+
+def test_an_example_engine_runs_by_its_name_from_the_installed_command(
+    installed: Installed,
+) -> None:
+    done = installed.run(
+        "corpus", "--engine", "example:ahead-bug", "--only", "refused_utf8_0", "--shrink-tries", "0"
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAIL refused_utf8_0.jsonl" in done.stdout and "(SPEC 4)" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
 
 
 def test_known_failures_both_ways_from_the_installed_command(

@@ -119,6 +119,17 @@ def test_the_single_file_replays_bundled_scenarios_from_an_empty_directory(pyz: 
         assert "corpus/late_1500.jsonl" in text, written
 
 
+def test_an_example_engine_runs_by_its_name_from_the_single_file(pyz: Path) -> None:
+    """The example engines ship as data; one starts by its name, its imports
+    of `impl` and its path to scenarios/profiles/ reached from the unpacked folder."""
+    argv = ["corpus", "--engine", "example:partial --declare", "--only", "zoom_0"]
+    done = run(pyz, *argv, "--only", "refused_utf8_0", "--shrink-tries", "0")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert "SKIPPED zoom_0.jsonl" in done.stdout and "ok   refused_utf8_0" in done.stdout
+    assert "declared deviations: retry tick; empty_reply fails" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
 def test_it_says_its_version_and_that_it_is_not_a_release(pyz: Path) -> None:
     done = run(pyz, "--version")
     assert done.returncode == 0, done.stderr
