@@ -92,6 +92,8 @@ class Divergence:
     """What is wrong with the engine's answer, in SPEC's words, when the bridge can say."""
     not_compared: frozenset[str] = frozenset()
     """The fields of the capabilities the engine lacks: left out of `states`."""
+    answer: dict[str, Any] | None = None
+    """The engine's whole answer there (bridge/checking/slips.py explains a FAIL with it)."""
 
     def where(self) -> str:
         if self.position is None:
@@ -255,6 +257,7 @@ def run(
             answer.get(name, MISSING),
             sent[: index + 1],
             not_compared=frozenset(owner),
+            answer=answer,
         )
         return keep_going
 

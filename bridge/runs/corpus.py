@@ -27,10 +27,11 @@ from bridge.checking.causes import (
     signature,
     signature_of_json,
 )
-from bridge.checking.compare import Result, add_states, run
+from bridge.checking.compare import Divergence, Result, add_states, run
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
 from bridge.checking.shrink import cut, marked
+from bridge.checking.slips import Failure
 from bridge.checking.verdict import (
     Outside,
     Skipped,
@@ -41,6 +42,7 @@ from bridge.checking.verdict import (
     within,
 )
 from bridge.formats import transcript
+from bridge.formats.capabilities import Capability
 from bridge.formats.invocation import command
 from bridge.formats.kit import shown
 from bridge.formats.layout import read_checked, stream_checked, unique_name
@@ -331,6 +333,7 @@ def checked(
         )
     return verdict(
         "FAIL",
+        failure=failure_of(path, found, profile, result.lacks, ready),
         reason=found.summary(),
         report=found.report(shown(path), ("expected", subject.name)),
         divergence=divergence_json(found),
@@ -342,6 +345,22 @@ def checked(
         page=page,
         stderr=tail,
         **about,
+    )
+
+
+def failure_of(
+    path: Path, found: Divergence, profile: Profile, lacks: tuple[Capability, ...], ready: Ready
+) -> Failure | None:
+    """What explaining a FAIL by a rule slip needs (slips.py `Failure`): the
+    scenario read again, up to the divergence; None when it cannot be."""
+    if found.answer is None:
+        return None
+    try:
+        scenario = cut(read_checked(path), found)
+    except ScenarioError:
+        return None
+    return Failure(
+        shown(path), scenario, profile, lacks, found.index, found.answer, ready.rule_names
     )
 
 
@@ -551,7 +570,7 @@ def causes_of(job: CauseJob) -> Grouped:
                 "shrunk_from": Path(cause.representative or "").name,
                 "events_before": cause.events_before,
                 "cause": cause.id,
-                "kept": cause.signature.said(),
+                "kept": cause.said(),
             }
             generator = f"bridge corpus: cause {cause.id}, shrunk against {options.engine}"
             shrunk = replace(cause.shrunk, generator=generator, notes=notes)
