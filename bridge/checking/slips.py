@@ -11,7 +11,8 @@ turned (`min` and `max` swapped, `reversed` dropped, `reverse=` flipped),
 every condition negated (an `if`, a conditional expression, a filter of a
 comprehension), every operand of an `and` or an `or` dropped, every `not`
 dropped, a filter of a comprehension dropped, and a step of a chain of
-calls skipped. Each slip has an id stable from run to run
+calls of one method skipped (`a.replace(...).replace(...)`). Each slip
+has an id stable from run to run
 (`slip:MODULE.FUNCTION.CHANGE.N`, N counting that change in that function
 in the order of its code) and words: the function's docstring, which cites
 its SPEC section, and the change.
@@ -30,8 +31,10 @@ from __future__ import annotations
 
 import ast
 import copy
+import math
 import re
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -70,6 +73,14 @@ TAGS = {
     ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
     ast.NotEq: "ne", ast.In: "in", ast.NotIn: "notin", ast.Is: "is", ast.IsNot: "isnot",
 }  # fmt: skip
+
+SCANS = 3
+"""How many FAILs of one provisional signature are tried on every slip at most."""
+
+SCANNED_UP_TO = 60
+"""A FAIL is tried on every slip only when its scenario up to the divergence
+is this short: a scan costs some 400 model replays of it, a small FAIL shows
+a bug as well as a large one, and a bug is seldom seen only in large ones."""
 
 TRIES = 2000
 """How many tries shrinking a slip's cause against the model makes at most
@@ -190,7 +201,16 @@ def inverted(test: ast.expr) -> bool:
     )
 
 
-def changes(node: ast.AST, loops: set[int]) -> Iterator[Change]:
+def is_method(node: ast.AST | None, name: str) -> bool:
+    """Whether a node calls a method `name` (`x.name(...)`)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == name
+    )
+
+
+def changes(node: ast.AST, loops: set[int], parents: dict[int, ast.AST]) -> Iterator[Change]:
     """Every change of the catalogue at one node (see the module's words).
     Nodes of a `while` loop (`loops`) are left alone: a slip there could
     loop for ever."""
@@ -260,14 +280,14 @@ def changes(node: ast.AST, loops: set[int]) -> Iterator[Change]:
             if not inverted(test):
                 yield "not-filter", "not", negated(test), test
             yield "drop-filter", "drop", ast.Constant(True), test
-    elif (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and isinstance(node.func.value, ast.Call)
-        and isinstance(node.func.value.func, ast.Attribute)
-        and node.func.attr == node.func.value.func.attr
-    ):
-        yield f"skip-{node.func.attr}", "skip", node.func.value, node
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        method = node.func.attr
+        outer = parents.get(id(node))
+        chained = is_method(node.func.value, method) or (
+            isinstance(outer, ast.Attribute) and is_method(parents.get(id(outer)), method)
+        )
+        if chained:
+            yield f"skip-{method}", "skip", node.func.value, node
 
 
 def unparsed(node: ast.AST) -> str:
@@ -302,7 +322,7 @@ def slips_of(name: str) -> Iterator[Slip]:
         parents = {id(c): n for n in ast.walk(function) for c in ast.iter_child_nodes(n)}
         counted: dict[str, int] = {}
         for node in ast.walk(function):
-            for tag, kind, new, old in changes(node, loops):
+            for tag, kind, new, old in changes(node, loops, parents):
                 number = counted.get(tag, 0)
                 counted[tag] = number + 1
                 code = compiled(replaced(function, old, new), path)
@@ -310,6 +330,10 @@ def slips_of(name: str) -> Iterator[Slip]:
                     continue
                 # A number alone says little: the words show the expression it is in.
                 shown = parents[id(old)] if isinstance(old, ast.Constant | ast.Slice) else old
+                while kind == "skip" and is_method(
+                    parents.get(id(parents.get(id(shown)))), tag[5:]
+                ):
+                    shown = parents[id(parents[id(shown)])]  # the whole chain
                 yield Slip(
                     f"slip:{name}.{function.name}.{tag}.{number}",
                     name,
@@ -407,13 +431,17 @@ class Failure:
     lacks: tuple[Capability, ...]
     index: int
     answer: dict[str, Any]
+    signature: str = ""
+    """The provisional signature of its divergence (bridge/checking/causes.py), as an id."""
     rules: bool = True
     """Whether the engine names SPEC 4.1's rules in its refusals (else a
     refusal is compared as a fact)."""
     expected: list[dict[str, Any]] | None = field(default=None, repr=False)
-    """The model's answers, once replayed."""
-    ran: set[tuple[str, int]] = field(default_factory=set, repr=False)
-    """The lines of the model it ran, once replayed."""
+    """The answers expected up to the divergence (the engine gave them
+    before it): as the run read them from the transcript, or else the
+    model's, once replayed."""
+    ran: set[tuple[str, int]] | None = field(default=None, repr=False)
+    """The lines of the model it ran, once replayed with a trace."""
 
     def answers(self) -> Iterator[dict[str, Any]]:
         """The model's answers, as they are now (with any slip applied), up
@@ -425,17 +453,26 @@ class Failure:
                 return
 
     def replayed(self) -> bool:
-        """Replay the model as it is on the scenario (its answers, and the
-        lines it ran, kept); whether the model's answer there differs from
-        the engine's, as it did in the run."""
+        """Whether the answer expected at the divergence differs from the
+        engine's, as it did in the run (the model replayed for it, when
+        the run did not keep the answers)."""
         if self.expected is None:
-            try:
-                self.expected, self.ran = traced(lambda: list(self.answers()))
-            except (ScenarioError, RecursionError):
-                self.expected = []
+            self.trace()
+        assert self.expected is not None
         if len(self.expected) != self.index + 1:
             return False
         return self.differs(self.expected[-1], self.answer)
+
+    def trace(self) -> set[tuple[str, int]]:
+        """The lines of the model it runs on the scenario (replayed once,
+        with a trace, for a scan)."""
+        if self.ran is None:
+            try:
+                answers, self.ran = traced(lambda: list(self.answers()))
+            except (ScenarioError, RecursionError):
+                answers, self.ran = [], set()
+            self.expected = self.expected if self.expected is not None else answers
+        return self.ran
 
     def differs(self, expected: dict[str, Any], found: dict[str, Any]) -> bool:
         owner = ignored_fields(self.lacks)
@@ -443,12 +480,13 @@ class Failure:
 
     def reaches(self, slip: Slip) -> bool:
         """Whether the model ran the slip's lines on this scenario."""
-        return any((slip.module, line) in self.ran for line in range(slip.line, slip.last + 1))
+        ran = self.trace()
+        return any((slip.module, line) in ran for line in range(slip.line, slip.last + 1))
 
     def explained_by(self, slip: Slip) -> bool:
         """Whether the model with `slip` agrees with every answer the engine
         gave up to the divergence (before it, those the model gave)."""
-        if not self.replayed() or not self.reaches(slip):
+        if not self.replayed() or (self.ran is not None and not self.reaches(slip)):
             return False
         assert self.expected is not None
         got = 0
@@ -482,33 +520,49 @@ class Explained:
 
 
 def explain(
-    failures: Iterable[Failure], progress: Callable[[int], None] = lambda _: None
+    failures: Iterable[Failure],
+    progress: Callable[[int], None] = lambda _: None,
+    seconds: float = math.inf,
+    scans: int = SCANS,
 ) -> tuple[list[Explained], list[Failure]]:
     """The run's FAILs covered by as few slips as found (greedy): the
     smallest scenarios first; each tried first on the slips that explain a
     group already (the group of the most FAILs first), a slip that does so
-    kept for the group; else on every slip at a line its replay ran, those
-    that explain it a new group. Also the FAILs no slip explains."""
+    kept for the group; else on every slip at a line its replay ran (a
+    scan), those that explain it a new group. Also the FAILs no slip
+    explains. Scans, the dear part, are made on the `scans` smallest FAILs
+    of each provisional signature that no group explains, only on small
+    ones (`SCANNED_UP_TO`), and not after `seconds` (after which a FAIL is
+    tried on the best slip of each group alone): a FAIL left unscanned is
+    one no slip explains."""
     groups: list[Explained] = []
     alone: list[Failure] = []
+    scanned: dict[str, int] = {}
+    deadline = time.monotonic() + seconds
     order = sorted(failures, key=lambda f: (len(f.scenario.events), f.name))
     for done, failure in enumerate(order):
         progress(done)
         if not failure.replayed():
             alone.append(failure)
             continue
+        late = time.monotonic() >= deadline
         for group in sorted(groups, key=lambda g: -len(g.failures)):
-            kept = [s for s in group.slips if failure.explained_by(s)]
+            kept = [s for s in group.slips[: 1 if late else None] if failure.explained_by(s)]
             if kept:
                 group.slips = kept
                 group.failures.append(failure)
                 break
         else:
-            found = [s for s in catalogue() if failure.explained_by(s)]
+            found: list[Slip] = []
+            small = len(failure.scenario.events) <= SCANNED_UP_TO
+            if small and scanned.get(failure.signature, 0) < scans and not late:
+                scanned[failure.signature] = scanned.get(failure.signature, 0) + 1
+                found = [s for s in catalogue() if failure.reaches(s) and failure.explained_by(s)]
             if found:
                 groups.append(Explained(sorted(found, key=lambda s: s.rank), [failure]))
             else:
                 alone.append(failure)
+    progress(len(order))
     return sorted(groups, key=lambda g: (-len(g.failures), g.slip.rank)), alone
 
 

@@ -13,6 +13,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from itertools import islice
 from multiprocessing import get_context, util
 from pathlib import Path
 from typing import Any
@@ -333,7 +334,7 @@ def checked(
         )
     return verdict(
         "FAIL",
-        failure=failure_of(path, found, profile, result.lacks, ready),
+        failure=failure_of(path, found, profile, result.lacks, ready, options.live),
         reason=found.summary(),
         report=found.report(shown(path), ("expected", subject.name)),
         divergence=divergence_json(found),
@@ -349,18 +350,36 @@ def checked(
 
 
 def failure_of(
-    path: Path, found: Divergence, profile: Profile, lacks: tuple[Capability, ...], ready: Ready
+    path: Path,
+    found: Divergence,
+    profile: Profile,
+    lacks: tuple[Capability, ...],
+    ready: Ready,
+    live: bool,
 ) -> Failure | None:
     """What explaining a FAIL by a rule slip needs (slips.py `Failure`): the
     scenario read again, up to the divergence; None when it cannot be."""
     if found.answer is None:
         return None
     try:
-        scenario = cut(read_checked(path), found)
-    except ScenarioError:
+        whole = read_checked(path)
+        scenario = cut(whole, found)
+        # The answers the engine gave before the divergence, as the run
+        # compared them: a transcript's are read, not replayed.
+        sent = (e for e in exchanges(path, whole, profile, live, lacks) if e.sent)
+        expected = [e.expected for e in islice(sent, found.index + 1)]
+    except (ScenarioError, transcript.TranscriptError):
         return None
     return Failure(
-        shown(path), scenario, profile, lacks, found.index, found.answer, ready.rule_names
+        shown(path),
+        scenario,
+        profile,
+        lacks,
+        found.index,
+        found.answer,
+        signature(found).id,
+        ready.rule_names,
+        expected,
     )
 
 
