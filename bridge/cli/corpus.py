@@ -220,7 +220,17 @@ SHOWN = 6
 """How many of a cause's scenarios its lines name."""
 
 
-def explained(alike: dict[causes.Signature, list[Verdict]], options: Options) -> list[causes.Cause]:
+SCANNING = 0.2
+"""What share of the replay's time trying every slip on FAILs may take
+(at least `SCANNING_AT_LEAST` seconds), so that the verdict comes within
+1.2x of the replay (bridge/checking/slips.py `explain`)."""
+
+SCANNING_AT_LEAST = 2.0
+
+
+def explained(
+    alike: dict[causes.Signature, list[Verdict]], options: Options, replay: float
+) -> list[causes.Cause]:
     """The causes of a run's FAILs, said at once, before any shrink
     (bridge/checking/slips.py `explain`): the FAILs one rule slip of the
     model explains are one cause, named by it; those no slip explains are
@@ -240,7 +250,8 @@ def explained(alike: dict[causes.Signature, list[Verdict]], options: Options) ->
         )
 
     with Ticker(progress, False):
-        groups, _ = slips.explain(failures, lambda k: done.__setitem__(0, k))
+        budget = max(SCANNING * replay, SCANNING_AT_LEAST)
+        groups, _ = slips.explain(failures, lambda k: done.__setitem__(0, k), budget)
     found: list[causes.Cause] = []
     by_slip: set[str] = set()
     for group in groups:
