@@ -178,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"fixed: {name}, taken off {args.write_known_failures}")
         print(f"wrote {args.write_known_failures}: {len(known)} known failures")
     alike = failing(verdicts, known)
-    found = explained(alike, options)
+    found = explained(alike, options, seconds)
 
     def reported(found: list[causes.Cause]) -> Run:
         return Run(
