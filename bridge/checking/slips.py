@@ -77,10 +77,6 @@ TAGS = {
 SCANS = 3
 """How many FAILs of one provisional signature are tried on every slip at most."""
 
-SCANNED_UP_TO = 60
-"""A FAIL is tried on every slip only when its scenario up to the divergence
-is this short: a scan costs some 400 model replays of it, a small FAIL shows
-a bug as well as a large one, and a bug is seldom seen only in large ones."""
 
 TRIES = 2000
 """How many tries shrinking a slip's cause against the model makes at most
@@ -389,11 +385,16 @@ def applied(slip: Slip | None) -> Iterator[None]:
 MODEL = str(Path(import_module("model").__file__ or "").parent)
 
 
-def traced(run: Callable[[], Any]) -> tuple[Any, set[tuple[str, int]]]:
-    """What `run` returns, and the lines of the model's files it ran
-    (by module name and line)."""
-    lines: set[tuple[str, int]] = set()
+Lines = dict[tuple[str, int], int]
+"""Lines of the model's files (by module name and line), each with the
+last answer (counted from 0) during which it ran."""
+
+
+def traced(answers: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], Lines]:
+    """The answers, and the lines of the model's files that ran for each."""
+    lines: Lines = {}
     names: dict[str, str | None] = {}
+    step = 0
 
     def name_of(path: str) -> str | None:
         if path not in names:
@@ -402,7 +403,7 @@ def traced(run: Callable[[], Any]) -> tuple[Any, set[tuple[str, int]]]:
 
     def local(frame: FrameType, event: str, _: Any) -> Any:
         if event == "line":
-            lines.add((names[frame.f_code.co_filename] or "", frame.f_lineno))
+            lines[(names[frame.f_code.co_filename] or "", frame.f_lineno)] = step
         return local
 
     def calls(frame: FrameType, event: str, _: Any) -> Any:
@@ -412,10 +413,14 @@ def traced(run: Callable[[], Any]) -> tuple[Any, set[tuple[str, int]]]:
 
     before = sys.gettrace()
     sys.settrace(calls)
+    given = []
     try:
-        return run(), lines
+        for answer in answers:
+            given.append(answer)
+            step += 1
     finally:
         sys.settrace(before)
+    return given, lines
 
 
 @dataclass
@@ -440,7 +445,7 @@ class Failure:
     """The answers expected up to the divergence (the engine gave them
     before it): as the run read them from the transcript, or else the
     model's, once replayed."""
-    ran: set[tuple[str, int]] | None = field(default=None, repr=False)
+    ran: Lines | None = field(default=None, repr=False)
     """The lines of the model it ran, once replayed with a trace."""
 
     def answers(self) -> Iterator[dict[str, Any]]:
@@ -463,14 +468,14 @@ class Failure:
             return False
         return self.differs(self.expected[-1], self.answer)
 
-    def trace(self) -> set[tuple[str, int]]:
+    def trace(self) -> Lines:
         """The lines of the model it runs on the scenario (replayed once,
         with a trace, for a scan)."""
         if self.ran is None:
             try:
-                answers, self.ran = traced(lambda: list(self.answers()))
+                answers, self.ran = traced(self.answers())
             except (ScenarioError, RecursionError):
-                answers, self.ran = [], set()
+                answers, self.ran = [], {}
             self.expected = self.expected if self.expected is not None else answers
         return self.ran
 
@@ -478,10 +483,15 @@ class Failure:
         owner = ignored_fields(self.lacks)
         return first_difference(expected, found, None, self.rules, owner) is not None
 
-    def reaches(self, slip: Slip) -> bool:
-        """Whether the model ran the slip's lines on this scenario."""
+    def reaches(self, slip: Slip, at_divergence: bool = False) -> bool:
+        """Whether the model ran the slip's lines on this scenario (with
+        `at_divergence`, while it answered the diverging line)."""
         ran = self.trace()
-        return any((slip.module, line) in ran for line in range(slip.line, slip.last + 1))
+        for line in range(slip.line, slip.last + 1):
+            step = ran.get((slip.module, line))
+            if step is not None and (step == self.index or not at_divergence):
+                return True
+        return False
 
     def explained_by(self, slip: Slip) -> bool:
         """Whether the model with `slip` agrees with every answer the engine
@@ -519,6 +529,20 @@ class Explained:
         return self.slips[0]
 
 
+def scan(failure: Failure, deadline: float) -> list[Slip]:
+    """The slips that explain a FAIL: first those at lines the model ran
+    while it answered the diverging line (where a bug most often is), then,
+    if none does and until `deadline`, those at any line it ran."""
+    first = [s for s in catalogue() if failure.reaches(s, at_divergence=True)]
+    found = [s for s in first if failure.explained_by(s)]
+    for slip in catalogue():
+        if found or time.monotonic() >= deadline:
+            break
+        if slip not in first and failure.reaches(slip) and failure.explained_by(slip):
+            found.append(slip)
+    return found
+
+
 def explain(
     failures: Iterable[Failure],
     progress: Callable[[int], None] = lambda _: None,
@@ -531,10 +555,9 @@ def explain(
     kept for the group; else on every slip at a line its replay ran (a
     scan), those that explain it a new group. Also the FAILs no slip
     explains. Scans, the dear part, are made on the `scans` smallest FAILs
-    of each provisional signature that no group explains, only on small
-    ones (`SCANNED_UP_TO`), and not after `seconds` (after which a FAIL is
-    tried on the best slip of each group alone): a FAIL left unscanned is
-    one no slip explains."""
+    of each provisional signature that no group explains, and not after
+    `seconds` (after which a FAIL is tried on the best slip of each group
+    alone): a FAIL left unscanned is one no slip explains."""
     groups: list[Explained] = []
     alone: list[Failure] = []
     scanned: dict[str, int] = {}
@@ -554,10 +577,9 @@ def explain(
                 break
         else:
             found: list[Slip] = []
-            small = len(failure.scenario.events) <= SCANNED_UP_TO
-            if small and scanned.get(failure.signature, 0) < scans and not late:
+            if scanned.get(failure.signature, 0) < scans and not late:
                 scanned[failure.signature] = scanned.get(failure.signature, 0) + 1
-                found = [s for s in catalogue() if failure.reaches(s) and failure.explained_by(s)]
+                found = scan(failure, deadline)
             if found:
                 groups.append(Explained(sorted(found, key=lambda s: s.rank), [failure]))
             else:
@@ -578,36 +600,46 @@ def answers_of(
             return None
 
 
+def first_difference_at(
+    scenario: Scenario, slip: Slip, profile: Profile, lacks: tuple[Capability, ...]
+) -> int | None:
+    """Which answer (counted from 0) of the model and of the model with
+    `slip` first differs on a scenario; None when none does."""
+    right = answers_of(scenario, profile, lacks, None)
+    slipped = answers_of(scenario, profile, lacks, slip)
+    if right is None or slipped is None:
+        return None
+    owner = ignored_fields(lacks)
+    for k, (a, b) in enumerate(zip(right, slipped, strict=False)):
+        if first_difference(a, b, None, True, owner) is not None:
+            return k
+    return None if len(right) == len(slipped) else min(len(right), len(slipped))
+
+
 def shows(
     slip: Slip, profile: Profile, lacks: tuple[Capability, ...]
 ) -> Callable[[Scenario], bool]:
     """Whether the model and the model with `slip` answer a scenario
     otherwise: what shrinking a slip's cause keeps, without an engine."""
-    owner = ignored_fields(lacks)
-
-    def still(scenario: Scenario) -> bool:
-        right = answers_of(scenario, profile, lacks, None)
-        slipped = answers_of(scenario, profile, lacks, slip)
-        if right is None or slipped is None:
-            return False
-        if len(right) != len(slipped):
-            return True
-        pairs = zip(right, slipped, strict=True)
-        return any(first_difference(a, b, None, True, owner) for a, b in pairs)
-
-    return still
+    return lambda scenario: first_difference_at(scenario, slip, profile, lacks) is not None
 
 
 def confirmed(
     engine: Engine, scenario: Scenario, slip: Slip, profile: Profile, lacks: tuple[Capability, ...]
 ) -> bool:
     """Whether the engine, replayed once on a scenario the slip shows on
-    (`shows`), agrees with the model with the slip: then it diverges from
-    the model there, and the scenario shows that bug alone."""
+    (`shows`), agrees with the model with the slip up to the first answer
+    where that differs from the model, and there: so it diverges from the
+    model there, and by this slip (what it does after, another bug of it
+    may change)."""
+    at = first_difference_at(scenario, slip, profile, lacks)
+    if at is None:
+        return False
     with applied(slip):
         try:
             exchanges = list(from_model(scenario, profile, False, lacks))
         except Exception:  # a slip can break the model anywhere
             return False
     ready = engine.start(scenario)
-    return run(exchanges, engine, ready, None, False, lacks=lacks).divergence is None
+    found = run(exchanges, engine, ready, None, False, lacks=lacks).divergence
+    return found is None or found.index > at
