@@ -7,7 +7,8 @@ changing one thing at a time in each of their functions: every comparison
 to its neighbours (`<` to `<=` and `>`, `==` to `!=`, `in` to `not in`,
 `bits.less(a, b)` to `bits.less(b, a)` and to `not bits.less(b, a)`),
 every integer constant and slice bound one more and one less, every order
-turned (`min` and `max` swapped, `reversed` dropped, `reverse=` flipped),
+turned (`min` and `max` swapped, `reversed` dropped, `reverse=` flipped,
+the two sides of a concatenation of lists or tuples swapped),
 every condition negated (an `if`, a conditional expression, a filter of a
 comprehension), every operand of an `and` or an `or` dropped, every `not`
 dropped, a filter of a comprehension dropped, and a step of a chain of
@@ -197,6 +198,15 @@ def inverted(test: ast.expr) -> bool:
     )
 
 
+SEQUENCES = (ast.List, ast.ListComp, ast.Tuple)
+"""What a concatenation is recognized by: one side written as a list or tuple."""
+
+
+def is_sequence(node: ast.BinOp) -> bool:
+    """Whether an addition concatenates (one side is a list or tuple written out)."""
+    return isinstance(node.left, SEQUENCES) or isinstance(node.right, SEQUENCES)
+
+
 def is_method(node: ast.AST | None, name: str) -> bool:
     """Whether a node calls a method `name` (`x.name(...)`)."""
     return (
@@ -261,6 +271,16 @@ def changes(node: ast.AST, loops: set[int], parents: dict[int, ast.AST]) -> Iter
         was = next((k.value for k in node.keywords if k.arg == "reverse"), ast.Constant(False))
         flipped = ast.keyword("reverse", negated(was))
         yield "reverse", "order", ast.Call(node.func, node.args, [*kept, flipped]), node
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and is_sequence(node):
+        yield "swap-concat", "order", ast.BinOp(node.right, ast.Add(), node.left), node
+    elif (
+        isinstance(node, ast.AugAssign)
+        and isinstance(node.op, ast.Add)
+        and isinstance(node.target, ast.Name)
+        and isinstance(node.value, SEQUENCES)
+    ):
+        before = ast.BinOp(node.value, ast.Add(), ast.Name(node.target.id, ast.Load()))
+        yield "swap-concat", "order", ast.Assign([node.target], before), node
     elif isinstance(node, ast.BoolOp):
         word = "and" if isinstance(node.op, ast.And) else "or"
         for k in range(len(node.values)):
