@@ -388,18 +388,18 @@ def live(slip: Slip) -> FunctionType:
 
 
 @contextmanager
-def applied(slip: Slip | None) -> Iterator[None]:
-    """The model with `slip` (none: the model as it is), restored after."""
-    if slip is None:
-        yield
-        return
-    function = live(slip)
-    right = function.__code__
-    function.__code__ = slip.code
+def applied(*slips: Slip | None) -> Iterator[None]:
+    """The model with `slips` (none: the model as it is), each in its own
+    function, restored after."""
+    changed = [(live(slip), slip) for slip in slips if slip is not None]
+    right = [function.__code__ for function, _ in changed]
     try:
+        for function, slip in changed:
+            function.__code__ = slip.code
         yield
     finally:
-        function.__code__ = right
+        for (function, _), code in zip(changed, right, strict=True):
+            function.__code__ = code
 
 
 MODEL = str(Path(import_module("model").__file__ or "").parent)
@@ -513,14 +513,14 @@ class Failure:
                 return True
         return False
 
-    def explained_by(self, slip: Slip) -> bool:
-        """Whether the model with `slip` agrees with every answer the engine
+    def explained_by(self, *slips: Slip) -> bool:
+        """Whether the model with `slips` agrees with every answer the engine
         gave up to the divergence (before it, those the model gave)."""
-        if not self.replayed() or (self.ran is not None and not self.reaches(slip)):
+        if not self.replayed() or (self.ran is not None and not all(map(self.reaches, slips))):
             return False
         assert self.expected is not None
         got = 0
-        with applied(slip):
+        with applied(*slips):
             try:
                 for k, answer in enumerate(self.answers()):
                     engine = self.answer if k == self.index else self.expected[k]
@@ -549,6 +549,22 @@ class Explained:
         return self.slips[0]
 
 
+def together(failure: Failure, groups: list[Explained]) -> Explained | None:
+    """The group of the most FAILs of two whose slips together explain a
+    FAIL (two bugs that show in one answer: an engine's render and queue
+    both wrong at one event); None when no two do."""
+    ranked = sorted(groups, key=lambda g: -len(g.failures))
+    for k, first in enumerate(ranked):
+        for second in ranked[k + 1 :]:
+            apart = (first.slip.module, first.slip.function) != (
+                second.slip.module,
+                second.slip.function,
+            )
+            if apart and failure.explained_by(first.slip, second.slip):
+                return first
+    return None
+
+
 def scan(failure: Failure, deadline: float) -> list[Slip]:
     """The slips that explain a FAIL: first those at lines the model ran
     while it answered the diverging line (where a bug most often is), then,
@@ -572,7 +588,8 @@ def explain(
     """The run's FAILs covered by as few slips as found (greedy): the
     smallest scenarios first; each tried first on the slips that explain a
     group already (the group of the most FAILs first), a slip that does so
-    kept for the group; else on every slip at a line its replay ran (a
+    kept for the group; then on two groups' slips together (`together`);
+    else on every slip at a line its replay ran (a
     scan), those that explain it a new group. Also the FAILs no slip
     explains. Scans, the dear part, are made on the `scans` smallest FAILs
     of each provisional signature that no group explains, and not after
@@ -596,6 +613,10 @@ def explain(
                 group.failures.append(failure)
                 break
         else:
+            both = together(failure, groups)
+            if both is not None:
+                both.failures.append(failure)
+                continue
             found: list[Slip] = []
             if scanned.get(failure.signature, 0) < scans and not late:
                 scanned[failure.signature] = scanned.get(failure.signature, 0) + 1
