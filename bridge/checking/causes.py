@@ -337,7 +337,10 @@ class Cause:
     """Whether rule slips were tried on its FAILs (none explains them, unless it is a slip's)."""
     confirmed: bool | None = None
     """For a slip's cause shrunk against the model, whether the engine, replayed
-    once on the shrunk scenario, diverges there and agrees with the slipped model."""
+    on the shrunk scenario, diverges there and agrees with the slipped model."""
+    alone: bool = False
+    """For a slip's cause, whether the engine agrees with the slipped model
+    on every answer of the shrunk scenario: it shows this bug and no other."""
 
     @property
     def id(self) -> str:

@@ -666,13 +666,18 @@ def shows(
 
 
 def confirmed(
-    engine: Engine, scenario: Scenario, slip: Slip, profile: Profile, lacks: tuple[Capability, ...]
+    engine: Engine,
+    scenario: Scenario,
+    slip: Slip,
+    profile: Profile,
+    lacks: tuple[Capability, ...],
+    whole: bool = False,
 ) -> bool:
     """Whether the engine, replayed once on a scenario the slip shows on
     (`shows`), agrees with the model with the slip up to the first answer
     where that differs from the model, and there: so it diverges from the
-    model there, and by this slip (what it does after, another bug of it
-    may change)."""
+    model there, and by this slip. With `whole`, on every answer: no other
+    bug of the engine shows there either."""
     at = first_difference_at(scenario, slip, profile, lacks)
     if at is None:
         return False
@@ -683,4 +688,4 @@ def confirmed(
             return False
     ready = engine.start(scenario)
     found = run(exchanges, engine, ready, None, False, lacks=lacks).divergence
-    return found is None or found.index > at
+    return found is None or (not whole and found.index > at)

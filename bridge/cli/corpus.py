@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bridge.checking import causes, slips
-from bridge.checking.shrink import marked, simplify
+from bridge.checking.shrink import marked, plain_texts, simplify
 from bridge.checking.verdict import Verdict, outcome
 from bridge.cli.options import (
     Commands,
@@ -54,6 +54,7 @@ from bridge.runs.shards import share
 from bridge.runs.tally import counted, outside_lines, still_known
 from bridge.wire.engine import EngineFault
 from model.profile import Profile
+from scenarios.format import Scenario
 
 
 def add_parser(commands: Commands) -> None:
@@ -323,7 +324,10 @@ def slip_shrunk(
     while the model and the model with the slip answer it otherwise (no
     engine: a try costs two model replays); then the engine replayed once
     on what is left, which must agree with the slipped model there. The
-    shrunk scenario is written only when it does."""
+    shrunk scenario is written only when it does; when another bug of the
+    engine shows after this one there, it is shrunk on, on the engine, until
+    the engine agrees with the slipped model on all of it (the bug alone),
+    as far as its budget goes."""
     slip = cause.slip
     assert slip is not None
     smallest = min(
@@ -331,13 +335,31 @@ def slip_shrunk(
         key=lambda f: (len(f.scenario.events), f.name),
     )
     seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
-    still = slips.shows(slip, smallest.profile, smallest.lacks)
-    small = simplify(smallest.scenario, still, seconds, max(args.shrink_tries, slips.TRIES))
+    profile, lacks = smallest.profile, smallest.lacks
+    shows = slips.shows(slip, profile, lacks)
+    small = simplify(smallest.scenario, shows, seconds, max(args.shrink_tries, slips.TRIES))
     engine = make_engine(options)
     try:
-        cause.confirmed = slips.confirmed(engine, small, slip, smallest.profile, smallest.lacks)
+        cause.alone = slips.confirmed(engine, small, slip, profile, lacks, whole=True)
+        cause.confirmed = cause.alone or slips.confirmed(engine, small, slip, profile, lacks)
+        if cause.confirmed and not cause.alone:
+            # Another bug of the engine shows after this one: its texts
+            # written plainly, or else shrunk on the engine, from what is
+            # left, until it shows this one alone.
+            def alone(scenario: Scenario) -> bool:
+                return shows(scenario) and slips.confirmed(
+                    engine, scenario, slip, profile, lacks, whole=True
+                )
+
+            plain = plain_texts(small)
+            if alone(plain):
+                small, cause.alone = plain, True
+            else:
+                fewer = simplify(small, alone, seconds, args.shrink_tries)
+                if fewer != small:
+                    small, cause.alone = fewer, True
     except EngineFault:
-        cause.confirmed = False
+        cause.confirmed = cause.confirmed or False
     finally:
         engine.close()
     cause.representative = smallest.name
@@ -355,8 +377,8 @@ def slip_shrunk(
         "kept": cause.said(),
     }
     generator = f"bridge corpus: cause {cause.id}, shrunk against the model with the slip"
-    cause.shrunk = marked(replace(small, generator=generator, notes=notes), smallest.profile)
-    write_shrunk(cause, smallest.profile, options, args.regressions)
+    cause.shrunk = marked(replace(small, generator=generator, notes=notes), profile)
+    write_shrunk(cause, profile, options, args.regressions)
 
 
 def grouped(
@@ -439,5 +461,11 @@ def said_cause(number: int, cause: causes.Cause, options: Options) -> str:
             f"     shrunk from {Path(cause.representative).name}, {cause.events_before} events "
             f"to {len(cause.shrunk.events)}: {cause.written}"
         )
+        if cause.slip is not None:
+            lines.append(
+                "     it shows this bug alone (the engine agrees with the slip on all of it)"
+                if cause.alone
+                else "     this bug shows first there; another of the engine's shows after it"
+            )
         lines.append(f"     replay it: {reproduction(Path(cause.written), options)}")
     return "\n".join(lines)

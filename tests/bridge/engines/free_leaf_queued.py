@@ -25,4 +25,4 @@ def plant(put: Callable[[object, str, object], None] = setattr) -> None:
         self.cview.append(leaf)
         return []
 
-    planner.Planner.admit = admit  # type: ignore[method-assign]
+    put(planner.Planner, "admit", admit)

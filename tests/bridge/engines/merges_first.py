@@ -22,4 +22,4 @@ def plant(put: Callable[[object, str, object], None] = setattr) -> None:
             return ()
         return tuple(sorted(every, key=lambda n: n[0] == 0)[:room])
 
-    queue.Queue._offer = offer  # type: ignore[method-assign]
+    put(queue.Queue, "_offer", offer)
