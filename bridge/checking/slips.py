@@ -34,7 +34,9 @@ import ast
 import copy
 import math
 import re
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -387,17 +389,34 @@ def live(slip: Slip) -> FunctionType:
     return function
 
 
+class Stuck(Exception):
+    """A model with a slip that answers no more (a loop it no longer leaves)."""
+
+
+def stuck(_signum: int, _frame: object) -> None:
+    raise Stuck
+
+
 @contextmanager
-def applied(*slips: Slip | None) -> Iterator[None]:
+def applied(*slips: Slip | None, events: int = 0) -> Iterator[None]:
     """The model with `slips` (none: the model as it is), each in its own
-    function, restored after."""
+    function, restored after. In the main thread a slipped model that
+    takes longer than a second and 10 ms an event (`events`) raises Stuck:
+    a slip can make a loop of the model's endless."""
     changed = [(live(slip), slip) for slip in slips if slip is not None]
     right = [function.__code__ for function, _ in changed]
+    timed = bool(changed) and threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGALRM, stuck) if timed else None
     try:
         for function, slip in changed:
             function.__code__ = slip.code
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 1 + events / 100)
         yield
     finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, before)
         for (function, _), code in zip(changed, right, strict=True):
             function.__code__ = code
 
@@ -520,7 +539,7 @@ class Failure:
             return False
         assert self.expected is not None
         got = 0
-        with applied(*slips):
+        with applied(*slips, events=len(self.scenario.events)):
             try:
                 for k, answer in enumerate(self.answers()):
                     engine = self.answer if k == self.index else self.expected[k]
@@ -593,11 +612,11 @@ def explain(
     scan), those that explain it a new group. Also the FAILs no slip
     explains. Scans, the dear part, are made on the `scans` smallest FAILs
     of each provisional signature that no group explains, and not after
-    `seconds` (after which a FAIL is tried on the best slip of each group
-    alone): a FAIL left unscanned is one no slip explains."""
+    `seconds`: a FAIL left unscanned is one no slip explains."""
     groups: list[Explained] = []
     alone: list[Failure] = []
     scanned: dict[str, int] = {}
+    catalogue()  # made once, before the clock starts
     deadline = time.monotonic() + seconds
     order = sorted(failures, key=lambda f: (len(f.scenario.events), f.name))
     for done, failure in enumerate(order):
@@ -607,7 +626,7 @@ def explain(
             continue
         late = time.monotonic() >= deadline
         for group in sorted(groups, key=lambda g: -len(g.failures)):
-            kept = [s for s in group.slips[: 1 if late else None] if failure.explained_by(s)]
+            kept = [s for s in group.slips if failure.explained_by(s)]
             if kept:
                 group.slips = kept
                 group.failures.append(failure)
@@ -634,7 +653,7 @@ def answers_of(
 ) -> list[dict[str, Any]] | None:
     """The model's answers to a scenario (with `slip` applied); None when a
     slip breaks the model on it."""
-    with applied(slip):
+    with applied(slip, events=len(scenario.events)):
         try:
             return [answered(e) for e in from_model(scenario, profile, False, lacks) if e.sent]
         except Exception:  # a slip can break the model anywhere
@@ -681,7 +700,7 @@ def confirmed(
     at = first_difference_at(scenario, slip, profile, lacks)
     if at is None:
         return False
-    with applied(slip):
+    with applied(slip, events=len(scenario.events)):
         try:
             exchanges = list(from_model(scenario, profile, False, lacks))
         except Exception:  # a slip can break the model anywhere

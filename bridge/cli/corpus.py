@@ -246,9 +246,7 @@ def explained(
     done = [0]
 
     def progress(elapsed: float) -> str:
-        return (
-            f"  ... causes: {done[0]} of {len(failures)} FAILs explained or not ({elapsed:.0f} s)"
-        )
+        return f"  ... causes: {done[0]} of {len(failures)} FAILs tried ({elapsed:.0f} s)"
 
     with Ticker(progress, False):
         budget = max(SCANNING * replay, SCANNING_AT_LEAST)
