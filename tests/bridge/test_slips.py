@@ -121,3 +121,22 @@ def test_two_planted_bugs_are_two_slips_each_shrunk_to_its_bug_alone(
         assert code == 1, out
         assert re.findall(r"FAIL (\S+)\.jsonl", out) == [Path(own).stem], out
         assert Path(other).stem in out
+
+
+def test_fuzz_passes_over_a_known_slip_without_shrinking(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("hypothesis")
+    listed, found = tmp_path / "causes.txt", tmp_path / "found"
+    listed.write_text("slip:queue.candidates.swap-concat.0\n", encoding="utf-8")
+    merges_first.plant(monkeypatch.setattr)
+    budget = ["--histories", "30", "--max-events", "30", "--shrink-tries", "30", "--seed", "1"]
+    code = cli.main(
+        ["fuzz", "--engine", "impl", *budget, "--known-causes", str(listed),
+         "--regressions", str(found)]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0, out
+    passed = re.search(r"passed over (\d+) diverging histor", out)
+    assert passed is not None and int(passed[1]) > 0, out
+    assert "shrinking" not in out and not list(found.rglob("*.jsonl")), out
