@@ -612,7 +612,8 @@ def explain(
     scan), those that explain it a new group. Also the FAILs no slip
     explains. Scans, the dear part, are made on the `scans` smallest FAILs
     of each provisional signature that no group explains, and not after
-    `seconds`: a FAIL left unscanned is one no slip explains."""
+    `seconds` (after which a FAIL is tried on each group's best slip
+    alone): a FAIL left unscanned is one no slip explains."""
     groups: list[Explained] = []
     alone: list[Failure] = []
     scanned: dict[str, int] = {}
@@ -626,7 +627,7 @@ def explain(
             continue
         late = time.monotonic() >= deadline
         for group in sorted(groups, key=lambda g: -len(g.failures)):
-            kept = [s for s in group.slips if failure.explained_by(s)]
+            kept = [s for s in group.slips[: 1 if late else None] if failure.explained_by(s)]
             if kept:
                 group.slips = kept
                 group.failures.append(failure)
