@@ -179,7 +179,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"fixed: {name}, taken off {args.write_known_failures}")
         print(f"wrote {args.write_known_failures}: {len(known)} known failures")
     alike = failing(verdicts, known)
-    found = explained(alike, options, seconds)
+    stopped = [False]
+    found = explained(alike, options, seconds, stopped)
 
     def reported(found: list[causes.Cause]) -> Run:
         return Run(
@@ -197,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
 
     if found:
         print(f"verdict before shrinking: {reported(found).summary()}", flush=True)
-    found, interrupted = shrunk(found, alike, options, args)
+    found, interrupted = shrunk(found, alike, options, args) if not stopped[0] else (found, True)
     if args.write_known_causes is not None:
         causes.write_known(args.write_known_causes, found, "--write-known-causes")
         print(f"wrote {args.write_known_causes}: {counted(len(found), 'cause')}")
@@ -230,13 +231,17 @@ SCANNING_AT_LEAST = 2.0
 
 
 def explained(
-    alike: dict[causes.Signature, list[Verdict]], options: Options, replay: float
+    alike: dict[causes.Signature, list[Verdict]],
+    options: Options,
+    replay: float,
+    interrupted: list[bool],
 ) -> list[causes.Cause]:
     """The causes of a run's FAILs, said at once, before any shrink
     (bridge/checking/slips.py `explain`): the FAILs one rule slip of the
     model explains are one cause, named by it; those no slip explains are
     one cause per provisional signature (causes.py), which shrinking may
-    split."""
+    split. An interruption (Ctrl-C, SIGTERM) is kept in `interrupted`; the
+    FAILs are then grouped by their first divergence alone."""
     if not alike:
         return []
     fails = sum(map(len, alike.values()))
@@ -248,9 +253,14 @@ def explained(
     def progress(elapsed: float) -> str:
         return f"  ... causes: {done[0]} of {len(failures)} FAILs tried ({elapsed:.0f} s)"
 
-    with Ticker(progress, False):
-        budget = max(SCANNING * replay, SCANNING_AT_LEAST)
-        groups, _ = slips.explain(failures, lambda k: done.__setitem__(0, k), budget)
+    groups: list[slips.Explained] = []
+    try:
+        with Ticker(progress, False):
+            budget = max(SCANNING * replay, SCANNING_AT_LEAST)
+            groups, _ = slips.explain(failures, lambda k: done.__setitem__(0, k), budget)
+    except KeyboardInterrupt:
+        interrupted[0] = True
+        print("interrupted: every FAIL is its kind of first divergence's cause")
     found: list[causes.Cause] = []
     by_slip: set[str] = set()
     for group in groups:
