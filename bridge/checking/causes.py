@@ -41,13 +41,19 @@ told apart from neither. Two mistakes told apart only by kinds of events
 that one needs beside the other's are one cause here: fixing it shows the
 other.
 
+`corpus` first tries the rule slips of bridge/checking/slips.py: the
+FAILs one slip explains are one cause, whatever their signatures, and only
+those no slip explains are grouped here (bridge/cli/corpus.py).
+
 A cause's id (`Signature.id`) is one word that names it in a list, the same
-from run to run and from engine to engine: `PART@KIND:KEPT`, e.g.
+from run to run and from engine to engine: a slip's cause has the slip's
+id (`slip:queue.fail.minus1.0`, `Signature.slip`); any other `PART@KIND:KEPT`, e.g.
 `views@message:message` (the views differ at a message; messages alone show
 it), `refused.jobs_bound@start:message+start`, `line@replies:message+replies+start`;
 without `:KEPT` for a cause that was not shrunk. A list of causes to pass
 over (`fuzz --known-causes FILE`) holds one id a line (`read_known`,
-`write_known`).
+`write_known`): a slip's passes over what that slip explains, any other
+over what it did before.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""`corpus` groups its FAILs into causes (issues 34, 40): an example engine with
-two planted bugs gives two causes, one named by the rule slip that explains it, each with the scenarios of its bug, one
-of them seen in scenarios whose first differing fields differ (a batch's
-size, its merges); each cause's representative is
+"""`corpus` groups its FAILs into causes (issues 34, 40): an example engine
+with two planted bugs gives two causes, one named by the rule slip that
+explains it, each with the scenarios of its bug, one of them seen in
+scenarios whose first differing fields differ (a batch's size, its
+merges); each cause's representative is
 shrunk and written, and the text, JSON, JUnit and HTML reports say the
 causes. Which bug each cause is, is checked apart from the grouping: each
 shrunk scenario fails on the engine with its bug alone and agrees with the
