@@ -41,13 +41,19 @@ told apart from neither. Two mistakes told apart only by kinds of events
 that one needs beside the other's are one cause here: fixing it shows the
 other.
 
+`corpus` first tries the rule slips of bridge/checking/slips.py: the
+FAILs one slip explains are one cause, whatever their signatures, and only
+those no slip explains are grouped here (bridge/cli/corpus.py).
+
 A cause's id (`Signature.id`) is one word that names it in a list, the same
-from run to run and from engine to engine: `PART@KIND:KEPT`, e.g.
+from run to run and from engine to engine: a slip's cause has the slip's
+id (`slip:queue.fail.minus1.0`, `Signature.slip`); any other `PART@KIND:KEPT`, e.g.
 `views@message:message` (the views differ at a message; messages alone show
 it), `refused.jobs_bound@start:message+start`, `line@replies:message+replies+start`;
 without `:KEPT` for a cause that was not shrunk. A list of causes to pass
 over (`fuzz --known-causes FILE`) holds one id a line (`read_known`,
-`write_known`).
+`write_known`): a slip's passes over what that slip explains, any other
+over what it did before.
 """
 
 from __future__ import annotations
@@ -71,6 +77,7 @@ from bridge.checking.shrink import (
     simplify,
     until_fault,
 )
+from bridge.checking.slips import Slip, by_id
 from bridge.formats.capabilities import Capability
 from bridge.formats.invocation import command
 from bridge.formats.limits import NONE as NONE_ACCEPTED
@@ -106,6 +113,10 @@ ID = re.compile(
 )
 
 
+SLIP = re.compile(r"slip:[a-z_]+\.[A-Za-z0-9_]+\.[a-z0-9-]+\.[0-9]+")
+"""A rule slip's id (bridge/checking/slips.py)."""
+
+
 def part_word(part: str) -> str:
     """A part as an id writes it: `timed-out render` is `timed-out-render`."""
     return part.replace(" ", "-")
@@ -130,10 +141,15 @@ class Signature:
     """For a refusal, SPEC 4.1's rule the model names, or `allowed`; else empty."""
     keeps: tuple[str, ...] | None = None
     """The kinds of events its shrunk scenario keeps, in `KINDS` order."""
+    slip: str = ""
+    """For a cause a rule slip explains, the slip's id (bridge/checking/slips.py);
+    its part and kind are then those of the first divergence of its smallest FAIL."""
 
     @property
     def id(self) -> str:
-        """One word naming the cause: `PART[.RULE]@KIND[:KEPT+KEPT]`."""
+        """One word naming the cause: the slip's id, else `PART[.RULE]@KIND[:KEPT+KEPT]`."""
+        if self.slip:
+            return self.slip
         rule = f".{self.rule}" if self.rule else ""
         kept = "" if self.keeps is None else ":" + ("+".join(self.keeps) or NONE)
         return f"{part_word(self.part)}{rule}@{self.kind}{kept}"
@@ -157,6 +173,11 @@ class Signature:
 
     def said(self) -> str:
         """The signature in words."""
+        if self.slip:
+            slip = by_id().get(self.slip)
+            if slip is None:
+                return f"{self.slip}: a rule slip the model no longer has"
+            return f"the model agrees with your engine if {slip.said()}"
         where = "the final detail request" if self.kind == DETAIL else f"a {self.kind} event"
         if self.part == "refused":
             if self.rule == ALLOWED:
@@ -229,7 +250,12 @@ def signature_of_json(divergence: Mapping[str, Any]) -> Signature:
 
 
 def parse(text: str) -> Signature:
-    """The signature an id names; ValueError saying why when it names none."""
+    """The signature an id names; ValueError saying why when it names none.
+    A slip's id names a cause of that slip (of no part nor kind)."""
+    if text.startswith("slip:"):
+        if SLIP.fullmatch(text) is None:
+            raise ValueError(f"not a rule slip's id (slip:MODULE.FUNCTION.CHANGE.N): {text!r}")
+        return Signature("slip", "", slip=text)
     found = ID.fullmatch(text)
     if found is None:
         raise ValueError(f"not a cause id (PART@KIND or PART@KIND:KIND+KIND...): {text!r}")
@@ -314,17 +340,42 @@ class Cause:
     """The representative's events up to its divergence, before shrinking."""
     written: str | None = None
     """Where the shrunk scenario was written, once it is."""
+    slips_tried: bool = False
+    """Whether rule slips were tried on its FAILs (none explains them, unless it is a slip's)."""
+    confirmed: bool | None = None
+    """For a slip's cause shrunk against the model, whether the engine, replayed
+    on the shrunk scenario, diverges there and agrees with the slipped model."""
+    alone: bool = False
+    """For a slip's cause, whether the engine agrees with the slipped model
+    on every answer of the shrunk scenario: it shows this bug and no other."""
 
     @property
     def id(self) -> str:
         return self.signature.id
+
+    @property
+    def slip(self) -> Slip | None:
+        """The rule slip that explains its FAILs; None when none does."""
+        return by_id().get(self.signature.slip) if self.signature.slip else None
+
+    def said(self) -> str:
+        """The cause in words: the slip that explains it, in SPEC's terms, or
+        how it first diverges."""
+        slip = self.slip
+        if slip is None:
+            none = "; no rule slip explains it" if self.slips_tried else ""
+            return self.signature.said() + none
+        n = len(self.scenarios)
+        these = f"on all {n} of these" if n > 1 else "on this one"
+        return f"your engine agrees with SPEC {these} if {slip.said()}"
 
     def to_json(self) -> dict[str, Any]:
         """The cause as the JSON report holds it (bridge/report.schema.json)."""
         s = self.signature
         return {
             "id": self.id,
-            "said": s.said(),
+            "said": self.said(),
+            "slip": None if self.slip is None else self.slip.to_json(),
             "part": s.part,
             "kind": s.kind,
             "rule": s.rule or None,
@@ -516,7 +567,7 @@ def write_known(path: Path, causes: Iterable[Signature | Cause], option: str) ->
     for cause in causes:
         if isinstance(cause, Cause):
             where = f"; shrunk: {cause.written}" if cause.written else ""
-            about = f"{cause.signature.said()}; {len(cause.scenarios)} scenario(s){where}"
+            about = f"{cause.said()}; {len(cause.scenarios)} scenario(s){where}"
             lines.append(f"{cause.id}  # {safe(about)}\n")
         else:
             lines.append(f"{cause.id}\n")

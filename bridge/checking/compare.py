@@ -101,6 +101,8 @@ class Divergence:
     (bridge/checking/adopt.py)."""
     after_adoption: bool = False
     """Whether it was met after an adoption (then it could not be adopted)."""
+    answer: dict[str, Any] | None = None
+    """The engine's whole answer there (bridge/checking/slips.py explains a FAIL with it)."""
 
     def where(self) -> str:
         if self.position is None:
@@ -257,6 +259,7 @@ def run(
             answer.get(name, MISSING),
             sent[: index + 1],
             not_compared=frozenset(owner),
+            answer=answer,
         )
 
     def adopted(exchange: Exchange, answer: dict[str, Any], name: str, first: bool) -> bool:

@@ -520,6 +520,24 @@ def kind_of(event: dict[str, Any]) -> str:
     return "replies" if name == "end" and "replies" in event else name
 
 
+def plain_texts(scenario: Scenario) -> Scenario:
+    """The scenario with each text given by its size (a message's, an end's
+    line) written out as that many `x`: the same sizes, so the same views,
+    batches and queue, but none of the filler's line breaks and other
+    characters (scenarios/format.py FILLER), which an engine's bug about
+    text could show in."""
+    events = [
+        {
+            **{k: v for k, v in e.items() if k != "size"},
+            ("text" if e["event"] == "message" else "line"): "x" * e["size"],
+        }
+        if "size" in e and e["event"] in ("message", "end")
+        else e
+        for e in scenario.events
+    ]
+    return replace(scenario, events=events, lines=None)
+
+
 def fewer_kinds(scenario: Scenario, still: Callable[[Scenario], bool], budget: Budget) -> Scenario:
     """The scenario without every event of one kind (`KINDS`, the last
     first) while `still` holds: one try removes all of what a divergence

@@ -54,6 +54,9 @@ class Verdict:
     outside: str = ""
     """The constants the engine accepts, said in words, when the scenario was
     SKIPPED for lying outside them (bridge/formats/limits.py); else ""."""
+    failure: Any = None
+    """For a FAIL, what explaining it by a rule slip needs (bridge/checking/slips.py
+    `Failure`), kept from its replay; None otherwise."""
 
 
 class Skipped(Exception):

@@ -8,10 +8,12 @@ import math
 import re
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bridge.checking import causes
+from bridge.checking import causes, slips
+from bridge.checking.shrink import marked, plain_texts, simplify
 from bridge.checking.verdict import Verdict, outcome
 from bridge.cli.options import (
     Commands,
@@ -44,6 +46,7 @@ from bridge.runs.corpus import (
     check_all,
     failing,
     find_causes,
+    make_engine,
     reproduction,
     unless_broken,
 )
@@ -53,6 +56,7 @@ from bridge.runs.shards import share
 from bridge.runs.tally import counted, outside_lines, still_known
 from bridge.wire.engine import EngineFault
 from model.profile import Profile
+from scenarios.format import Scenario
 
 
 def add_parser(commands: Commands) -> None:
@@ -180,23 +184,32 @@ def run(args: argparse.Namespace) -> int:
         for name in sorted(set(given) - set(known) - set(unrun)):
             print(f"fixed: {name}, taken off {args.write_known_failures}")
         print(f"wrote {args.write_known_failures}: {len(known)} known failures")
-    found, interrupted = grouped(failing(verdicts, known), options, args)
+    alike = failing(verdicts, known)
+    stopped = [False]
+    found = explained(alike, options, seconds, stopped)
+
+    def reported(found: list[causes.Cause]) -> Run:
+        return Run(
+            args.engine,
+            said,
+            corpus_version(),
+            seconds,
+            verdicts,
+            known,
+            found,
+            named,
+            args.min_compared,
+            str(shard) if shard.count > 1 else None,
+            started,
+        )
+
+    if found:
+        print(f"verdict before shrinking: {reported(found).summary()}", flush=True)
+    found, interrupted = shrunk(found, alike, options, args) if not stopped[0] else (found, True)
     if args.write_known_causes is not None:
         causes.write_known(args.write_known_causes, found, "--write-known-causes")
         print(f"wrote {args.write_known_causes}: {counted(len(found), 'cause')}")
-    run_report = Run(
-        args.engine,
-        said,
-        corpus_version(),
-        seconds,
-        verdicts,
-        known,
-        found,
-        named,
-        args.min_compared,
-        str(shard) if shard.count > 1 else None,
-        started,
-    )
+    run_report = reported(found)
     if args.keep_going:
         for number, past in enumerate(run_report.beyond(), start=1):
             print(f"  {number}. {past.cause}: {past.said()}")
@@ -241,6 +254,173 @@ SHOWN = 6
 """How many of a cause's scenarios its lines name."""
 
 
+SCANNING = 0.2
+"""What share of the replay's time trying every slip on FAILs may take
+(at least `SCANNING_AT_LEAST` seconds), so that the verdict comes within
+1.2x of the replay (bridge/checking/slips.py `explain`)."""
+
+SCANNING_AT_LEAST = 2.0
+
+
+def explained(
+    alike: dict[causes.Signature, list[Verdict]],
+    options: Options,
+    replay: float,
+    interrupted: list[bool],
+) -> list[causes.Cause]:
+    """The causes of a run's FAILs, said at once, before any shrink
+    (bridge/checking/slips.py `explain`): the FAILs one rule slip of the
+    model explains are one cause, named by it; those no slip explains are
+    one cause per provisional signature (causes.py), which shrinking may
+    split. An interruption (Ctrl-C, SIGTERM) is kept in `interrupted`; the
+    FAILs are then grouped by their first divergence alone."""
+    if not alike:
+        return []
+    fails = sum(map(len, alike.values()))
+    print(f"grouping {fails} FAIL into causes: trying the model's rule slips ...", flush=True)
+    of = {v.failure.name: key for key, vs in alike.items() for v in vs if v.failure is not None}
+    failures = [v.failure for vs in alike.values() for v in vs if v.failure is not None]
+    done = [0]
+
+    def progress(elapsed: float) -> str:
+        return f"  ... causes: {done[0]} of {len(failures)} FAILs tried ({elapsed:.0f} s)"
+
+    groups: list[slips.Explained] = []
+    try:
+        with Ticker(progress, False):
+            budget = max(SCANNING * replay, SCANNING_AT_LEAST)
+            groups, _ = slips.explain(failures, lambda k: done.__setitem__(0, k), budget)
+    except KeyboardInterrupt:
+        interrupted[0] = True
+        print("interrupted: every FAIL is its kind of first divergence's cause")
+    found: list[causes.Cause] = []
+    by_slip: set[str] = set()
+    for group in groups:
+        names = [f.name for f in group.failures]
+        first = of[names[0]]
+        named = causes.Signature(first.part, first.kind, first.rule, slip=group.slip.id)
+        found.append(causes.Cause(named, names, slips_tried=True))
+        by_slip.update(names)
+    for key, verdicts in alike.items():
+        left = [shown(v.path) for v in verdicts if shown(v.path) not in by_slip]
+        if left:
+            found.append(causes.Cause(key, left, slips_tried=True))
+    found = ordered(found)
+    print(f"{fails} FAIL from {counted(len(found), 'cause')}:", flush=True)
+    for number, cause in enumerate(found, start=1):
+        print(said_cause(number, cause, options), flush=True)
+    return found
+
+
+def shrunk(
+    found: list[causes.Cause],
+    alike: dict[causes.Signature, list[Verdict]],
+    options: Options,
+    args: argparse.Namespace,
+) -> tuple[list[causes.Cause], bool]:
+    """The causes with a shrunk scenario each, written to --regressions as
+    it comes, all said at the end: a slip's shrunk against the model alone
+    (`slip_shrunk`), the others' as `grouped` shrinks them; and whether an
+    interruption (Ctrl-C, SIGTERM) cut the shrinking short (what is not
+    shrunk then stays as it was)."""
+    if not found or not args.shrink_tries:
+        return found, False
+    interrupted = False
+    by_slip = [c for c in found if c.slip is not None]
+    left = {
+        c.signature: [v for v in alike[c.signature] if shown(v.path) in c.scenarios]
+        for c in found
+        if c.slip is None
+    }
+    failure_of = {v.failure.name: v.failure for vs in alike.values() for v in vs if v.failure}
+    try:
+        for cause in list(by_slip):
+            slip_shrunk(cause, failure_of, options, args)
+            if not cause.confirmed:
+                # Its FAILs are told apart as those no slip explains.
+                by_slip.remove(cause)
+                for key, verdicts in alike.items():
+                    taken = [v for v in verdicts if shown(v.path) in cause.scenarios]
+                    if taken:
+                        left[key] = left.get(key, []) + taken
+        rest, interrupted = grouped(left, options, args) if left else ([], False)
+    except KeyboardInterrupt:
+        print("interrupted: the causes not shrunk yet are kept as they are")
+        return found, True
+    found = ordered(by_slip + rest)
+    print(f"{sum(map(len, alike.values()))} FAIL from {counted(len(found), 'cause')}:", flush=True)
+    for number, cause in enumerate(found, start=1):
+        print(said_cause(number, cause, options), flush=True)
+    return found, interrupted
+
+
+def slip_shrunk(
+    cause: causes.Cause,
+    failure_of: dict[str, slips.Failure],
+    options: Options,
+    args: argparse.Namespace,
+) -> None:
+    """Shrink a slip's cause against the model alone: its smallest FAIL,
+    while the model and the model with the slip answer it otherwise (no
+    engine: a try costs two model replays); then the engine replayed once
+    on what is left, which must agree with the slipped model there. The
+    shrunk scenario is written only when it does; when another bug of the
+    engine shows after this one there, it is shrunk on, on the engine, until
+    the engine agrees with the slipped model on all of it (the bug alone),
+    as far as its budget goes."""
+    slip = cause.slip
+    assert slip is not None
+    smallest = min(
+        (failure_of[n] for n in cause.scenarios if n in failure_of),
+        key=lambda f: (len(f.scenario.events), f.name),
+    )
+    seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
+    profile, lacks = smallest.profile, smallest.lacks
+    shows = slips.shows(slip, profile, lacks)
+    small = simplify(smallest.scenario, shows, seconds, max(args.shrink_tries, slips.TRIES))
+    engine = make_engine(options)
+    try:
+        cause.alone = slips.confirmed(engine, small, slip, profile, lacks, whole=True)
+        cause.confirmed = cause.alone or slips.confirmed(engine, small, slip, profile, lacks)
+        if cause.confirmed and not cause.alone:
+            # Another bug of the engine shows after this one: its texts
+            # written plainly, or else shrunk on the engine, from what is
+            # left, until it shows this one alone.
+            def alone(scenario: Scenario) -> bool:
+                return shows(scenario) and slips.confirmed(
+                    engine, scenario, slip, profile, lacks, whole=True
+                )
+
+            plain = plain_texts(small)
+            if alone(plain):
+                small, cause.alone = plain, True
+            else:
+                fewer = simplify(small, alone, seconds, args.shrink_tries)
+                if fewer != small:
+                    small, cause.alone = fewer, True
+    except EngineFault:
+        cause.confirmed = cause.confirmed or False
+    finally:
+        engine.close()
+    cause.representative = smallest.name
+    cause.events_before = len(smallest.scenario.events)
+    if not cause.confirmed:
+        print(
+            f"note: {cause.id}: the engine does not agree with the slip on its shrunk "
+            "scenario: its FAILs are grouped as those no slip explains"
+        )
+        return
+    notes = {
+        "shrunk_from": Path(smallest.name).name,
+        "events_before": cause.events_before,
+        "cause": cause.id,
+        "kept": cause.said(),
+    }
+    generator = f"bridge corpus: cause {cause.id}, shrunk against the model with the slip"
+    cause.shrunk = marked(replace(small, generator=generator, notes=notes), profile)
+    write_shrunk(cause, profile, options, args.regressions)
+
+
 def grouped(
     alike: dict[causes.Signature, list[Verdict]], options: Options, args: argparse.Namespace
 ) -> tuple[list[causes.Cause], bool]:
@@ -282,11 +462,9 @@ def grouped(
         print("interrupted: the FAILs not grouped yet are each kind's cause, not shrunk")
         found += [causes.Cause(key, [shown(v.path) for v in vs]) for key, vs in left.items()]
         interrupted = True
-    found = ordered(found)
-    print(f"{fails} FAIL from {counted(len(found), 'cause')}:", flush=True)
-    for number, cause in enumerate(found, start=1):
-        print(said_cause(number, cause, options), flush=True)
-    return found, interrupted
+    for cause in found:
+        cause.slips_tried = True
+    return ordered(found), interrupted
 
 
 def ordered(found: list[causes.Cause]) -> list[causes.Cause]:
@@ -315,7 +493,7 @@ def said_cause(number: int, cause: causes.Cause, options: Options) -> str:
     )
     lines = [
         f"  {number}. {cause.id}: {counted(len(names), 'scenario')}: {shown}",
-        f"     {cause.signature.said()}",
+        f"     {cause.said()}",
     ]
     if cause.shrunk is not None and cause.written is not None:
         assert cause.representative is not None
@@ -323,5 +501,11 @@ def said_cause(number: int, cause: causes.Cause, options: Options) -> str:
             f"     shrunk from {Path(cause.representative).name}, {cause.events_before} events "
             f"to {len(cause.shrunk.events)}: {cause.written}"
         )
+        if cause.slip is not None:
+            lines.append(
+                "     it shows this bug alone (the engine agrees with the slip on all of it)"
+                if cause.alone
+                else "     this bug shows first there; another of the engine's shows after it"
+            )
         lines.append(f"     replay it: {reproduction(Path(cause.written), options)}")
     return "\n".join(lines)

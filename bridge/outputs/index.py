@@ -100,7 +100,7 @@ def causes_table(run: Run) -> str:
             )
         rows.append(
             f'<tr id="{escape(quote(cause.id))}"><td><code>{escape(cause.id)}</code></td>'
-            f"<td>{escape(cause.signature.said())}</td>"
+            f"<td>{escape(cause.said())}</td>"
             f"<td>{len(names)}: {escape(', '.join(names[:SHOWN]))}{more}</td><td>{shrunk}</td></tr>"
         )
     causes = f"{len(run.causes)} cause{'' if len(run.causes) == 1 else 's'}"

@@ -162,7 +162,7 @@ def cause_said(cause: Cause) -> str:
     """A cause as a property's value says it: `ID: what it is`, and where
     its shrunk scenario is (its scenarios are the test cases naming it)."""
     where = f"; shrunk: {cause.written}" if cause.written else ""
-    return f"{cause.id}: {cause.signature.said()}{where}"
+    return f"{cause.id}: {cause.said()}{where}"
 
 
 def write_junit(run: Run, path: Path) -> None:

@@ -264,7 +264,7 @@ def merged_causes(
 def one_cause(a: Signature, b: Signature) -> bool:
     """Whether two shards' causes are one: the same, or both shrunk and
     `same_cause` (a cause not shrunk is one only with itself)."""
-    return a == b or (a.keeps is not None and b.keeps is not None and a.same_cause(b))
+    return a.id == b.id or (a.keeps is not None and b.keeps is not None and a.same_cause(b))
 
 
 def consistent(path: Path, case: dict[str, Any]) -> None:

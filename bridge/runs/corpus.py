@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import islice
 from multiprocessing import get_context, util
 from pathlib import Path
 from typing import Any
@@ -31,10 +32,11 @@ from bridge.checking.causes import (
     signature,
     signature_of_json,
 )
-from bridge.checking.compare import Result, add_states, run
+from bridge.checking.compare import Divergence, Result, add_states, run
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
 from bridge.checking.shrink import cut, marked, shrunk_note
+from bridge.checking.slips import Failure
 from bridge.checking.verdict import (
     Lacked,
     Outside,
@@ -46,7 +48,7 @@ from bridge.checking.verdict import (
     within,
 )
 from bridge.formats import transcript
-from bridge.formats.capabilities import ignored_fields
+from bridge.formats.capabilities import Capability, ignored_fields
 from bridge.formats.invocation import command
 from bridge.formats.kit import shown
 from bridge.formats.layout import read_checked, stream_checked, unique_name
@@ -360,6 +362,7 @@ def checked(
         reason += f"\nadopted; a divergence after adoption: {past}"
     return verdict(
         "FAIL",
+        failure=failure_of(path, found, profile, result.lacks, ready, options.live),
         reason=reason,
         report=report,
         divergence=divergence_json(found),
@@ -372,6 +375,40 @@ def checked(
         page=page,
         stderr=tail,
         **about,
+    )
+
+
+def failure_of(
+    path: Path,
+    found: Divergence,
+    profile: Profile,
+    lacks: tuple[Capability, ...],
+    ready: Ready,
+    live: bool,
+) -> Failure | None:
+    """What explaining a FAIL by a rule slip needs (slips.py `Failure`): the
+    scenario read again, up to the divergence; None when it cannot be."""
+    if found.answer is None:
+        return None
+    try:
+        whole = read_checked(path)
+        scenario = cut(whole, found)
+        # The answers the engine gave before the divergence, as the run
+        # compared them: a transcript's are read, not replayed.
+        sent = (e for e in exchanges(path, whole, profile, live, lacks) if e.sent)
+        expected = [e.expected for e in islice(sent, found.index + 1)]
+    except (ScenarioError, transcript.TranscriptError):
+        return None
+    return Failure(
+        shown(path),
+        scenario,
+        profile,
+        lacks,
+        found.index,
+        found.answer,
+        signature(found).id,
+        ready.rule_names,
+        expected,
     )
 
 
@@ -582,7 +619,7 @@ def causes_of(job: CauseJob) -> Grouped:
                 **shrunk_note(origin, cause.signature.provisional().id),
                 "events_before": cause.events_before,
                 "cause": cause.id,
-                "kept": cause.signature.said(),
+                "kept": cause.said(),
             }
             generator = f"bridge corpus: cause {cause.id}, shrunk against {options.engine}"
             shrunk = replace(cause.shrunk, generator=generator, notes=notes)

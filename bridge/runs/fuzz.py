@@ -20,7 +20,8 @@ page, and reports it as `compare` reports it, with its cause.
 Then the search goes on, in rounds (each with a seed of its own,
 `round_seed`), for divergences of other causes, until its time or its
 histories are spent: a history whose divergence is of a known cause (one
-listed with `--known-causes`, or one found before; causes.py `which`) is
+listed with `--known-causes`, or one found before; causes.py `which`; a
+listed rule slip that explains it, told by model replays alone, slips.py) is
 replayed again without the event where that cause showed (`DROPS` times at
 most), so that a difference the engine shows in most histories hides
 nothing behind it, and is passed over if nothing else diverges. A shrink
@@ -43,6 +44,7 @@ from bridge.checking.causes import Replays, Signature, signature, which
 from bridge.checking.compare import Divergence, run
 from bridge.checking.coverage import Coverage
 from bridge.checking.shrink import Way, cut, simplify, size_of, way_of
+from bridge.checking.slips import Failure, by_id
 from bridge.formats.capabilities import Capability, lacking
 from bridge.formats.limits import NONE, Limits
 from bridge.formats.profile import agreement
@@ -162,6 +164,8 @@ class Fuzzer:
     """Shrinks that ended at a known cause, by their provisional signature."""
     searched: float = 0.0
     """Seconds spent searching in the rounds before this one."""
+    rules: bool = True
+    """Whether the engine names SPEC 4.1's rules in its refusals (as it said at its last start)."""
     round_began: float = 0.0
 
     def seconds(self) -> float:
@@ -203,9 +207,25 @@ class Fuzzer:
         without a replay: a reduction that hides the cause it keeps would
         have every search of it end in a wasted shrink."""
         named = signature(found)
+        slipped = self.known_slip(scenario, found)
+        if slipped is not None:
+            return slipped
         if self.settled[named] >= SETTLED:
             return next(k for k in self.known if k.provisional() == named)
         return which(cut(scenario, found), named, self.known, self.probe())
+
+    def known_slip(self, scenario: Scenario, found: Divergence) -> Signature | None:
+        """The known rule slip (a `slip:` id listed) that explains a
+        divergence (bridge/checking/slips.py: the model with it agrees with
+        every answer up to there; model replays, no engine, no shrink), or None."""
+        listed = [(k, by_id().get(k.slip)) for k in self.known if k.slip]
+        if found.answer is None or not any(slip for _, slip in listed):
+            return None
+        failure = Failure(
+            "", cut(scenario, found), self.profile, self.lacks, found.index, found.answer
+        )
+        failure.rules = self.rules
+        return next((k for k, slip in listed if slip and failure.explained_by(slip)), None)
 
     def effective(
         self, scenario: Scenario, exchanges: list[Exchange] | None = None
@@ -287,6 +307,7 @@ class Fuzzer:
             self.skipped += self.searching()
             return None
         ready = self.engine.start(scenario)
+        self.rules = ready.rule_names
         declared = profile_of(ready.profile, self.options.profile, self.engine.name)
         if ready.unsupported is None and declared != self.profile:
             raise EngineFault(

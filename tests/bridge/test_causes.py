@@ -59,6 +59,7 @@ def test_a_signature_is_the_part_the_event_kind_and_a_refusal_s_rule() -> None:
 
 
 IDS = [
+    "slip:queue.leaf_may_start.lt-le.0",
     "views@message:message",
     "refused.jobs_bound@start:message+start",
     "timed-out-render@timeout:message+start+wait+timeout",
@@ -84,10 +85,10 @@ def test_an_id_lists_what_a_shrunk_scenario_keeps_in_one_order() -> None:
 @pytest.mark.parametrize(
     "text",
     ["views", "views@", "views@nothing", "views@message:", "views@message:message+bogus",
-     "refused@start", "views.rule@message", "views@message message"],
+     "refused@start", "views.rule@message", "views@message message", "slip:queue"],
 )  # fmt: skip
 def test_a_wrong_id_says_why(text: str) -> None:
-    with pytest.raises(ValueError, match="cause id|kind of event|rule"):
+    with pytest.raises(ValueError, match="cause id|kind of event|rule|slip's id"):
         parse(text)
 
 

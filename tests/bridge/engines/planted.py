@@ -4,7 +4,12 @@ NAME ...` plants each one named, from its own module here: `free_leaf`
 (free_leaf_bug.py: a free leaf counted as a placeholder during its batch,
 SPEC 3), `late_cap` (failure_cap_late.py: the failure cap one failure late,
 SPEC 4), `zoom` (zoom_newest_first.py: a node's halves zoomed newest first,
-SPEC 3.5, which no profile option declares). Plain Python, so that the
+SPEC 3.5, which no profile option declares); issue 40's, each seen in
+several ways: `queued_leaf` (free_leaf_queued.py: a free leaf waits for a
+call, SPEC 2), `crlf` (crlf_two_spaces.py: `\\r\\n` flattened to two
+spaces, SPEC 3), `ahead_running` (ahead_running.py: a running leaf not
+counted toward AHEAD, SPEC 4), `merges_first` (merges_first.py: ready
+merges offered before unbuilt leaves, SPEC 4). Plain Python, so that the
 patches reach the planner."""
 
 import sys
@@ -13,7 +18,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import failure_cap_late  # noqa: E402 (first: it makes the engine plain Python)
+
+# isort: split
+import ahead_running  # noqa: E402
+import crlf_two_spaces  # noqa: E402
 import free_leaf_bug  # noqa: E402
+import free_leaf_queued  # noqa: E402
+import merges_first  # noqa: E402
 import zoom_newest_first  # noqa: E402
 
 from impl import protocol  # noqa: E402
@@ -22,6 +33,10 @@ PLANTS = {
     "free_leaf": free_leaf_bug.plant,
     "late_cap": failure_cap_late.plant,
     "zoom": zoom_newest_first.plant,
+    "queued_leaf": free_leaf_queued.plant,
+    "crlf": crlf_two_spaces.plant,
+    "ahead_running": ahead_running.plant,
+    "merges_first": merges_first.plant,
 }
 
 if __name__ == "__main__":

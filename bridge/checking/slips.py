@@ -1,0 +1,711 @@
+"""Rule slips: small changes to the model's rules, drawn from the model's
+own code, that name a bug in SPEC's words (README, "Causes").
+
+The catalogue (`catalogue`) is made by reading the model's modules of the
+queue, the views, the lines, the text and zoom (`MODULES`) with `ast`, and
+changing one thing at a time in each of their functions: every comparison
+to its neighbours (`<` to `<=` and `>`, `==` to `!=`, `in` to `not in`,
+`bits.less(a, b)` to `bits.less(b, a)` and to `not bits.less(b, a)`),
+every integer constant and slice bound one more and one less, every order
+turned (`min` and `max` swapped, `reversed` dropped, `reverse=` flipped,
+the two sides of a concatenation of lists or tuples swapped),
+every condition negated (an `if`, a conditional expression, a filter of a
+comprehension), every operand of an `and` or an `or` dropped, every `not`
+dropped, a filter of a comprehension dropped, and a step of a chain of
+calls of one method skipped (`a.replace(...).replace(...)`). Each slip
+has an id stable from run to run
+(`slip:MODULE.FUNCTION.CHANGE.N`, N counting that change in that function
+in the order of its code) and words: the function's docstring, which cites
+its SPEC section, and the change.
+
+A slip is applied by giving the live function the changed code
+(`applied`): every module that imported the function holds the same
+function object, and the model keeps no caches. `Failure` is what a FAIL
+leaves for explaining it: its scenario up to the first divergence, and the
+engine's answer there. A slip explains it when the model with the slip
+agrees with every answer the engine gave up to there (`explains`); only
+slips at lines the model ran on that scenario are tried (`ran`). `explain`
+covers a run's FAILs with as few slips as it can.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import math
+import re
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import import_module
+from pathlib import Path
+from types import CodeType, FrameType, FunctionType
+from typing import Any
+
+from bridge.checking.compare import first_difference, run
+from bridge.formats.capabilities import Capability, ignored_fields
+from bridge.wire.engine import Engine
+from bridge.wire.stream import Exchange, from_model
+from model.profile import Profile
+from scenarios.format import Scenario, ScenarioError
+
+MODULES = ("queue", "view", "cview", "sawtooth", "line", "text", "render", "zoom", "tree", "due")
+"""The model's modules whose rules slips change: the queue, the views and
+their batches, the lines, the text, the renders and zooms."""
+
+OPERATORS: dict[type[ast.cmpop], tuple[type[ast.cmpop], ...]] = {
+    ast.Lt: (ast.LtE, ast.Gt),
+    ast.LtE: (ast.Lt, ast.GtE),
+    ast.Gt: (ast.GtE, ast.Lt),
+    ast.GtE: (ast.Gt, ast.LtE),
+    ast.Eq: (ast.NotEq,),
+    ast.NotEq: (ast.Eq,),
+    ast.In: (ast.NotIn,),
+    ast.NotIn: (ast.In,),
+    ast.Is: (ast.IsNot,),
+    ast.IsNot: (ast.Is,),
+}
+"""Each comparison and the ones a slip reads it as."""
+
+TAGS = {
+    ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
+    ast.NotEq: "ne", ast.In: "in", ast.NotIn: "notin", ast.Is: "is", ast.IsNot: "isnot",
+}  # fmt: skip
+
+SCANS = 3
+"""How many FAILs of one provisional signature are tried on every slip at most."""
+
+
+TRIES = 2000
+"""How many tries shrinking a slip's cause against the model makes at most
+(each two model replays, no engine)."""
+
+RANKS = {"compare": 0, "bound": 1, "order": 2, "not": 3, "drop": 4, "skip": 5}
+"""How small each kind of change is: of two slips that explain as much, the smaller names it."""
+
+
+@dataclass(frozen=True)
+class Slip:
+    """One change to one function of the model."""
+
+    id: str
+    """`slip:MODULE.FUNCTION.CHANGE.N`: one word, the same from run to run."""
+    module: str
+    """The model's module, e.g. `queue` (model/queue.py)."""
+    function: str
+    line: int
+    """The first line of the changed code in its file."""
+    last: int
+    """Its last line."""
+    before: str
+    """The code as the model has it."""
+    after: str
+    """The code as the slip reads it."""
+    kind: str
+    """What kind of change (`RANKS`)."""
+    about: str = field(compare=False)
+    """The first sentence of the function's docstring."""
+    section: str = field(compare=False)
+    """The SPEC section the docstring cites (`SPEC 4`), or ""."""
+    code: CodeType = field(compare=False, repr=False)
+
+    @property
+    def rank(self) -> tuple[int, int, str]:
+        return RANKS[self.kind], len(self.after), self.id
+
+    def to_json(self) -> dict[str, Any]:
+        """The slip as the JSON report holds it (bridge/report.schema.json)."""
+        return {
+            "id": self.id,
+            "file": f"model/{self.module}.py",
+            "function": self.function,
+            "line": self.line,
+            "before": self.before,
+            "after": self.after,
+            "spec_section": self.section or None,
+        }
+
+    def said(self) -> str:
+        """The slip in words: where, what the rule is for, what changed."""
+        spec = f", {self.section}" if self.section else ""
+        about = f": {self.about}" if self.about else ""
+        return (
+            f"in `{self.function}` (model/{self.module}.py{spec}{about}), "
+            f"`{self.before}` read as `{self.after}`"
+        )
+
+
+def first_sentence(doc: str | None) -> str:
+    """A docstring's first sentence, on one line."""
+    text = " ".join((doc or "").split())
+    end = re.search(r"(?<=[.:])\s", text)
+    text = text[: end.start()] if end else text
+    return re.sub(r"\s*\(SPEC [^)]*\)\.?$", "", text).rstrip(":.")
+
+
+def section_of(*docs: str | None) -> str:
+    """The first SPEC section the docstrings cite (`SPEC 4`)."""
+    for doc in docs:
+        found = re.search(r"SPEC (\d+(?:\.\d+)?)", doc or "")
+        if found:
+            return f"SPEC {found[1]}"
+    return ""
+
+
+Change = tuple[str, str, ast.AST, ast.AST]
+"""A change at one node: its tag (part of the id), its kind, the node
+as the slip reads it, and the node it stands in for."""
+
+
+def negated(test: ast.expr) -> ast.expr:
+    return ast.UnaryOp(ast.Not(), test)
+
+
+def plus(node: ast.expr, by: int) -> ast.expr:
+    if isinstance(node, ast.Constant):
+        return ast.Constant(node.value + by)
+    return ast.BinOp(node, ast.Add() if by > 0 else ast.Sub(), ast.Constant(abs(by)))
+
+
+def is_int(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int)
+        and not isinstance(node.value, bool)
+    )
+
+
+def is_call_of(node: ast.AST, *names: str) -> bool:
+    """Whether a node calls one of `names` (a name, or an attribute such as `bits.less`)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    named = func.id if isinstance(func, ast.Name) else ""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        named = f"{func.value.id}.{func.attr}"
+    return named in names
+
+
+def inverted(test: ast.expr) -> bool:
+    """Whether negating a test is a comparison's slip already (`==` read as `!=`)."""
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and type(test.ops[0]) in (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)
+    )
+
+
+SEQUENCES = (ast.List, ast.ListComp, ast.Tuple)
+"""What a concatenation is recognized by: one side written as a list or tuple."""
+
+
+def is_sequence(node: ast.BinOp) -> bool:
+    """Whether an addition concatenates (one side is a list or tuple written out)."""
+    return isinstance(node.left, SEQUENCES) or isinstance(node.right, SEQUENCES)
+
+
+def is_method(node: ast.AST | None, name: str) -> bool:
+    """Whether a node calls a method `name` (`x.name(...)`)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == name
+    )
+
+
+def changes(node: ast.AST, loops: set[int], parents: dict[int, ast.AST]) -> Iterator[Change]:
+    """Every change of the catalogue at one node (see the module's words).
+    Nodes of a `while` loop (`loops`) are left alone: a slip there could
+    loop for ever."""
+    if id(node) in loops:
+        return
+    if isinstance(node, ast.Compare):
+        for k, op in enumerate(node.ops):
+            for other in OPERATORS.get(type(op), ()):
+                ops = [*node.ops[:k], other(), *node.ops[k + 1 :]]
+                yield (
+                    f"{TAGS[type(op)]}-{TAGS[other]}",
+                    "compare",
+                    ast.Compare(node.left, ops, node.comparators),
+                    node,
+                )
+    elif is_call_of(node, "bits.less") and isinstance(node, ast.Call) and len(node.args) == 2:
+        swapped = ast.Call(node.func, node.args[::-1], node.keywords)
+        yield "less-gt", "compare", swapped, node
+        yield "less-le", "compare", negated(swapped), node
+    elif is_int(node):
+        yield "plus1", "bound", plus(node, 1), node  # type: ignore[arg-type]
+        if node.value > 0:  # type: ignore[attr-defined]
+            yield "minus1", "bound", plus(node, -1), node  # type: ignore[arg-type]
+    elif isinstance(node, ast.Slice):
+        for end in ("lower", "upper"):
+            bound = getattr(node, end)
+            if bound is not None and not is_int(bound):
+                for by, tag in ((1, "plus1"), (-1, "minus1")):
+                    yield (
+                        f"{end}-{tag}",
+                        "bound",
+                        ast.Slice(
+                            **{
+                                **{e: getattr(node, e) for e in ("lower", "upper", "step")},
+                                end: plus(bound, by),
+                            }
+                        ),
+                        node,
+                    )
+    elif is_call_of(node, "min", "max") and isinstance(node, ast.Call):
+        other = "max" if is_call_of(node, "min") else "min"
+        yield (
+            f"{other}",
+            "order",
+            ast.Call(ast.Name(other, ast.Load()), node.args, node.keywords),
+            node,
+        )
+    elif is_call_of(node, "reversed") and isinstance(node, ast.Call) and len(node.args) == 1:
+        yield "unreversed", "order", node.args[0], node
+    elif is_call_of(node, "sorted") and isinstance(node, ast.Call):
+        kept = [k for k in node.keywords if k.arg != "reverse"]
+        was = next((k.value for k in node.keywords if k.arg == "reverse"), ast.Constant(False))
+        flipped = ast.keyword("reverse", negated(was))
+        yield "reverse", "order", ast.Call(node.func, node.args, [*kept, flipped]), node
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and is_sequence(node):
+        yield "swap-concat", "order", ast.BinOp(node.right, ast.Add(), node.left), node
+    elif (
+        isinstance(node, ast.AugAssign)
+        and isinstance(node.op, ast.Add)
+        and isinstance(node.target, ast.Name)
+        and isinstance(node.value, SEQUENCES)
+    ):
+        before = ast.BinOp(node.value, ast.Add(), ast.Name(node.target.id, ast.Load()))
+        yield "swap-concat", "order", ast.Assign([node.target], before), node
+    elif isinstance(node, ast.BoolOp):
+        word = "and" if isinstance(node.op, ast.And) else "or"
+        for k in range(len(node.values)):
+            rest = node.values[:k] + node.values[k + 1 :]
+            dropped = rest[0] if len(rest) == 1 else ast.BoolOp(node.op, rest)
+            yield f"drop-{word}", "drop", dropped, node
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        yield "unnot", "not", node.operand, node
+    elif isinstance(node, ast.If | ast.IfExp) and not inverted(node.test):
+        yield "not-if", "not", negated(node.test), node.test
+    elif isinstance(node, ast.comprehension):
+        for test in node.ifs:
+            if not inverted(test):
+                yield "not-filter", "not", negated(test), test
+            yield "drop-filter", "drop", ast.Constant(True), test
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        method = node.func.attr
+        outer = parents.get(id(node))
+        chained = is_method(node.func.value, method) or (
+            isinstance(outer, ast.Attribute) and is_method(parents.get(id(outer)), method)
+        )
+        if chained:
+            yield f"skip-{method}", "skip", node.func.value, node
+
+
+def unparsed(node: ast.AST) -> str:
+    return " ".join(ast.unparse(node).split())
+
+
+def compiled(function: ast.FunctionDef, path: Path) -> CodeType | None:
+    """The code object of a changed function, compiled as its module would."""
+    module = ast.Module([function], [])
+    ast.fix_missing_locations(module)
+    try:
+        code = compile(module, str(path), "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    return next(c for c in code.co_consts if isinstance(c, CodeType) and c.co_name == function.name)
+
+
+def slips_of(name: str) -> Iterator[Slip]:
+    """The slips of one module of the model, in the order of its code."""
+    module = import_module(f"model.{name}")
+    path = Path(module.__file__ or "")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for function in tree.body:
+        if not isinstance(function, ast.FunctionDef) or function.decorator_list:
+            continue
+        live = getattr(module, function.name, None)
+        if not isinstance(live, FunctionType) or live.__code__.co_freevars:
+            continue
+        loops = {id(n) for w in ast.walk(function) if isinstance(w, ast.While) for n in ast.walk(w)}
+        about = first_sentence(ast.get_docstring(function))
+        section = section_of(ast.get_docstring(function), ast.get_docstring(tree))
+        parents = {id(c): n for n in ast.walk(function) for c in ast.iter_child_nodes(n)}
+        counted: dict[str, int] = {}
+        for node in ast.walk(function):
+            for tag, kind, new, old in changes(node, loops, parents):
+                number = counted.get(tag, 0)
+                counted[tag] = number + 1
+                code = compiled(replaced(function, old, new), path)
+                if code is None or code.co_freevars:
+                    continue
+                # A number alone says little: the words show the expression it is in.
+                shown = parents[id(old)] if isinstance(old, ast.Constant | ast.Slice) else old
+                while kind == "skip" and is_method(
+                    parents.get(id(parents.get(id(shown)))), tag[5:]
+                ):
+                    shown = parents[id(parents[id(shown)])]  # the whole chain
+                yield Slip(
+                    f"slip:{name}.{function.name}.{tag}.{number}",
+                    name,
+                    function.name,
+                    old.lineno,  # type: ignore[attr-defined]
+                    old.end_lineno or old.lineno,  # type: ignore[attr-defined]
+                    unparsed(shown),
+                    unparsed(replaced(shown, old, new)),
+                    kind,
+                    about,
+                    section,
+                    code,
+                )
+
+
+def replaced(function: Any, old: ast.AST, new: ast.AST) -> Any:
+    """A copy of `function` (a node) with `new` in the place of `old`."""
+    memo = {id(old): new}
+    return copy.deepcopy(function, memo)
+
+
+@cache
+def catalogue() -> tuple[Slip, ...]:
+    """Every slip of the model's rules (`MODULES`)."""
+    return tuple(slip for name in MODULES for slip in slips_of(name))
+
+
+def by_id() -> dict[str, Slip]:
+    return {slip.id: slip for slip in catalogue()}
+
+
+def live(slip: Slip) -> FunctionType:
+    function = getattr(import_module(f"model.{slip.module}"), slip.function)
+    assert isinstance(function, FunctionType)
+    return function
+
+
+class Stuck(Exception):
+    """A model with a slip that answers no more (a loop it no longer leaves)."""
+
+
+def stuck(_signum: int, _frame: object) -> None:
+    raise Stuck
+
+
+@contextmanager
+def applied(*slips: Slip | None, events: int = 0) -> Iterator[None]:
+    """The model with `slips` (none: the model as it is), each in its own
+    function, restored after. In the main thread a slipped model that
+    takes longer than a second and 10 ms an event (`events`) raises Stuck:
+    a slip can make a loop of the model's endless."""
+    changed = [(live(slip), slip) for slip in slips if slip is not None]
+    right = [function.__code__ for function, _ in changed]
+    timed = bool(changed) and threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGALRM, stuck) if timed else None
+    try:
+        for function, slip in changed:
+            function.__code__ = slip.code
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 1 + events / 100)
+        yield
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, before)
+        for (function, _), code in zip(changed, right, strict=True):
+            function.__code__ = code
+
+
+MODEL = str(Path(import_module("model").__file__ or "").parent)
+
+
+Lines = dict[tuple[str, int], int]
+"""Lines of the model's files (by module name and line), each with the
+last answer (counted from 0) during which it ran."""
+
+
+def traced(answers: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], Lines]:
+    """The answers, and the lines of the model's files that ran for each."""
+    lines: Lines = {}
+    names: dict[str, str | None] = {}
+    step = 0
+
+    def name_of(path: str) -> str | None:
+        if path not in names:
+            names[path] = Path(path).stem if path.startswith(MODEL) else None
+        return names[path]
+
+    def local(frame: FrameType, event: str, _: Any) -> Any:
+        if event == "line":
+            lines[(names[frame.f_code.co_filename] or "", frame.f_lineno)] = step
+        return local
+
+    def calls(frame: FrameType, event: str, _: Any) -> Any:
+        if event == "call" and name_of(frame.f_code.co_filename) is not None:
+            return local
+        return None
+
+    before = sys.gettrace()
+    sys.settrace(calls)
+    given = []
+    try:
+        for answer in answers:
+            given.append(answer)
+            step += 1
+    finally:
+        sys.settrace(before)
+    return given, lines
+
+
+@dataclass
+class Failure:
+    """A FAIL as explaining it needs it: its name in the run, the scenario
+    up to its first divergence (its events as they were sent), the profile
+    and capabilities it was checked under, which answer diverged (counting
+    the answers read) and the engine's whole answer there."""
+
+    name: str
+    scenario: Scenario
+    profile: Profile
+    lacks: tuple[Capability, ...]
+    index: int
+    answer: dict[str, Any]
+    signature: str = ""
+    """The provisional signature of its divergence (bridge/checking/causes.py), as an id."""
+    rules: bool = True
+    """Whether the engine names SPEC 4.1's rules in its refusals (else a
+    refusal is compared as a fact)."""
+    expected: list[dict[str, Any]] | None = field(default=None, repr=False)
+    """The answers expected up to the divergence (the engine gave them
+    before it): as the run read them from the transcript, or else the
+    model's, once replayed."""
+    ran: Lines | None = field(default=None, repr=False)
+    """The lines of the model it ran, once replayed with a trace."""
+
+    def answers(self) -> Iterator[dict[str, Any]]:
+        """The model's answers, as they are now (with any slip applied), up
+        to the diverging one."""
+        sent = (e for e in from_model(self.scenario, self.profile, False, self.lacks) if e.sent)
+        for k, exchange in enumerate(sent):
+            yield answered(exchange)
+            if k == self.index:
+                return
+
+    def replayed(self) -> bool:
+        """Whether the answer expected at the divergence differs from the
+        engine's, as it did in the run (the model replayed for it, when
+        the run did not keep the answers)."""
+        if self.expected is None:
+            self.trace()
+        assert self.expected is not None
+        if len(self.expected) != self.index + 1:
+            return False
+        return self.differs(self.expected[-1], self.answer)
+
+    def trace(self) -> Lines:
+        """The lines of the model it runs on the scenario (replayed once,
+        with a trace, for a scan)."""
+        if self.ran is None:
+            try:
+                answers, self.ran = traced(self.answers())
+            except (ScenarioError, RecursionError):
+                answers, self.ran = [], {}
+            self.expected = self.expected if self.expected is not None else answers
+        return self.ran
+
+    def differs(self, expected: dict[str, Any], found: dict[str, Any]) -> bool:
+        owner = ignored_fields(self.lacks)
+        return first_difference(expected, found, None, self.rules, owner) is not None
+
+    def reaches(self, slip: Slip, at_divergence: bool = False) -> bool:
+        """Whether the model ran the slip's lines on this scenario (with
+        `at_divergence`, while it answered the diverging line)."""
+        ran = self.trace()
+        for line in range(slip.line, slip.last + 1):
+            step = ran.get((slip.module, line))
+            if step is not None and (step == self.index or not at_divergence):
+                return True
+        return False
+
+    def explained_by(self, *slips: Slip) -> bool:
+        """Whether the model with `slips` agrees with every answer the engine
+        gave up to the divergence (before it, those the model gave)."""
+        if not self.replayed() or (self.ran is not None and not all(map(self.reaches, slips))):
+            return False
+        assert self.expected is not None
+        got = 0
+        with applied(*slips, events=len(self.scenario.events)):
+            try:
+                for k, answer in enumerate(self.answers()):
+                    engine = self.answer if k == self.index else self.expected[k]
+                    if self.differs(answer, engine):
+                        return False
+                    got += 1
+            except Exception:  # a slip can break the model anywhere
+                return False
+        return got == self.index + 1
+
+
+def answered(exchange: Exchange) -> dict[str, Any]:
+    return exchange.expected
+
+
+@dataclass
+class Explained:
+    """FAILs one slip explains: the slips that explain every one of them
+    (the smallest first names them), and the FAILs."""
+
+    slips: list[Slip]
+    failures: list[Failure]
+
+    @property
+    def slip(self) -> Slip:
+        return self.slips[0]
+
+
+def together(failure: Failure, groups: list[Explained]) -> Explained | None:
+    """The group of the most FAILs of two whose slips together explain a
+    FAIL (two bugs that show in one answer: an engine's render and queue
+    both wrong at one event); None when no two do."""
+    ranked = sorted(groups, key=lambda g: -len(g.failures))
+    for k, first in enumerate(ranked):
+        for second in ranked[k + 1 :]:
+            apart = (first.slip.module, first.slip.function) != (
+                second.slip.module,
+                second.slip.function,
+            )
+            if apart and failure.explained_by(first.slip, second.slip):
+                return first
+    return None
+
+
+def scan(failure: Failure, deadline: float) -> list[Slip]:
+    """The slips that explain a FAIL: first those at lines the model ran
+    while it answered the diverging line (where a bug most often is), then,
+    if none does and until `deadline`, those at any line it ran."""
+    first = [s for s in catalogue() if failure.reaches(s, at_divergence=True)]
+    found = [s for s in first if failure.explained_by(s)]
+    for slip in catalogue():
+        if found or time.monotonic() >= deadline:
+            break
+        if slip not in first and failure.reaches(slip) and failure.explained_by(slip):
+            found.append(slip)
+    return found
+
+
+def explain(
+    failures: Iterable[Failure],
+    progress: Callable[[int], None] = lambda _: None,
+    seconds: float = math.inf,
+    scans: int = SCANS,
+) -> tuple[list[Explained], list[Failure]]:
+    """The run's FAILs covered by as few slips as found (greedy): the
+    smallest scenarios first; each tried first on the slips that explain a
+    group already (the group of the most FAILs first), a slip that does so
+    kept for the group; then on two groups' slips together (`together`);
+    else on every slip at a line its replay ran (a
+    scan), those that explain it a new group. Also the FAILs no slip
+    explains. Scans, the dear part, are made on the `scans` smallest FAILs
+    of each provisional signature that no group explains, and not after
+    `seconds` (after which a FAIL is tried on each group's best slip
+    alone): a FAIL left unscanned is one no slip explains."""
+    groups: list[Explained] = []
+    alone: list[Failure] = []
+    scanned: dict[str, int] = {}
+    catalogue()  # made once, before the clock starts
+    deadline = time.monotonic() + seconds
+    order = sorted(failures, key=lambda f: (len(f.scenario.events), f.name))
+    for done, failure in enumerate(order):
+        progress(done)
+        if not failure.replayed():
+            alone.append(failure)
+            continue
+        late = time.monotonic() >= deadline
+        for group in sorted(groups, key=lambda g: -len(g.failures)):
+            kept = [s for s in group.slips[: 1 if late else None] if failure.explained_by(s)]
+            if kept:
+                group.slips = kept
+                group.failures.append(failure)
+                break
+        else:
+            both = together(failure, groups)
+            if both is not None:
+                both.failures.append(failure)
+                continue
+            found: list[Slip] = []
+            if scanned.get(failure.signature, 0) < scans and not late:
+                scanned[failure.signature] = scanned.get(failure.signature, 0) + 1
+                found = scan(failure, deadline)
+            if found:
+                groups.append(Explained(sorted(found, key=lambda s: s.rank), [failure]))
+            else:
+                alone.append(failure)
+    progress(len(order))
+    return sorted(groups, key=lambda g: (-len(g.failures), g.slip.rank)), alone
+
+
+def answers_of(
+    scenario: Scenario, profile: Profile, lacks: tuple[Capability, ...], slip: Slip | None
+) -> list[dict[str, Any]] | None:
+    """The model's answers to a scenario (with `slip` applied); None when a
+    slip breaks the model on it."""
+    with applied(slip, events=len(scenario.events)):
+        try:
+            return [answered(e) for e in from_model(scenario, profile, False, lacks) if e.sent]
+        except Exception:  # a slip can break the model anywhere
+            return None
+
+
+def first_difference_at(
+    scenario: Scenario, slip: Slip, profile: Profile, lacks: tuple[Capability, ...]
+) -> int | None:
+    """Which answer (counted from 0) of the model and of the model with
+    `slip` first differs on a scenario; None when none does."""
+    right = answers_of(scenario, profile, lacks, None)
+    slipped = answers_of(scenario, profile, lacks, slip)
+    if right is None or slipped is None:
+        return None
+    owner = ignored_fields(lacks)
+    for k, (a, b) in enumerate(zip(right, slipped, strict=False)):
+        if first_difference(a, b, None, True, owner) is not None:
+            return k
+    return None if len(right) == len(slipped) else min(len(right), len(slipped))
+
+
+def shows(
+    slip: Slip, profile: Profile, lacks: tuple[Capability, ...]
+) -> Callable[[Scenario], bool]:
+    """Whether the model and the model with `slip` answer a scenario
+    otherwise: what shrinking a slip's cause keeps, without an engine."""
+    return lambda scenario: first_difference_at(scenario, slip, profile, lacks) is not None
+
+
+def confirmed(
+    engine: Engine,
+    scenario: Scenario,
+    slip: Slip,
+    profile: Profile,
+    lacks: tuple[Capability, ...],
+    whole: bool = False,
+) -> bool:
+    """Whether the engine, replayed once on a scenario the slip shows on
+    (`shows`), agrees with the model with the slip up to the first answer
+    where that differs from the model, and there: so it diverges from the
+    model there, and by this slip. With `whole`, on every answer: no other
+    bug of the engine shows there either."""
+    at = first_difference_at(scenario, slip, profile, lacks)
+    if at is None:
+        return False
+    with applied(slip, events=len(scenario.events)):
+        try:
+            exchanges = list(from_model(scenario, profile, False, lacks))
+        except Exception:  # a slip can break the model anywhere
+            return False
+    ready = engine.start(scenario)
+    found = run(exchanges, engine, ready, None, False, lacks=lacks).divergence
+    return found is None or (not whole and found.index > at)
