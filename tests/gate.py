@@ -195,20 +195,18 @@ def terminated(signum: int, _: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def last_line(log: Path, width: int = 70) -> str:
-    """The last non-empty line a stage printed so far, cut in the middle to
-    `width`: its last whole line when it has one (pytest's dots end a line with how far
-    it is, the line being written says only how many tests ran)."""
+def last_line(log: Path) -> str:
+    """The last non-empty line a stage printed so far, whole: its count and
+    its last result are at either end of it (pytest's dots end a line with
+    how far it is, a corpus run's line starts with it and ends with the
+    scenario's verdict), so no part of it is cut. Its last whole line when it
+    has one (the line being written says only how many tests ran)."""
     with log.open("rb") as file:
         file.seek(max(0, log.stat().st_size - 4096))
         tail = file.read().decode("utf-8", "replace").replace("\r", "\n")
     *whole, being_written = tail.split("\n")
     lines = [line.strip() for line in whole if line.strip()]
-    said = lines[-1] if lines else being_written.strip() or "(nothing yet)"
-    if len(said) <= width:
-        return said
-    end = width // 3  # how far it is, at the end of pytest's line and the corpus's
-    return said[: width - end - 3] + "..." + said[-end:]
+    return lines[-1] if lines else being_written.strip() or "(nothing yet)"
 
 
 def how_far(stage: Running) -> str:
