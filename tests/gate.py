@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -304,6 +305,25 @@ def run(
                         os.killpg(stage.process.pid, signal.SIGKILL)
 
 
+TIMES = "times.json"
+"""The table's numbers, for `make bench` (its row of the gate's CPU seconds)."""
+
+
+def write_times(ended: list[Running], wall: float, cpu: float, passed: bool) -> None:
+    """The final table as JSON in LOGS/TIMES: the gate's wall and CPU
+    seconds, whether it passed, and each stage's result, wall and CPU."""
+    stages = {
+        r.stage.name: {
+            "result": verdict(r.code),
+            "wall": round(r.seconds, 1),
+            "cpu": round(r.cpu, 1),
+        }
+        for r in ended
+    }
+    times = {"wall": round(wall, 1), "cpu": round(cpu, 1), "passed": passed, "stages": stages}
+    (LOGS / TIMES).write_text(json.dumps(times, indent=1) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.gate", description=__doc__)
     parser.add_argument(
@@ -352,6 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{skipped.name:<16} {'NOT RUN':<10}")
     cpu = sum(r.cpu for r in ended)
     print(f"{'gate':<16} {'':<10} {wall:7.1f} {cpu:7.1f}")
+    write_times(ended, wall, cpu, passed=not failed and not not_run)
     if not failed:
         print(f"GATE PASSED: {len(ended)} stages in {wall:.0f} s")
         return 0
