@@ -74,8 +74,10 @@ STAGES = [
     Stage(
         "unit",
         (PY, "-m", "pytest", "-n", str(UNIT_WORKERS), "--dist", "loadgroup")
-        + ("-p", "no:cacheprovider", "-p", "tests.progress", "--durations", "15"),
-        f"unit tests (pytest, {UNIT_WORKERS} workers; the 15 slowest named in its log)",
+        + ("-p", "no:cacheprovider", "-p", "tests.progress", "--durations", "15")
+        + ("-m", "not more"),
+        f"unit tests (pytest, {UNIT_WORKERS} workers; the 15 slowest named in its log; "
+        "not those marked `more`, `make test-more`)",
         needs=ENGINE,
     ),
     Stage("laws", (PY, "-m", "laws"), "every law of SPEC 8, CI profile"),
