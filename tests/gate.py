@@ -6,8 +6,9 @@ Each stage is one command of the project (docs/developing.md, "What
 a line says which stages run and how far each is: what it wrote to
 build/gate/STAGE.progress (the file OPTCHAT_GATE_PROGRESS names; the
 unit tests write how many are done of how many, tests/progress.py), else
-the last thing it printed; at the end a table gives each stage's result,
-wall time and CPU time, and the log of each failed stage is shown. The
+the last line it printed, whole; at the end a table gives each stage's
+result, wall time and CPU time (also written to build/gate/times.json, for
+`make bench`), and the log of each failed stage is shown. The
 exit code keeps the project's contract: 0 when every stage passes, 2
 when a stage reports bad input, an engine fault or a harness error (its
 own exit code 2, or a crash), else 1. Each stage is a process group of
