@@ -9,7 +9,7 @@ export PYTHONHASHSEED := 0
 # process seconds of compiling).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: dist release test laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean sawtooth fuzz crash mutation-laws
+.PHONY: dist release test test-more laws laws-deep relock mutants mutation bridge bridge-protocol corpus bench lint venv engine clean sawtooth fuzz crash mutation-laws
 
 ENGINE := build/engine/impl/SOURCES
 
@@ -63,6 +63,13 @@ lint: venv
 # to its first catch. The build is a stage, so stages without it start at once.
 test: venv lint
 	$(LOADED) $(PY) -m tests.gate
+
+# The second tier: the tests marked `more` (pyproject.toml), each of which
+# cannot be fast: a whole corpus through an engine process, a release made
+# in a clone, the documented CI runs end to end. `make test` runs every other
+# test; .ci/run runs both (docs/developing.md, "Two tiers").
+test-more: venv engine
+	$(PY) -m pytest -n 2 --dist loadgroup -p no:cacheprovider -m more
 
 laws: venv
 	$(LOADED) $(PY) -m laws

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import impl
 from bench import red
 from bench.corpus import corpus, engine_seconds, model_replay, seconds
+from tests import gate
 
 
 @dataclass
@@ -435,6 +436,33 @@ def laws_deep() -> Row:
     )
 
 
+GATE_CPU = 430.0
+"""The gate's CPU seconds at most: half of the 859 it took before issue 41
+(docs/developing.md, "What `make test` runs")."""
+
+
+def gate_cost() -> Row:
+    """Row 19: `make test`'s gate, its CPU seconds summed over every stage
+    and what each started (tests/gate.py writes them to build/gate/times.json),
+    so that growth shows; its progress lines pass through."""
+    began = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "tests.gate"], stdout=sys.stderr)
+    seconds = time.perf_counter() - began
+    try:
+        times = json.loads((gate.LOGS / gate.TIMES).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        times = {"cpu": float("inf"), "wall": seconds, "passed": False, "stages": {}}
+    heavy = sorted(times["stages"].items(), key=lambda item: -item[1]["cpu"])[:3]
+    said = ", ".join(f"{name} {stage['cpu']:.0f}" for name, stage in heavy)
+    return Row(
+        "19. make test's gate: CPU seconds of every stage together (wall on this machine)",
+        f"{times['cpu']:.0f} CPU s ({said}); {times['wall']:.0f} s wall; exit {done.returncode}",
+        f"<= {GATE_CPU:g} CPU s",
+        done.returncode == 0 and times["passed"] and times["cpu"] <= GATE_CPU,
+        "python -m tests.gate",
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
@@ -457,6 +485,7 @@ def main() -> int:
         lambda: [delivery_floor()],
         lambda: [differing_declared()],
         lambda: [red_speed(quick)],
+        lambda: [gate_cost()],
     ]
     if not quick:
         steps.append(lambda: [laws_deep()])

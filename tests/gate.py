@@ -6,8 +6,9 @@ Each stage is one command of the project (docs/developing.md, "What
 a line says which stages run and how far each is: what it wrote to
 build/gate/STAGE.progress (the file OPTCHAT_GATE_PROGRESS names; the
 unit tests write how many are done of how many, tests/progress.py), else
-the last thing it printed; at the end a table gives each stage's result,
-wall time and CPU time, and the log of each failed stage is shown. The
+the last line it printed, whole; at the end a table gives each stage's
+result, wall time and CPU time (also written to build/gate/times.json, for
+`make bench`), and the log of each failed stage is shown. The
 exit code keeps the project's contract: 0 when every stage passes, 2
 when a stage reports bad input, an engine fault or a harness error (its
 own exit code 2, or a crash), else 1. Each stage is a process group of
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -73,8 +75,10 @@ STAGES = [
     Stage(
         "unit",
         (PY, "-m", "pytest", "-n", str(UNIT_WORKERS), "--dist", "loadgroup")
-        + ("-p", "no:cacheprovider", "-p", "tests.progress", "--durations", "15"),
-        f"unit tests (pytest, {UNIT_WORKERS} workers; the 15 slowest named in its log)",
+        + ("-p", "no:cacheprovider", "-p", "tests.progress", "--durations", "15")
+        + ("-m", "not more"),
+        f"unit tests (pytest, {UNIT_WORKERS} workers; the 15 slowest named in its log; "
+        "not those marked `more`, `make test-more`)",
         needs=ENGINE,
     ),
     Stage("laws", (PY, "-m", "laws"), "every law of SPEC 8, CI profile"),
@@ -195,20 +199,18 @@ def terminated(signum: int, _: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def last_line(log: Path, width: int = 70) -> str:
-    """The last non-empty line a stage printed so far, cut in the middle to
-    `width`: its last whole line when it has one (pytest's dots end a line with how far
-    it is, the line being written says only how many tests ran)."""
+def last_line(log: Path) -> str:
+    """The last non-empty line a stage printed so far, whole: its count and
+    its last result are at either end of it (pytest's dots end a line with
+    how far it is, a corpus run's line starts with it and ends with the
+    scenario's verdict), so no part of it is cut. Its last whole line when it
+    has one (the line being written says only how many tests ran)."""
     with log.open("rb") as file:
         file.seek(max(0, log.stat().st_size - 4096))
         tail = file.read().decode("utf-8", "replace").replace("\r", "\n")
     *whole, being_written = tail.split("\n")
     lines = [line.strip() for line in whole if line.strip()]
-    said = lines[-1] if lines else being_written.strip() or "(nothing yet)"
-    if len(said) <= width:
-        return said
-    end = width // 3  # how far it is, at the end of pytest's line and the corpus's
-    return said[: width - end - 3] + "..." + said[-end:]
+    return lines[-1] if lines else being_written.strip() or "(nothing yet)"
 
 
 def how_far(stage: Running) -> str:
@@ -306,6 +308,25 @@ def run(
                         os.killpg(stage.process.pid, signal.SIGKILL)
 
 
+TIMES = "times.json"
+"""The table's numbers, for `make bench` (its row of the gate's CPU seconds)."""
+
+
+def write_times(ended: list[Running], wall: float, cpu: float, passed: bool) -> None:
+    """The final table as JSON in LOGS/TIMES: the gate's wall and CPU
+    seconds, whether it passed, and each stage's result, wall and CPU."""
+    stages = {
+        r.stage.name: {
+            "result": verdict(r.code),
+            "wall": round(r.seconds, 1),
+            "cpu": round(r.cpu, 1),
+        }
+        for r in ended
+    }
+    times = {"wall": round(wall, 1), "cpu": round(cpu, 1), "passed": passed, "stages": stages}
+    (LOGS / TIMES).write_text(json.dumps(times, indent=1) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.gate", description=__doc__)
     parser.add_argument(
@@ -354,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{skipped.name:<16} {'NOT RUN':<10}")
     cpu = sum(r.cpu for r in ended)
     print(f"{'gate':<16} {'':<10} {wall:7.1f} {cpu:7.1f}")
+    write_times(ended, wall, cpu, passed=not failed and not not_run)
     if not failed:
         print(f"GATE PASSED: {len(ended)} stages in {wall:.0f} s")
         return 0

@@ -3,6 +3,7 @@ its log, and the exit code follows the project's contract."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -44,6 +45,15 @@ def test_the_exit_code_follows_the_contract(
         # A failed stage's log is shown, naming it.
         assert (f"==== s{k}:" in out) == (code != 0)
     assert ("GATE PASSED: 3 stages" in out) == (exit == 0)
+    # The table's numbers are kept for `make bench`, as the table shows them.
+    times = json.loads((tmp_path / gate.TIMES).read_text())
+    assert times["passed"] == (exit == 0)
+    assert {n: s["result"] == "passed" for n, s in times["stages"].items()} == {
+        f"s{k}": code == 0 for k, code in enumerate(codes)
+    }
+    total = next(line for line in out.splitlines() if line.startswith("gate "))
+    assert total.split()[1:] == [f"{times['wall']:.1f}", f"{times['cpu']:.1f}"]
+    assert times["cpu"] == pytest.approx(sum(s["cpu"] for s in times["stages"].values()), abs=0.2)
 
 
 def test_an_unknown_stage_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -105,7 +115,11 @@ def test_a_stage_is_said_by_its_last_whole_line(tmp_path: Path) -> None:
     log.write_text("")
     assert gate.last_line(log) == "(nothing yet)"
     log.write_text("." * 72 + " [  4%]\n" + "." * 5)
-    assert gate.last_line(log) == "." * 44 + "..." + "." * 16 + " [  4%]"
+    assert gate.last_line(log) == "." * 72 + " [  4%]"
+    # A long line whole: its count at the start, its last result at the end.
+    said = "[17/112] PASS deep_4000_6000.jsonl " + "x" * 80 + " 6,259 events compared (4 s)"
+    log.write_text(said + "\n")
+    assert gate.last_line(log) == said
 
 
 def test_a_stage_that_says_how_far_it_is_is_said_by_that(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from scenarios.format import CONSTANTS
@@ -49,6 +50,21 @@ def _shown(value: float) -> str:
     return f"{value:g}"
 
 
+def _exact(value: float) -> Fraction:
+    """A number as the decimal it was written as: a bound of 1.16 x NODE at
+    NODE 25 is 29, where floating point says 28.999999999999996."""
+    return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+
+
+def _inside(bound: Fraction, up: bool) -> float:
+    """The number nearest `bound` on its allowed side (above it when `up`),
+    as `_exact` reads it back."""
+    near = float(bound)
+    while (_exact(near) < bound) if up else (_exact(near) > bound):
+        near = math.nextafter(near, math.inf if up else -math.inf)
+    return near
+
+
 @dataclass(frozen=True)
 class Amount:
     """A number, or `times` the scenario's value of the constant `of`."""
@@ -56,8 +72,9 @@ class Amount:
     times: float
     of: str | None = None
 
-    def value(self, constants: Mapping[str, float]) -> float:
-        return self.times * (1 if self.of is None else constants[self.of])
+    def value(self, constants: Mapping[str, float]) -> Fraction:
+        """The bound, exactly, for a scenario's `constants`."""
+        return _exact(self.times) * (1 if self.of is None else _exact(constants[self.of]))
 
     def __str__(self) -> str:
         return (
@@ -90,14 +107,15 @@ class Limit:
     def broken(self, constants: Mapping[str, float]) -> str | None:
         """How a scenario's constants break the limit, or None when they keep it."""
         name, value = self.name.upper(), constants[self.name]
+        exact = _exact(value)
         if self.among is not None and value not in self.among:
             return f"{name} is {_shown(value)}, not " + " or ".join(_shown(v) for v in self.among)
         for amount, sign in ((self.least, "<"), (self.most, ">")):
             if amount is None:
                 continue
             bound = amount.value(constants)
-            if (value < bound) if sign == "<" else (value > bound):
-                of = "" if amount.of is None else f" = {_shown(bound)}"
+            if (exact < bound) if sign == "<" else (exact > bound):
+                of = "" if amount.of is None else f" = {_shown(float(bound))}"
                 return f"{name} {_shown(value)} {sign} {amount}{of}"
         return None
 
@@ -109,10 +127,10 @@ class Limit:
         whole = CONSTANTS[self.name] is int
         if self.least is not None:
             least = self.least.value(constants)
-            value = max(value, math.ceil(least) if whole else least)
+            value = max(value, math.ceil(least) if whole else _inside(least, up=True))
         if self.most is not None:
             most = self.most.value(constants)
-            value = min(value, math.floor(most) if whole else most)
+            value = min(value, math.floor(most) if whole else _inside(most, up=False))
         return int(value) if whole else value
 
 

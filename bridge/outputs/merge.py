@@ -254,11 +254,32 @@ def merged_causes(
             ids.add(named.id)
             if len(named.keeps or ()) < len(kept[0].keeps or ()):
                 kept[:] = [named, cause]
+    groups = joined_unshrunk(groups)
     renamed = {old: kept[0].id for kept, _, ids in groups for old in ids}
     for case in cases:
         case["cause"] = renamed.get(case.get("cause") or "", case.get("cause"))
     causes = [{**kept[1], "scenarios": into} for kept, into, _ in groups]
     return sorted(causes, key=lambda c: (-len(c["scenarios"]), c["id"]))
+
+
+def joined_unshrunk(
+    groups: list[tuple[list[Any], list[str], set[str]]],
+) -> list[tuple[list[Any], list[str], set[str]]]:
+    """The merged causes with each one no shard shrank joined to the cause
+    shrunk from the same first divergence, when there is exactly one such:
+    one run would have put its scenarios there (causes.py `group`, a key
+    whose shrinks named one cause). With two or more, its scenarios could be
+    of either, and it stays a cause of its own, as one run leaves it."""
+    out = [g for g in groups if g[0][0].keeps is not None]
+    for group in (g for g in groups if g[0][0].keeps is None):
+        key = group[0][0]
+        shrunk = [g for g in out if g[0][0].keeps is not None and g[0][0].provisional() == key]
+        if len(shrunk) == 1:
+            shrunk[0][1].extend(group[1])
+            shrunk[0][2].update(group[2])
+        else:
+            out.append(group)
+    return out
 
 
 def one_cause(a: Signature, b: Signature) -> bool:

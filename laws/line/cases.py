@@ -21,6 +21,7 @@ from model.line import Choice, choose_line
 from model.profile import Profile as EngineProfile
 from model.profile import deviations
 from scenarios.format import sized_text
+from scenarios.strategies import TOLERANCES
 
 SPACES = ["", " ", "\n", "\x0b", "\x1f", "\x85", "\xa0", "\u3000", "\ufeff"]
 """Replies of one character, and ends of replies: white space in every named
@@ -87,7 +88,7 @@ LIMITS = st.one_of(
     st.just(EngineProfile()),
     st.builds(
         EngineProfile,
-        tolerance=st.sampled_from([1.0, 1.25, 1.5]),
+        tolerance=TOLERANCES,
         cut=st.sampled_from(["character", "word"]),
         ellipsis=st.sampled_from(["", "…", "..."]),
         overlong=st.sampled_from(["cut", "kept"]),

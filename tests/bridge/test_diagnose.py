@@ -280,6 +280,7 @@ def test_diagnose_proposes_exactly_the_partial_engines_profile(
     assert f"{zooms:,} in SKIPPED scenarios" in out_of["zoom_1"]  # it tests only zoom
 
 
+@pytest.mark.more  # a whole corpus through an engine process: `make test-more`
 def test_the_partial_engine_declaring_its_profile_agrees_on_the_whole_corpus(
     engine_path: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,13 +9,16 @@ families lie within what common engines accept (CEILING >= 8 x NODE, FLOOR
 from __future__ import annotations
 
 import json
+import math
 import shlex
 import sys
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bridge
 import bridge.cli as cli
@@ -147,6 +150,41 @@ def test_the_answer_schema_takes_a_declaration_as_the_bridge_does() -> None:
         for bad, _ in BAD:
             assert not answer.is_valid({**wrapper, "constants": bad}), bad
     assert schema(ANSWER)["$defs"]["constant"]["enum"] == list(CONSTANTS)
+
+
+@settings(max_examples=200, database=None, derandomize=True)
+@given(
+    st.integers(1, 5000),
+    st.integers(1, 1600),
+    st.integers(0, 80000),
+    st.sampled_from(["min", "max"]),
+)
+def test_a_fitted_constant_lies_within_a_fractional_multiple_of_node(
+    node: int, hundredths: int, was: int, bound: str
+) -> None:
+    """CEILING fitted to `min (or max) T x NODE` for T any hundredth (most
+    inexact in binary) is the whole number nearest to where it was that lies
+    within, reckoned in decimal here, and the limits read it as within:
+    1.16 x NODE 25 is 29, which floating point puts past 28.999999999999996."""
+    declared = limits.parse({"ceiling": {bound: {"times": hundredths / 100, "of": "node"}}}, "t")
+    constants = {"node": node, "ceiling": was}
+    ceiling = declared.fit(constants)["ceiling"]
+    exact = Fraction(hundredths, 100) * node
+    nearest = max(was, math.ceil(exact)) if bound == "min" else min(was, math.floor(exact))
+    assert ceiling == nearest and isinstance(ceiling, int)
+    assert declared.broken({**constants, "ceiling": ceiling}) is None
+
+
+def test_fitting_to_a_fractional_multiple_as_worked_by_hand() -> None:
+    """`min 1.5 x NODE` at NODE 7 is 10.5: CEILING 10 is moved up to 11; `max
+    1.16 x NODE` at NODE 25 is 29 exactly, kept, and 30 is said to break it."""
+    low = limits.parse({"ceiling": {"min": {"times": 1.5, "of": "node"}}}, "t")
+    assert low.fit({"node": 7, "ceiling": 10})["ceiling"] == 11
+    assert low.broken({"node": 7, "ceiling": 10}) == "CEILING 10 < 1.5 x NODE = 10.5"
+    high = limits.parse({"ceiling": {"max": {"times": 1.16, "of": "node"}}}, "t")
+    assert high.broken({"node": 25, "ceiling": 29}) is None
+    assert high.fit({"node": 25, "ceiling": 40})["ceiling"] == 29
+    assert high.broken({"node": 25, "ceiling": 30}) == "CEILING 30 > 1.16 x NODE = 29"
 
 
 def test_fuzz_draws_only_constants_the_engine_accepts() -> None:

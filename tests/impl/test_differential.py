@@ -18,6 +18,7 @@ from model.constants import Constants as ModelConstants
 from model.errors import Refused as ModelRefused
 from model.node import Node as ModelNode
 from model.profile import from_options
+from scenarios.strategies import TOLERANCES
 
 UNITS = ["a", "word ", "é", "中文", "😀", "\r\n", "\r", "\n", "x\ny", "ab\r\ncd", "\x85", "\ufeff"]
 """Pieces of texts: multibyte characters, every newline, and characters the
@@ -57,7 +58,7 @@ PROFILES = st.one_of(
             "zoom_one": st.sampled_from(["line", "headed"]),
             "zoom_halves": st.sampled_from(["tags", "bare"]),
             "zoom_unbuilt": st.sampled_from(["shown", "refused"]),
-            "tolerance": st.sampled_from([1, 1.25, 1.5]),
+            "tolerance": TOLERANCES,
             "cut": st.sampled_from(["character", "word"]),
             "ellipsis": st.sampled_from(["", "…", "..."]),
             "overlong": st.sampled_from(["cut", "kept"]),

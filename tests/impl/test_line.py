@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from impl.line import LineChooser
+from impl.text import WHITE_SPACE
+from model.line import choose_line
+from model.profile import Profile
 
 SOURCE = "source text that is long"
 
@@ -46,3 +49,34 @@ def test_the_cut_keeps_whole_characters() -> None:
     # "é" is 2 bytes: 9 bytes hold 4 of them; "中" is 3 bytes: 10 bytes hold 3.
     assert choose(["é" * 8, "é" * 9], node=9) == ("éééé", 2)
     assert choose(["中" * 5, ""]) == ("中中中", 2)
+
+
+WORD_BREAKS = {
+    "\ufeff": {"javascript"},
+    "\x85": {"unicode"},
+    "\x1c": set(),
+    "\x1f": set(),
+    "\x0b": {"unicode", "javascript"},
+    "\u3000": {"unicode", "javascript"},
+    "\t": {"unicode", "javascript", "ascii"},
+}
+"""Characters where the named sets of white space (SPEC 3.6) disagree, each
+with the sets that hold it, from SPEC's definitions by hand: U+FEFF is
+ECMAScript's white space alone; U+0085 is Unicode's White_Space but not
+ECMAScript's nor ASCII's; U+001C-U+001F are in none, though Python's
+`str.isspace` says they are; the vertical tab is not ASCII whitespace."""
+
+
+def test_a_word_cut_backs_up_only_to_its_trim_set_s_white_space() -> None:
+    """Under `cut: word` the chooser backs a too-long reply up to the last
+    white space of the profile's `trim_set`, never to a character only
+    another set (or Python) holds: for each set, the engine and the model."""
+    for char, holding in WORD_BREAKS.items():
+        reply = f"abcd{char}efghijklmnopqrstuvwxyz"
+        by_characters = reply.encode("utf-8")[:10].decode("utf-8", "ignore")
+        for trim_set in ("unicode", "javascript", "ascii"):
+            wanted = "abcd" if trim_set in holding else by_characters
+            chooser = LineChooser("x", 10, 1, WHITE_SPACE[trim_set], word=True)
+            assert chooser.offer(reply) == wanted, (char, trim_set)
+            profile = Profile(cut="word", trim_set=trim_set)
+            assert choose_line("x", [reply], 10, 1, profile).line == wanted, (char, trim_set)

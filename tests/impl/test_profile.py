@@ -3,12 +3,16 @@ SPEC's words: the planner under each option, and its JSON form."""
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import pytest
 
 from impl.constants import Constants
 from impl.errors import Refused
 from impl.planner import Planner
 from impl.profile import Profile
+from model.profile import Profile as ModelProfile
 
 C = Constants(node=16, jobs=2, ahead=2, failures=3)
 LONG = "x" * 20  # "user: " and 20 bytes: over NODE 16, so its leaf needs a call
@@ -161,6 +165,19 @@ def test_the_zoom_options_in_the_engine() -> None:
     for text in ("a\nb", LONG):
         bare.message("user", text)
     assert bare.zoom(0, 2) == "0+1|user: a b\n1+1|(not summarized yet: zoom it)"
+
+
+def test_line_is_node_times_every_tolerance_rounded_down_exactly() -> None:
+    """In the engine and in the model, for each hundredth from 1.00 to 4.00 as
+    JSON gives it (most are inexact in binary), against the decimal product:
+    1.15 with NODE 100 is LINE 115, where floating point says 114.99999999999999."""
+    for made in (Profile, ModelProfile):
+        assert made(tolerance=1.15).line_limit(100) == 115
+        for hundredths in range(100, 401):
+            tolerance = hundredths / 100
+            exact = Fraction(str(tolerance))
+            limit = made(tolerance=tolerance).line_limit
+            assert all(limit(n) == math.floor(n * exact) for n in range(1, 300)), tolerance
 
 
 def test_the_chooser_s_limits_in_the_engine() -> None:

@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LAWS = ("push_agrees_always", "bits_agree", "push_agrees", "first_merges_0_7")
-"""Check laws, no histories: the first is judged in seconds, the others
-take longer (laws/__main__.py LONGEST), so the signal finds a run going."""
+LAWS = ("constants_allowed", "view_covers")
+"""A step law and a check law on two workers: the step law's histories are
+the first task and take the longest (laws/__main__.py `plan`), the check law
+is judged in about a CPU second on the other worker, and the signal is sent
+once it is: the run is then still drawing histories, a worker busy."""
 
 
 def group_alive(pgid: int) -> bool:

@@ -190,6 +190,7 @@ def run_workflow(
     return done
 
 
+@pytest.mark.more  # the documented CI run end to end: `make test-more`
 @pytest.mark.xdist_group("starters")
 @pytest.mark.parametrize("language", ["rust", "node"])
 def test_a_new_repository_made_of_a_starter_passes_its_workflow(
@@ -240,6 +241,7 @@ REFERENCE = "impl"
 """The reference engine, in the runner's process: the script is what is tested."""
 
 
+@pytest.mark.more  # the documented CI run end to end: `make test-more`
 def test_the_local_script_from_a_clone_runs_offline_and_cleans_up(tmp_path: Path) -> None:
     """Run from this clone as docs/ci.md shows: the clone's own zipapp, built
     into a temporary folder that is gone afterwards; BUILD run; both
@@ -273,6 +275,7 @@ def test_the_local_script_from_a_clone_runs_offline_and_cleans_up(tmp_path: Path
     assert list(temp.iterdir()) == []
 
 
+@pytest.mark.more  # the documented CI run end to end: `make test-more`
 def test_the_local_script_copied_elsewhere_downloads_the_pin_once(
     served: tuple[str, str, str], tmp_path: Path
 ) -> None:

@@ -107,6 +107,7 @@ def test_the_wheel_holds_the_packages_and_their_data(installed: Installed) -> No
     assert re.search(r"^optchat-spec = bridge\.cli:main$", entry_points, re.M)
 
 
+@pytest.mark.more  # a whole corpus through an engine process: `make test-more`
 def test_the_installed_command_agrees_on_the_bundled_corpus(installed: Installed) -> None:
     began = time.monotonic()
     done = installed.run(

@@ -63,6 +63,7 @@ def version_of(pyz: Path) -> str:
     return said.stdout.split()[1]
 
 
+@pytest.mark.more  # a release made end to end in a clone: `make test-more`
 def test_a_build_carries_its_commit(repo: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert in_repo(repo, sys.executable, "-m", "release", "zipapp", str(out)).returncode == 0
@@ -74,6 +75,7 @@ def test_a_build_carries_its_commit(repo: Path, tmp_path: Path) -> None:
     assert version_of(out / "optchat-spec.pyz") == f"{source_version()}+g{head[:12]}.dirty"
 
 
+@pytest.mark.more  # a release made end to end in a clone: `make test-more`
 def test_make_release_tags_builds_pins_and_starts_the_next(repo: Path) -> None:
     version = source_version().split(".dev")[0]
     done = in_repo(repo, "make", "release", f"VERSION={version}")
