@@ -95,6 +95,9 @@ TRIES = 400
 REPRESENTATIVES = 3
 """How many scenarios of one provisional signature are shrunk at most."""
 
+CALLS = ("start", "end", "replies", "fail", "retry", "wait", "settle", "timeout")
+"""The kinds of events that act on a call, whose refusals enforce SPEC 4's queue."""
+
 DETAIL = "detail"
 """The kind of the final detail request, where no event is."""
 
@@ -158,6 +161,18 @@ class Signature:
         """What the first divergence alone says: the signature without `keeps`."""
         return replace(self, keeps=None)
 
+    def area(self) -> str:
+        """The section of SPEC whose rule it breaks (`spec`), a refusal of
+        a call's event counted in SPEC 4 (SPEC 4.1 enforces the queue's
+        rules there); a field SPEC does not define is an area of its own."""
+        spec = self.spec() if self.part in PARTS or section(self.part) else self.part
+        return "SPEC 4" if spec == "SPEC 4.1" and self.kind in CALLS else spec
+
+    def anywhere(self) -> Signature:
+        """What a replay looks for to diverge in its area (`area`) at any
+        kind of event and in any of its parts: an area, no kind."""
+        return Signature(self.area(), "")
+
     def keeping(self, scenario: Scenario) -> Signature:
         """The signature, keeping what `scenario` (a shrunk one) keeps."""
         return replace(self, keeps=kinds_in(scenario))
@@ -167,9 +182,12 @@ class Signature:
         return section(PARTS.get(self.part, (self.part,))[0]) or "no SPEC section"
 
     def same_cause(self, other: Signature) -> bool:
-        """Whether two signatures can name one cause: the same provisional
-        signature, and kinds kept of which one holds the other's (`nested`)."""
-        return self.provisional() == other.provisional() and nested(self.keeps, other.keeps)
+        """Whether two signatures can name one cause: kinds kept of which
+        one holds the other's (`nested`), and the same provisional
+        signature, or both shrunk and of one area (`area`)."""
+        shrunk = self.keeps is not None and other.keeps is not None
+        one = self.provisional() == other.provisional() or shrunk and self.area() == other.area()
+        return one and nested(self.keeps, other.keeps)
 
     def said(self) -> str:
         """The signature in words."""
@@ -306,11 +324,17 @@ def which(
     """The first of `causes` a divergence is of: one of its provisional
     signature (`found`) not shrunk, or one whose shrunk scenario keeps
     kinds of events that, alone in `cut` (the scenario up to the
-    divergence), still diverge so (one replay each). None when it is of none."""
+    divergence), still diverge so, or for a cause of another provisional
+    signature of its area (`Signature.area`), still diverge in that area
+    (one replay each). None when it is of none."""
     for cause in causes:
-        if cause.provisional() != found.provisional():
+        if cause.provisional() == found.provisional():
+            wanted = found
+        elif cause.keeps is not None and cause.area() == found.area():
+            wanted = found.anywhere()
+        else:
             continue
-        if cause.keeps is None or probe.diverges(reduced(cut, cause.keeps), found):
+        if cause.keeps is None or probe.diverges(reduced(cut, cause.keeps), wanted):
             return cause
     return None
 
@@ -457,7 +481,30 @@ def group(
         if left or unshrunk:
             here.append(Cause(key, [m.name for m in unshrunk + left]))
         causes += here
-    return sorted(causes, key=lambda c: (-len(c.scenarios), c.id))
+    return sorted(joined(causes), key=lambda c: (-len(c.scenarios), c.id))
+
+
+def joined(causes: list[Cause]) -> list[Cause]:
+    """The causes of several provisional signatures, those that are one bug
+    shown at other kinds of events or in other parts of one area made one
+    (`Signature.same_cause`: both shrunk, of one area, their kept kinds
+    `nested`), named by the one whose shrunk scenario keeps fewest kinds."""
+    made: list[Cause] = []
+    fewest = sorted(causes, key=lambda c: (len(c.signature.keeps or KINDS), -len(c.scenarios)))
+    for cause in fewest:
+        same = next((c for c in made if c.shrunk and cause.shrunk and same_bug(c, cause)), None)
+        if same is None:
+            made.append(cause)
+        else:
+            same.scenarios += cause.scenarios
+    return made
+
+
+def same_bug(a: Cause, b: Cause) -> bool:
+    """Whether two shrunk causes of other provisional signatures are one (`joined`)."""
+    return a.signature.provisional() != b.signature.provisional() and a.signature.same_cause(
+        b.signature
+    )
 
 
 def alike(a: Cause, b: Cause, probe: Probe) -> bool:
@@ -466,7 +513,7 @@ def alike(a: Cause, b: Cause, probe: Probe) -> bool:
     reduced to the kinds the other keeps, still diverges so (a replay each:
     two shrinks can each stop short another way)."""
     if a.signature.provisional() != b.signature.provisional():
-        return False
+        return a.signature.same_cause(b.signature)
     if nested(a.signature.keeps, b.signature.keeps):
         return True
     return any(
@@ -513,6 +560,8 @@ class Replays:
         self.progress: Progress | None = None
 
     def still(self, wanted: Signature) -> Callable[[Scenario], bool]:
+        """Whether a scenario diverges with `wanted`, or for an area's
+        (`Signature.anywhere`, no kind) anywhere in that area."""
         return diverges_as(
             self.engine,
             self.profile,
@@ -520,7 +569,7 @@ class Replays:
             strict=False,
             lacks=self.lacks,
             accepted=self.accepted,
-            of=signature,
+            of=signature if wanted.kind else lambda found: signature(found).anywhere(),
         )
 
     def diverges(self, scenario: Scenario, wanted: Signature) -> bool:
