@@ -41,9 +41,22 @@ told apart from neither. Two mistakes told apart only by kinds of events
 that one needs beside the other's are one cause here: fixing it shows the
 other.
 
+One bug shows in several provisional signatures: an AHEAD counted wrong
+makes the queue differ at a message, at a start, after a fail at a fail,
+and a start taken that SPEC 4.1 refuses. So `group` is given a whole
+area's members (`Signature.area`: the section of SPEC whose rule the first
+differing field shows, a refusal of a call's event counted in SPEC 4, the
+queue's), groups each provisional signature as above, then makes one
+(`joined`) the shrunk causes of the area whose kept kinds are `nested`,
+whatever kind of event and part each first diverges at: the one keeping
+fewest kinds names it. Two bugs of one area that need other kinds of
+events (a zoom's beside a message's) stay two; two that need the same
+kinds are one here, as two of one provisional signature are.
+
 `corpus` first tries the rule slips of bridge/checking/slips.py: the
 FAILs one slip explains are one cause, whatever their signatures, and only
-those no slip explains are grouped here (bridge/cli/corpus.py).
+those no slip explains are grouped here (bridge/cli/corpus.py), at first
+one cause per area (before any shrink), then as `group` splits them.
 
 A cause's id (`Signature.id`) is one word that names it in a list, the same
 from run to run and from engine to engine: a slip's cause has the slip's
@@ -53,7 +66,8 @@ it), `refused.jobs_bound@start:message+start`, `line@replies:message+replies+sta
 without `:KEPT` for a cause that was not shrunk. A list of causes to pass
 over (`fuzz --known-causes FILE`) holds one id a line (`read_known`,
 `write_known`): a slip's passes over what that slip explains, any other
-over what it did before.
+over what it did before and, once shrunk, over a divergence of its area
+that the kinds it keeps, alone, still show in that area (`which`).
 """
 
 from __future__ import annotations
