@@ -41,9 +41,22 @@ told apart from neither. Two mistakes told apart only by kinds of events
 that one needs beside the other's are one cause here: fixing it shows the
 other.
 
+One bug shows in several provisional signatures: an AHEAD counted wrong
+makes the queue differ at a message, at a start, after a fail at a fail,
+and a start taken that SPEC 4.1 refuses. So `group` is given a whole
+area's members (`Signature.area`: the section of SPEC whose rule the first
+differing field shows, a refusal of a call's event counted in SPEC 4, the
+queue's), groups each provisional signature as above, then makes one
+(`joined`) the shrunk causes of the area whose kept kinds are `nested`,
+whatever kind of event and part each first diverges at: the one keeping
+fewest kinds names it. Two bugs of one area that need other kinds of
+events (a zoom's beside a message's) stay two; two that need the same
+kinds are one here, as two of one provisional signature are.
+
 `corpus` first tries the rule slips of bridge/checking/slips.py: the
 FAILs one slip explains are one cause, whatever their signatures, and only
-those no slip explains are grouped here (bridge/cli/corpus.py).
+those no slip explains are grouped here (bridge/cli/corpus.py), at first
+one cause per area (before any shrink), then as `group` splits them.
 
 A cause's id (`Signature.id`) is one word that names it in a list, the same
 from run to run and from engine to engine: a slip's cause has the slip's
@@ -53,7 +66,8 @@ it), `refused.jobs_bound@start:message+start`, `line@replies:message+replies+sta
 without `:KEPT` for a cause that was not shrunk. A list of causes to pass
 over (`fuzz --known-causes FILE`) holds one id a line (`read_known`,
 `write_known`): a slip's passes over what that slip explains, any other
-over what it did before.
+over what it did before and, once shrunk, over a divergence of its area
+that the kinds it keeps, alone, still show in that area (`which`).
 """
 
 from __future__ import annotations
@@ -94,6 +108,9 @@ TRIES = 400
 
 REPRESENTATIVES = 3
 """How many scenarios of one provisional signature are shrunk at most."""
+
+CALLS = ("start", "end", "replies", "fail", "retry", "wait", "settle", "timeout")
+"""The kinds of events that act on a call, whose refusals enforce SPEC 4's queue."""
 
 DETAIL = "detail"
 """The kind of the final detail request, where no event is."""
@@ -158,6 +175,18 @@ class Signature:
         """What the first divergence alone says: the signature without `keeps`."""
         return replace(self, keeps=None)
 
+    def area(self) -> str:
+        """The section of SPEC whose rule it breaks (`spec`), a refusal of
+        a call's event counted in SPEC 4 (SPEC 4.1 enforces the queue's
+        rules there); a field SPEC does not define is an area of its own."""
+        spec = self.spec() if self.part in PARTS or section(self.part) else self.part
+        return "SPEC 4" if spec == "SPEC 4.1" and self.kind in CALLS else spec
+
+    def anywhere(self) -> Signature:
+        """What a replay looks for to diverge in its area (`area`) at any
+        kind of event and in any of its parts: an area, no kind."""
+        return Signature(self.area(), "")
+
     def keeping(self, scenario: Scenario) -> Signature:
         """The signature, keeping what `scenario` (a shrunk one) keeps."""
         return replace(self, keeps=kinds_in(scenario))
@@ -167,9 +196,12 @@ class Signature:
         return section(PARTS.get(self.part, (self.part,))[0]) or "no SPEC section"
 
     def same_cause(self, other: Signature) -> bool:
-        """Whether two signatures can name one cause: the same provisional
-        signature, and kinds kept of which one holds the other's (`nested`)."""
-        return self.provisional() == other.provisional() and nested(self.keeps, other.keeps)
+        """Whether two signatures can name one cause: kinds kept of which
+        one holds the other's (`nested`), and the same provisional
+        signature, or both shrunk and of one area (`area`)."""
+        shrunk = self.keeps is not None and other.keeps is not None
+        one = self.provisional() == other.provisional() or shrunk and self.area() == other.area()
+        return one and nested(self.keeps, other.keeps)
 
     def said(self) -> str:
         """The signature in words."""
@@ -306,11 +338,17 @@ def which(
     """The first of `causes` a divergence is of: one of its provisional
     signature (`found`) not shrunk, or one whose shrunk scenario keeps
     kinds of events that, alone in `cut` (the scenario up to the
-    divergence), still diverge so (one replay each). None when it is of none."""
+    divergence), still diverge so, or for a cause of another provisional
+    signature of its area (`Signature.area`), still diverge in that area
+    (one replay each). None when it is of none."""
     for cause in causes:
-        if cause.provisional() != found.provisional():
+        if cause.provisional() == found.provisional():
+            wanted = found
+        elif cause.keeps is not None and cause.area() == found.area():
+            wanted = found.anywhere()
+        else:
             continue
-        if cause.keeps is None or probe.diverges(reduced(cut, cause.keeps), found):
+        if cause.keeps is None or probe.diverges(reduced(cut, cause.keeps), wanted):
             return cause
     return None
 
@@ -457,7 +495,30 @@ def group(
         if left or unshrunk:
             here.append(Cause(key, [m.name for m in unshrunk + left]))
         causes += here
-    return sorted(causes, key=lambda c: (-len(c.scenarios), c.id))
+    return sorted(joined(causes), key=lambda c: (-len(c.scenarios), c.id))
+
+
+def joined(causes: list[Cause]) -> list[Cause]:
+    """The causes of several provisional signatures, those that are one bug
+    shown at other kinds of events or in other parts of one area made one
+    (`Signature.same_cause`: both shrunk, of one area, their kept kinds
+    `nested`), named by the one whose shrunk scenario keeps fewest kinds."""
+    made: list[Cause] = []
+    fewest = sorted(causes, key=lambda c: (len(c.signature.keeps or KINDS), -len(c.scenarios)))
+    for cause in fewest:
+        same = next((c for c in made if c.shrunk and cause.shrunk and same_bug(c, cause)), None)
+        if same is None:
+            made.append(cause)
+        else:
+            same.scenarios += cause.scenarios
+    return made
+
+
+def same_bug(a: Cause, b: Cause) -> bool:
+    """Whether two shrunk causes of other provisional signatures are one (`joined`)."""
+    return a.signature.provisional() != b.signature.provisional() and a.signature.same_cause(
+        b.signature
+    )
 
 
 def alike(a: Cause, b: Cause, probe: Probe) -> bool:
@@ -466,7 +527,7 @@ def alike(a: Cause, b: Cause, probe: Probe) -> bool:
     reduced to the kinds the other keeps, still diverges so (a replay each:
     two shrinks can each stop short another way)."""
     if a.signature.provisional() != b.signature.provisional():
-        return False
+        return a.signature.same_cause(b.signature)
     if nested(a.signature.keeps, b.signature.keeps):
         return True
     return any(
@@ -513,6 +574,8 @@ class Replays:
         self.progress: Progress | None = None
 
     def still(self, wanted: Signature) -> Callable[[Scenario], bool]:
+        """Whether a scenario diverges with `wanted`, or for an area's
+        (`Signature.anywhere`, no kind) anywhere in that area."""
         return diverges_as(
             self.engine,
             self.profile,
@@ -520,7 +583,7 @@ class Replays:
             strict=False,
             lacks=self.lacks,
             accepted=self.accepted,
-            of=signature,
+            of=signature if wanted.kind else lambda found: signature(found).anywhere(),
         )
 
     def diverges(self, scenario: Scenario, wanted: Signature) -> bool:

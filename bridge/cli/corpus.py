@@ -271,8 +271,8 @@ def explained(
     """The causes of a run's FAILs, said at once, before any shrink
     (bridge/checking/slips.py `explain`): the FAILs one rule slip of the
     model explains are one cause, named by it; those no slip explains are
-    one cause per provisional signature (causes.py), which shrinking may
-    split. An interruption (Ctrl-C, SIGTERM) is kept in `interrupted`; the
+    one cause per area of SPEC (causes.py `Signature.area`), which
+    shrinking may split. An interruption (Ctrl-C, SIGTERM) is kept in `interrupted`; the
     FAILs are then grouped by their first divergence alone."""
     if not alike:
         return []
@@ -292,7 +292,7 @@ def explained(
             groups, _ = slips.explain(failures, lambda k: done.__setitem__(0, k), budget)
     except KeyboardInterrupt:
         interrupted[0] = True
-        print("interrupted: every FAIL is its kind of first divergence's cause")
+        print("interrupted: every FAIL is its area of SPEC's cause")
     found: list[causes.Cause] = []
     by_slip: set[str] = set()
     for group in groups:
@@ -301,10 +301,8 @@ def explained(
         named = causes.Signature(first.part, first.kind, first.rule, slip=group.slip.id)
         found.append(causes.Cause(named, names, slips_tried=True))
         by_slip.update(names)
-    for key, verdicts in alike.items():
-        left = [shown(v.path) for v in verdicts if shown(v.path) not in by_slip]
-        if left:
-            found.append(causes.Cause(key, left, slips_tried=True))
+    for made, _ in find_causes(unexplained(alike, by_slip), options, 1, 0):
+        found += [replace(cause, slips_tried=True) for cause in made]
     found = ordered(found)
     print(f"{fails} FAIL from {counted(len(found), 'cause')}:", flush=True)
     for number, cause in enumerate(found, start=1):
@@ -327,11 +325,7 @@ def shrunk(
         return found, False
     interrupted = False
     by_slip = [c for c in found if c.slip is not None]
-    left = {
-        c.signature: [v for v in alike[c.signature] if shown(v.path) in c.scenarios]
-        for c in found
-        if c.slip is None
-    }
+    left = unexplained(alike, {name for c in by_slip for name in c.scenarios})
     failure_of = {v.failure.name: v.failure for vs in alike.values() for v in vs if v.failure}
     try:
         for cause in list(by_slip):
@@ -352,6 +346,14 @@ def shrunk(
     for number, cause in enumerate(found, start=1):
         print(said_cause(number, cause, options), flush=True)
     return found, interrupted
+
+
+def unexplained(
+    alike: dict[causes.Signature, list[Verdict]], explained: set[str]
+) -> dict[causes.Signature, list[Verdict]]:
+    """The FAILs no slip explains (not named in `explained`), by provisional signature."""
+    left = {k: [v for v in vs if shown(v.path) not in explained] for k, vs in alike.items()}
+    return {k: vs for k, vs in left.items() if vs}
 
 
 def slip_shrunk(
@@ -427,7 +429,7 @@ def grouped(
     """The causes of a run's FAILs (bridge/checking/causes.py), each shrunk
     scenario written to --regressions as it comes, all said at the end; and
     whether an interruption (Ctrl-C, SIGTERM) cut the grouping short: the
-    FAILs not grouped yet are then each signature's cause, not shrunk."""
+    FAILs not grouped yet are then each area's cause, not shrunk."""
     if not alike:
         return [], False
     fails = sum(map(len, alike.values()))
@@ -453,14 +455,15 @@ def grouped(
     try:
         with Ticker(progress, False):
             for made, profile in find_causes(alike, options, args.jobs, args.shrink_tries, seconds):
+                grouped_now = {name for cause in made for name in cause.scenarios}
+                left = unexplained(left, grouped_now)
                 for cause in made:
-                    left.pop(cause.signature.provisional(), None)
                     if cause.shrunk is not None and profile is not None:
                         write_shrunk(cause, profile, options, args.regressions)
                 found += made
     except KeyboardInterrupt:
-        print("interrupted: the FAILs not grouped yet are each kind's cause, not shrunk")
-        found += [causes.Cause(key, [shown(v.path) for v in vs]) for key, vs in left.items()]
+        print("interrupted: the FAILs not grouped yet are each area's cause, not shrunk")
+        found += [c for made, _ in find_causes(left, options, 1, 0) for c in made]
         interrupted = True
     for cause in found:
         cause.slips_tried = True

@@ -535,13 +535,15 @@ def unless_broken(verdicts: Iterator[Verdict], count: int = SAME_FAULTS) -> Iter
             close()
 
 
-CauseJob = tuple[Signature, list[tuple[Path, int | None]], Options, int, float]
-"""One provisional signature's failing scenarios (each with the position of
-its first divergence, None at the final detail request), how to check them,
-and shrinking's budget for each representative: tries, seconds."""
+CauseJob = tuple[Signature, list[tuple[Path, int | None, Signature]], Options, int, float]
+"""One area's failing scenarios (causes.py `Signature.area`; named by the
+provisional signature of most of them), each with the position of its
+first divergence (None at the final detail request) and that divergence's
+provisional signature, how to check them, and shrinking's budget for each
+representative: tries, seconds."""
 
 Grouped = tuple[list[Cause], Profile | None]
-"""The causes of one provisional signature, their shrunk scenarios marked
+"""The causes of one area, their shrunk scenarios marked
 for writing under the profile (None when none was shrunk)."""
 
 
@@ -574,18 +576,18 @@ def member(path: Path, position: int | None, subject: Engine, options: Options) 
 
 
 def causes_of(job: CauseJob) -> Grouped:
-    """The causes of one provisional signature's failing scenarios
-    (causes.py `group`), each shrunk scenario marked for writing. A scenario
-    that cannot be replayed again as it failed, or an engine that faults,
-    leaves what it touches in a cause not shrunk, never an error."""
-    key, failing, options, tries, seconds = job
+    """The causes of one area's failing scenarios (causes.py `group`), each
+    shrunk scenario marked for writing. A scenario that cannot be replayed
+    again as it failed, or an engine that faults, leaves what it touches in
+    a cause of its provisional signature not shrunk, never an error."""
+    _, failing, options, tries, seconds = job
     subject = make_engine(options)
     members: list[Member] = []
-    unreplayed: list[str] = []
+    unreplayed: dict[Signature, list[str]] = {}
     replays: Replays | None = None
     faulted = False
     try:
-        for path, position in failing:
+        for path, position, key in failing:
             made = None
             try:
                 made = None if faulted else member(path, position, subject, options)
@@ -596,7 +598,7 @@ def causes_of(job: CauseJob) -> Grouped:
             except (ScenarioError, Skipped, transcript.TranscriptError):
                 subject.close()
             if made is None or made[0].signature != key:
-                unreplayed.append(shown(path))
+                unreplayed.setdefault(key, []).append(shown(path))
                 continue
             members.append(made[0])
             replays = made[1]
@@ -606,11 +608,11 @@ def causes_of(job: CauseJob) -> Grouped:
             causes = group(members, replays)
     finally:
         subject.close()
-    if unreplayed:
+    for key, names in unreplayed.items():
         alone = next((c for c in causes if c.signature == key), None)
         if alone is None:
             causes.append(alone := Cause(key))
-        alone.scenarios.extend(unreplayed)
+        alone.scenarios.extend(names)
     profile = None if replays is None else replays.profile
     for cause in causes:
         if cause.shrunk is not None and profile is not None:
@@ -636,7 +638,7 @@ def _causes_job(job: CauseJob) -> Grouped:
     except Exception:
         said = traceback.format_exc().strip().splitlines()[-1]
         print(f"note: grouping {job[0].id} failed in the bridge: {said}", file=sys.stderr)
-        return [Cause(job[0], [shown(path) for path, _ in job[1]])], None
+        return by_area(job[1]), None
 
 
 def failing(verdicts: list[Verdict], known: dict[str, str]) -> dict[Signature, list[Verdict]]:
@@ -657,21 +659,24 @@ def find_causes(
     tries: int,
     seconds: float = math.inf,
 ) -> Iterator[Grouped]:
-    """The causes of each provisional signature's FAILs, `jobs` signatures
-    at a time, as each is grouped; with no `tries`, each signature is one
+    """The causes of each area's FAILs (causes.py `Signature.area`), `jobs`
+    areas at a time, as each is grouped; with no `tries`, each area is one
     cause, not shrunk, without a replay."""
+    areas: dict[str, list[tuple[Path, int | None, Signature]]] = {}
+    for key, verdicts in sorted(alike.items(), key=lambda kv: -len(kv[1])):
+        failing = [(v.path, (v.divergence or {}).get("position"), key) for v in verdicts]
+        areas.setdefault(key.area(), []).extend(failing)
     if tries <= 0:
-        for key, verdicts in alike.items():
-            yield [Cause(key, [shown(v.path) for v in verdicts])], None
+        for failing in areas.values():
+            yield by_area(failing), None
         return
     work: list[CauseJob] = [
-        (
-            key,
-            [(v.path, (v.divergence or {}).get("position")) for v in verdicts],
-            options,
-            tries,
-            seconds,
-        )
-        for key, verdicts in alike.items()
+        (failing[0][2], failing, options, tries, seconds) for failing in areas.values()
     ]
     yield from largest_first(_causes_job, work, lambda job: job[1][0][0], jobs)
+
+
+def by_area(failing: list[tuple[Path, int | None, Signature]]) -> list[Cause]:
+    """FAILs of one area as one cause not shrunk, named by the provisional
+    signature of most of them (`failing` lists those first)."""
+    return [Cause(failing[0][2], [shown(path) for path, _, _ in failing])]

@@ -269,3 +269,26 @@ def test_shards_causes_merge_as_one_run_s() -> None:
     assert [case["cause"] for case in cases] == ["views@message:message", "x"]
     with pytest.raises(UsageError, match="^3.json: a cause is not one a run writes"):
         merged_causes([(Path("3.json"), {"causes": [{"id": "bogus"}]})], [])
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "one"),
+    [
+        # One AHEAD bug: the queue (SPEC 4) at starts, and after a fail at
+        # fails; a start taken that SPEC 4.1 refuses enforces SPEC 4 too.
+        ("queue@start:message+start", "queue@fail:message+start+fail", True),
+        ("refused.ahead_bound@start:message+start", "queue@message:message", True),
+        # Other sections of SPEC: the zoom (3.5) and the views (3); a
+        # message refused (SPEC 4.1, not a call's event) and the queue.
+        ("zoom@zoom:message+zoom", "views@message:message", False),
+        ("refused.utf8@message:message", "queue@start:message+start", False),
+        # One section, kinds neither holds all of: two bugs.
+        ("queue@start:message+start", "queue@fail:message+fail", False),
+        # Not shrunk: one only with its own provisional signature.
+        ("queue@start", "queue@fail:message+start+fail", False),
+        ("queue@start", "queue@start:message+start", True),
+    ],
+)
+def test_causes_of_one_section_whose_kept_kinds_nest_are_one(a: str, b: str, one: bool) -> None:
+    assert parse(a).same_cause(parse(b)) is one
+    assert parse(b).same_cause(parse(a)) is one
