@@ -14,7 +14,7 @@ from typing import Any
 from bridge.checking.coverage import Coverage
 from bridge.checking.shown import ABSENT, as_json, clipped, difference, safe
 from bridge.checking.starts import wrong_start
-from bridge.formats.capabilities import Capability, ignored_fields
+from bridge.formats.capabilities import CAPABILITIES, GIVEN, Capability, ignored_fields
 from bridge.formats.invocation import command
 from bridge.formats.sections import cited
 from bridge.wire.engine import Engine, Ready
@@ -189,6 +189,24 @@ def expected_fields(exchange: Exchange, keys: dict[str, bytes]) -> list[str]:
     return [name for name in keys if name in exchange.expected]
 
 
+def rightly(exchange: Exchange, lacks: tuple[Capability, ...]) -> set[str]:
+    """The capabilities not in `lacks` that an answer equal to the expected
+    one got right: one owning a field the answer holds; one owning none, at
+    one of its events (`replies`: an `end` with replies)."""
+    lacked = {c.name for c in lacks}
+    kind = exchange.line.get("event")
+    out = set()
+    for c in CAPABILITIES:
+        if c.name in lacked:
+            continue
+        if c.fields:
+            if any(f in exchange.expected for f in c.fields):
+                out.add(c.name)
+        elif kind in c.events and (c.handling != GIVEN or "replies" in exchange.line):
+            out.add(c.name)
+    return out
+
+
 def run(
     exchanges: Iterable[Exchange],
     engine: Engine,
@@ -198,12 +216,14 @@ def run(
     progress: Callable[[int], None] = lambda _: None,
     lacks: tuple[Capability, ...] = (),
     coverage: Coverage | None = None,
+    right: set[str] | None = None,
 ) -> Result:
     """Send each exchange's line to a started engine, up to its window ahead
     of the answers, and compare each answer with the expected one as it
     arrives, leaving out the fields of the capabilities it `lacks`; stop at
     the first divergence unless `keep_going`. What was compared is counted
-    in `coverage`."""
+    in `coverage`; the capabilities held that an answer got right are
+    added to `right`, when given (`rightly`)."""
     result = Result(coverage=coverage or Coverage(), lacks=lacks)
     counted = result.coverage
     pending: deque[Exchange] = deque()
@@ -241,6 +261,8 @@ def run(
             return False
         name = first_difference(exchange.expected, answer, fields, ready.rule_names, owner)
         if name is None:
+            if right is not None:
+                right.update(rightly(exchange, lacks))
             return True
         if result.divergence is not None:
             result.divergence.later += 1
