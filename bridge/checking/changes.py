@@ -382,10 +382,13 @@ WORD_BYTES = 16
 """The most bytes a word cut is taken to end a line short of LINE by."""
 
 
-REFINED = ("tolerance",)
+REFINED = ("tolerance", "kind_words")
 """The guessed options tried again once changed: the least tolerance a line
 fits in may be too small (a word cut ends a line short of LINE), and a
-longer line later shows more; `guess_tolerance` only ever offers more."""
+longer line later shows more; `guess_tolerance` only ever offers more. A
+kind's word shows first where a message of that kind does (a render
+later), after the words of other kinds were guessed; `guess_kind_words`
+only ever adds words."""
 
 
 def guess_ellipsis(

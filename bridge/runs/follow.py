@@ -268,7 +268,7 @@ class Follower:
         trial; None when none moves it."""
         taken = {c.key for c in made}
         texts = None
-        if ("kind_words", None) not in taken and wants_texts(found):
+        if wants_texts(found):
             texts = self.texts(trial, found)
         known = symptom(found) in self.known
         node = self.scenario.constants.get("node")

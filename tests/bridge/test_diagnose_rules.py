@@ -361,3 +361,35 @@ def test_a_capability_right_somewhere_is_never_proposed_lacking() -> None:
     right = Diagnosis(Path("c"), "agrees", right=frozenset({"compaction_view"}))
     proposed, needed = propose(everything, [*needing, right])
     assert proposed.held == ALL - {"zoom"} and list(needed) == [zoom]
+
+
+SHAPED = {
+    "self_starting": (
+        ("chooser_0", "refused_kind_0"),
+        ALL,
+    ),
+    "zoom_shaped": (
+        ("chooser_0", "zoom_0", "refused_zoom_0"),
+        ALL - {"timed_out_render"},
+    ),
+}
+"""Engines shaped like the real ones of issue 40, each with scenarios that
+show every difference it has: the JavaScript-like one starting its own
+calls, with kind words, `retried: first` and four chooser options; the
+Rust-like one with the three zoom shapes, `overlong: kept`, `trim_set:
+ascii`, and its timed-out render the plain one (`settle_timeout` held)."""
+
+
+@pytest.mark.parametrize("name", list(SHAPED))
+def test_engines_shaped_like_real_ones_get_their_exact_profile_from_nothing(
+    name: str, tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every option together, as the real engines combine them: the
+    proposal is exactly what the engine would declare, and no likely bug."""
+    module = __import__(f"tests.bridge.engines.{name}", fromlist=["PROFILE"])
+    scenarios, held = SHAPED[name]
+    code, data = diagnose(tmp_path, f"{sys.executable} {ENGINES / name}.py", *scenarios)
+    out = said(capsys)
+    assert code == 0, out
+    assert data["proposed"] == {"profile": module.PROFILE, "capabilities": sorted(held)}, out
+    assert data["likely_bugs"] == [] and "no likely bug: every scenario" in out
