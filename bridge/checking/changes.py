@@ -197,7 +197,15 @@ def withheld_for(trial: Trial, found: Divergence) -> bool:
 
 
 CONCERNS = {
-    "end": ("empty_reply", "not_shorter", "trim_lines", "overlong", "replies_out", "trim_set"),
+    "end": (
+        "empty_reply",
+        "not_shorter",
+        "trim_lines",
+        "overlong",
+        "replies_out",
+        "given_line",
+        "trim_set",
+    ),
     "fail": ("retry", "failure_cap", "held_takes_job"),
     "message": ("retry", "failure_cap", "held_takes_job", "trim_lines", "kinds", "kind_words"),
     "wait": ("resume", "ahead_in_wait", "need_first"),
@@ -528,6 +536,8 @@ builds, and whether it takes a JOBS slot (SPEC 4, 10); with no failure no
 node is held."""
 ZOOM = ("zoom_one", "zoom_halves", "zoom_unbuilt")
 """The profile options only a `zoom` event reads (SPEC 3.5, 10)."""
+GIVEN_LINE = ("given_line",)
+"""The profile options only an `end` with a given line reads (SPEC 5, 10)."""
 
 
 def can_fail(scenario: Scenario, profile: Profile) -> bool:
@@ -545,13 +555,17 @@ def inert(scenario: Scenario, extra: tuple[Change, ...] | None, profile: Profile
     """Whether the changes `extra` (to reach `profile`) cannot change a
     replay of the scenario: capabilities taken away only leave fields
     uncompared, and no event it has is withheld or sent otherwise; a
-    chooser's option changed, and it has no replies; an option about
+    chooser's option changed, and it has no replies; `given_line`, and it
+    has no `end`; an option about
     failed calls, and no call can fail; a zoom option, and it has no zoom.
     None: it must be replayed anyway."""
     if extra is None:
         return False
     options_changed = {c.option for c in extra} - {LACKS}
-    if options_changed - set(CHOOSER) - set(FAILURE) - set(ZOOM):
+    if options_changed - set(CHOOSER) - set(FAILURE) - set(ZOOM) - set(GIVEN_LINE):
+        return False
+    # Any end: one with replies is sent as a given line to an engine without `replies`.
+    if options_changed & set(GIVEN_LINE) and any(e["event"] == "end" for e in scenario.events):
         return False
     if options_changed & set(CHOOSER) and any("replies" in e for e in scenario.events):
         return False

@@ -393,3 +393,19 @@ def test_engines_shaped_like_real_ones_get_their_exact_profile_from_nothing(
     assert code == 0, out
     assert data["proposed"] == {"profile": module.PROFILE, "capabilities": sorted(held)}, out
     assert data["likely_bugs"] == [] and "no likely bug: every scenario" in out
+
+
+@pytest.mark.parametrize(
+    "runs", [{"given_line": "reply", "replies_out": "asks"}, {"given_line": "cut"}]
+)
+def test_what_a_given_line_over_line_does_is_proposed_from_nothing(
+    runs: dict[str, str], tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 40, the last difference: an engine that reads a given line over
+    LINE as one more reply (and asks again, as the Rust engine does), or
+    cuts it, where SPEC refuses it as `line_fits`: `given_line` is proposed."""
+    engine = f"{MISDECLARED} '{json.dumps(runs)}'"
+    code, data = diagnose(tmp_path, engine, "refused_line_fits_0", "refused_line_fits_1")
+    out = said(capsys)
+    assert code == 0, out
+    assert data["proposed"] == {"profile": runs, "capabilities": sorted(ALL)}, out
