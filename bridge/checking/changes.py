@@ -358,31 +358,43 @@ def built(found: Divergence) -> tuple[str, str] | None:
     return a, b
 
 
+def taken_line(found: Divergence) -> int | None:
+    """The size of a given line the model refused as `line_fits` and the
+    engine installed (an engine with a wider LINE), else None."""
+    event = found.event or {}
+    if found.field != "refused" or found.expected != "line_fits" or found.found is not MISSING:
+        return None
+    if event.get("event") != "end":
+        return None
+    if isinstance(event.get("line"), str):
+        return utf8_size(event["line"])
+    return event["size"] if type(event.get("size")) is int else None
+
+
 def guess_tolerance(
     trial: Trial, found: Divergence, texts: Texts | None, node: int | None
 ) -> list[Change]:
     """`tolerance` (SPEC 5, 10) when the engine built a longer line than
-    the model: under SPEC's, when it is longer than NODE, at the least
+    the model, or installed a given line the model refused as `line_fits`
+    (`taken_line`): under any tolerance below it, when it is longer than NODE, at the least
     hundredths its size fits in and at each known one above
     (`TOLERANCES_KNOWN`); under a tolerance guessed already and `cut:
     word`, at the least hundredths of each LINE from its size to WORD_BYTES
     more (a word cut ends a line up to a word short of LINE, so the first
     guess may fall short)."""
     lines = built(found)
-    if lines is None or node is None:
+    given = taken_line(found)
+    if (lines is None and given is None) or node is None:
         return []
-    length = utf8_size(lines[1])
+    length = utf8_size(lines[1]) if lines is not None else given or 0
     now = trial.profile.hundredths
-    if length <= utf8_size(lines[0]) or length <= node:
+    if (lines is not None and length <= utf8_size(lines[0])) or length <= node:
         return []
     top = TOLERANCES[1] * 100
-    if now == 100:
-        least = -(-length * 100 // node)
-        tried = {least, *(h for h in TOLERANCES_KNOWN if h > least)}
-    elif trial.profile.cut == "word":
-        tried = {-(-line * 100 // node) for line in range(length, length + WORD_BYTES + 1)}
-    else:
-        return []
+    least = -(-length * 100 // node)
+    tried = {least, *(h for h in TOLERANCES_KNOWN if h > least)}
+    if now != 100 and trial.profile.cut == "word":
+        tried |= {-(-line * 100 // node) for line in range(length, length + WORD_BYTES + 1)}
     return [Change("tolerance", h / 100) for h in sorted(tried) if now < h <= top]
 
 

@@ -128,6 +128,10 @@ def propose(base: Trial, diagnoses: list[Diagnosis]) -> tuple[Trial, dict[Change
     for key, offered in by_key.items():
         most = max(votes[c] for c in offered)
         winners = [c for c in offered if votes[c] == most]
+        if key[0] == "tolerance":
+            # Each tolerance needed is the least some line fits in (guess_tolerance
+            # only offers more): the greatest needed holds for every one.
+            winners = [max(offered, key=lambda c: c.value)]
         if key[0] != LACKS and any(c.value == getattr(base.profile, c.option) for c in winners):
             continue
         chosen.append(winners[0])
