@@ -282,7 +282,13 @@ def test_a_longer_line_suggests_tolerances_and_its_end_an_ellipsis() -> None:
     assert [c.value for c in GUESSES["ellipsis"](trial, same_end, None, 64)] == ["..", "a.."]
     fits = Divergence(0, 3, {"event": "end"}, "line", "y" * 10, "x" * 64)
     assert GUESSES["tolerance"](trial, fits, None, 64) == []
-    assert GUESSES["tolerance"](Trial(Profile(tolerance=1.25)), dots, None, 64) == []
+    # Above a tolerance guessed already, only the known ones over it.
+    assert [
+        c.value for c in GUESSES["tolerance"](Trial(Profile(tolerance=1.25)), dots, None, 64)
+    ] == [
+        1.5,
+        2,
+    ]
     # Under a word cut LINE may be up to WORD_BYTES (16) more than 72: 73 to
     # 88 bytes, each at its least hundredths over 1.25 (81 bytes: 126.6 -> 127).
     worded = Trial(Profile(tolerance=1.25, cut="word"))
@@ -295,7 +301,14 @@ def test_a_longer_line_suggests_tolerances_and_its_end_an_ellipsis() -> None:
         1.35,
         1.36,
         1.38,
+        1.5,
+        2,
     ]
+    # A given line of 65 bytes the engine installed where the model refused it.
+    given = Divergence(
+        0, 3, {"event": "end", "node": [0, 1], "size": 65}, "refused", "line_fits", MISSING
+    )
+    assert [c.value for c in GUESSES["tolerance"](trial, given, None, 64)] == [1.02, 1.25, 1.5, 2]
     assert GUESSES["tolerance"](trial, replace(dots, field="render"), None, 64) == []
 
 
@@ -365,7 +378,7 @@ def test_a_capability_right_somewhere_is_never_proposed_lacking() -> None:
 
 SHAPED = {
     "self_starting": (
-        ("chooser_0", "refused_kind_0"),
+        ("chooser_0", "refused_kind_0", "refused_line_fits_0"),
         ALL,
     ),
     "zoom_shaped": (
