@@ -9,11 +9,14 @@ engine, it answers a timed-out render with its plain render: it has
 answer; undeclared, every difference shows as a divergence that is no bug."""
 
 import sys
-import zlib
+from pathlib import Path
 from typing import Any
 
-from impl import protocol
-from impl.profile import Profile
+sys.path.insert(0, str(Path(__file__).parent))
+from distant import plain_timed_out_render  # noqa: E402
+
+from impl import protocol  # noqa: E402
+from impl.profile import Profile  # noqa: E402
 
 PROFILE: dict[str, Any] = {
     "zoom_one": "headed",
@@ -34,22 +37,8 @@ def main(argv: list[str]) -> None:
         answer = {"ready": True, "protocol": 2, "engine": "zoom-shaped example", "sessions": True}
         return {**answer, "profile": PROFILE, "capabilities": CAPABILITIES} if declare else answer
 
-    apply, detail = protocol.Session.apply, protocol.Session.detail
-
-    def plain_apply(self: protocol.Session, event: dict[str, Any], at: int) -> dict[str, Any]:
-        out = apply(self, event, at)
-        if "render_timed_out_crc" in out:
-            out["render_timed_out_crc"] = zlib.crc32(self.planner.render().encode("utf-8"))
-        return out
-
-    def plain_detail(self: protocol.Session) -> dict[str, Any]:
-        out = detail(self)
-        out["render_timed_out"] = out["render"]
-        return out
-
     protocol.ready = ready
-    protocol.Session.apply = plain_apply  # type: ignore[method-assign]
-    protocol.Session.detail = plain_detail  # type: ignore[method-assign]
+    plain_timed_out_render()
     protocol.serve(sys.stdin.buffer, sys.stdout.buffer, Profile.from_json(PROFILE))
 
 
