@@ -265,7 +265,28 @@ def diagnose_cost(quick: bool) -> list[Row]:
             near["ratio_wall"] <= 3,
             "python -m bench.diagnose --engine partial",
         ),
+        *(shaped_cost(name, flags) for name in ("self_starting", "zoom_shaped")),
     ]
+
+
+def shaped_cost(name: str, flags: list[str]) -> Row:
+    """Row 11 (issue 40): `diagnose` from nothing of an engine shaped like a
+    real one (tests/bridge/engines/), against its corpus run declaring its
+    profile: at most 3x, its proposal the engine's exact profile, and no
+    likely bug."""
+    run = run_json("-m", "bench.diagnose", "--engine", name, *flags)
+    ratio = run["ratio_declared_wall"]
+    return Row(
+        f"11. diagnose from nothing vs corpus declaring the real profile, {name} engine "
+        f"(issue 40), {run['scenarios']} scenarios",
+        f"{ratio:.1f}x ({run['diagnose']['wall']:.0f} s vs "
+        f"{run['corpus_declared']['wall']:.0f} s; CPU {run['ratio_declared_cpu']:.1f}x); "
+        f"proposal {'= the real profile' if run['real'] else 'WRONG'}, "
+        f"{run['likely_bugs']} likely bugs",
+        "<= 3x",
+        ratio <= 3 and run["real"] and run["likely_bugs"] == 0,
+        f"python -m bench.diagnose --engine {name}",
+    )
 
 
 def fuzz_rate() -> Row:

@@ -1,4 +1,4 @@
-"""`python -m bench.diagnose [--quick] [--engine distant|partial]`: what
+"""`python -m bench.diagnose [--quick] [--engine NAME]`: what
 `diagnose` from nothing costs beside corpus runs of the same engine
 (issues 21 and 34). Every run takes the same scenarios and `--jobs 2`:
 
@@ -13,6 +13,9 @@ SPEC in eight ways: seven options, `kind_words` among them, and a timed-out
 render answered with the plain render; its profile has no transcripts kept,
 so the model answers for it, as for a real engine's. `partial` has four
 differences and a kept profile (its transcripts stand in for the model).
+`self_starting` and `zoom_shaped` are shaped like the real JavaScript and
+Rust engines of issue 40 (seven and five options, and the Rust-like one's
+plain timed-out render).
 
 Prints one JSON object: each run's wall seconds and the CPU seconds of the
 run and all its processes, diagnose's ratio to each corpus run, whether
@@ -38,13 +41,18 @@ QUICK = ("random_0*", "chooser_*", "both_*", "empty_chat")
 """The scenarios of a `--quick` run (else the whole corpus)."""
 
 
+SHAPED = ("self_starting", "zoom_shaped")
+"""The engines shaped like the real ones of issue 40."""
+ALL = ["compaction_view", "queue_waiting", "replies", "settle_timeout", "timed_out_render", "zoom"]
+
+
 def real(engine: str) -> dict[str, Any]:
     """The engine's real profile (only what differs from SPEC) and capabilities."""
     sys.path.insert(0, str(ENGINES))
-    if engine == "distant":
-        import distant
-
-        return {"profile": distant.PROFILE, "capabilities": sorted(distant.CAPABILITIES)}
+    if engine in ("distant", *SHAPED):
+        module = __import__(engine)
+        held = getattr(module, "CAPABILITIES", ALL)
+        return {"profile": module.PROFILE, "capabilities": sorted(held)}
     profile = json.loads((ROOT / "scenarios" / "profiles" / "partial.json").read_text("utf-8"))
     capabilities = ["compaction_view", "queue_waiting", "replies", "settle_timeout"]
     return {"profile": profile, "capabilities": capabilities}
@@ -71,7 +79,7 @@ def timed(args: list[str]) -> dict[str, float]:
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.diagnose", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="a part of the corpus")
-    parser.add_argument("--engine", choices=("distant", "partial"), default="distant")
+    parser.add_argument("--engine", choices=("distant", "partial", *SHAPED), default="distant")
     args = parser.parse_args(argv)
     only = [a for glob in QUICK for a in ("--only", glob)] if args.quick else []
     script = f"{sys.executable} {ENGINES / (args.engine + '.py')}"

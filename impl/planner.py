@@ -209,20 +209,35 @@ class Planner:
             raise Refused(rule, f"no call for {name(node)} is running")
 
     def end(self, node: Node, line: str) -> Outcome:
-        """The call for `node` ends with its line (SPEC 4, 5, 10)."""
+        """The call for `node` ends with its line (SPEC 4, 5, 10): a line
+        over LINE is, under `given_line: reply`, one more reply to the
+        chooser (read on from the call's conversation), and under
+        `given_line: cut` cut as the chooser cuts, then installed."""
         self.forget_batch()
         self._check_running(node, "end_needs_running")
-        return self._resumed(self._install(node, line, check_utf8(line, "the line")))
+        line_size = check_utf8(line, "the line")
+        if self.profile.given_line != "final":
+            if self.profile.trim_lines:
+                line = line.strip(self._space)
+                line_size = size(line)
+            if line_size > self._limit and self.profile.given_line == "reply":
+                return self.end_replies(node, [line], checked=True)
+            if line_size > self._limit:
+                line = self.chooser(line).finish()
+                line_size = -1
+        return self._resumed(self._install(node, line, line_size))
 
-    def end_replies(self, node: Node, replies: list[str]) -> Outcome:
+    def end_replies(self, node: Node, replies: list[str], checked: bool = False) -> Outcome:
         """The call for `node` ends with the replies it got; the line is
         chosen from them, or they fail the call, or (under `replies_out:
         asks`) they run out and the call goes on, asking for another reply:
-        its next `end` reads on (SPEC 4, 5, 10)."""
-        self.forget_batch()
-        self._check_running(node, "end_needs_running")
-        for reply in replies:
-            check_utf8(reply, "a reply")
+        its next `end` reads on (SPEC 4, 5, 10). `checked`: the call and
+        the replies were checked already (a given line taken as a reply)."""
+        if not checked:
+            self.forget_batch()
+            self._check_running(node, "end_needs_running")
+            for reply in replies:
+                check_utf8(reply, "a reply")
         chooser = self.asking.pop(node, None) or self.chooser(self.tree.source(node))
         try:
             for reply in replies:

@@ -30,6 +30,7 @@ CHOICES = {
     "cut": ("character", "word"),
     "overlong": ("cut", "kept"),
     "replies_out": ("ends", "asks"),
+    "given_line": ("final", "reply", "cut"),
     "trim_set": ("unicode", "javascript", "ascii"),
 }
 """The options that are one of a few strings, SPEC's first."""
@@ -64,7 +65,7 @@ class Profile:
     "headed", zoom_halves "bare", zoom_unbuilt "refused"), `tolerance` (a
     number from 1 to 4 in hundredths), `word_cut` (cut "word"), `ellipsis`
     (one line of at most 3 bytes), `keeps_overlong` (overlong "kept"),
-    `asks_again` (replies_out "asks") and `trim_set`."""
+    `asks_again` (replies_out "asks"), `given_line` and `trim_set`."""
 
     trim_lines: bool = False
     kind_words: dict[str, str] = field(default_factory=dict)
@@ -89,6 +90,7 @@ class Profile:
     ellipsis: str = ""
     keeps_overlong: bool = False
     asks_again: bool = False
+    given_line: str = "final"
     trim_set: str = "unicode"
 
     def __post_init__(self) -> None:
@@ -197,6 +199,7 @@ class Profile:
             "ellipsis": self.ellipsis,
             "overlong": self._said("overlong"),
             "replies_out": self._said("replies_out"),
+            "given_line": self.given_line,
             "trim_set": self.trim_set,
         }
 

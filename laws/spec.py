@@ -468,15 +468,33 @@ def conversation(state: State, node: Line) -> list[str]:
     return list(dict(state.queue.asked).get(node_of(node), ()))
 
 
+def chooser_replies(event: End, node: int, profile: Profile) -> tuple[str, ...] | None:
+    """What an `end` gives the line chooser (SPEC 5, 10): its replies; under
+    `given_line: reply` a given line over LINE (stripped under `trim_lines`)
+    as one reply; None for a given line installed as it is."""
+    if event.replies is not None:
+        return tuple(event.replies)
+    given = strip(str(event.line), profile) if profile.trim_lines else str(event.line)
+    if profile.given_line == "reply" and size(given) > line_limit(node, profile):
+        return (given,)
+    return None
+
+
 def end_outcome(state: State, event: End, profile: Profile) -> tuple[str, str | None]:
     """What an `end` of a running call does under `profile` (SPEC 4, 5, 10):
     `("build", line)`, `("fail", None)` (the replies or an emptied line fail
     it), `("ask", None)` (its replies run out under `replies_out: asks`) or
-    `("refuse", None)` (the line does not fit: rule `line_fits`)."""
+    `("refuse", None)` (the line does not fit: rule `line_fits`). A given
+    line over LINE is one more reply under `given_line: reply`, and cut as
+    the chooser cuts under `given_line: cut`."""
     c, node = state.constants, plain(event.node)
-    line = event.line
-    if event.replies is not None:
-        read = conversation(state, node) + list(event.replies)
+    line, replies = event.line, chooser_replies(event, c.node, profile)
+    if replies is None and profile.given_line == "cut":
+        given = strip(str(line), profile) if profile.trim_lines else str(line)
+        if size(given) > line_limit(c.node, profile):
+            line = chooser_cut(given, line_limit(c.node, profile), profile)
+    if replies is not None:
+        read = conversation(state, node) + list(replies)
         if profile.replies_out == "asks" and runs_out(read, c.node, c.tries, profile):
             return "ask", None
         line = choose(source(state, node), read, c.node, c.tries, profile)

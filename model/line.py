@@ -33,6 +33,12 @@ def fits(line: str, node_bytes: int, profile: Profile) -> bool:
     return 1 <= texts.size(line) <= profile.line_limit(node_bytes)
 
 
+def over_line(line: str, node_bytes: int, profile: Profile) -> bool:
+    """Whether a given line is longer than LINE: what the profile's
+    `given_line` then does (SPEC 5, 10)."""
+    return texts.size(line) > profile.line_limit(node_bytes)
+
+
 def cut_best(text: str, node_bytes: int, profile: Profile) -> str:
     """The chooser's cut of its best reply, or of the source: to LINE bytes at
     a character boundary, or back to a word under `cut: word`, then the

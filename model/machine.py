@@ -21,7 +21,7 @@ from model.bits import Bits
 from model.constants import Constants
 from model.errors import Refused
 from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait, Zoom
-from model.line import choose_line, fits
+from model.line import choose_line, cut_best, fits, over_line
 from model.node import Node
 from model.profile import Profile
 from model.queue import Queue
@@ -119,32 +119,62 @@ def _end(state: State, event: End) -> State:
     installed (stripped under `trim_lines`, and a line stripped to nothing
     fails the call, as replies that fail it under `empty_reply: fails` do);
     replies that run out under `replies_out: asks` leave the call running,
-    asking for another, and its next `end` reads on from them. A line must
-    fit (1 to LINE bytes; under `overlong: kept`, 1 byte or more)."""
+    asking for another, and its next `end` reads on from them. A given line
+    over LINE is, under `given_line: reply`, one more reply to the chooser,
+    and under `given_line: cut` cut as the chooser cuts (then stripped
+    under `trim_lines`, as a chosen line is). A line must fit (1 to LINE
+    bytes; under `overlong: kept`, 1 byte or more)."""
     queues.check_running(state.queue, event.node, "end_needs_running")
     c, p = state.constants, state.profile
     if event.replies is None:
-        line = str(event.line)
-        _check_utf8(line, "the line")
-    else:
-        for reply in event.replies:
-            _check_utf8(reply, "a reply")
-        source = trees.source(state.tree, event.node)
-        read = queues.conversation(state.queue, event.node) + event.replies
-        choice = choose_line(source, read, c.node, c.tries, p)
-        if choice.asks:
-            return replace(state, queue=queues.ask(state.queue, event.node, read))
-        if choice.line is None:
+        line = _trimmed(str(event.line), p)
+        if line is not None and over_line(line, c.node, p):
+            if p.given_line == "reply":
+                return _chosen(state, event.node, (line,))
+            if p.given_line == "cut":
+                line = _trimmed(cut_best(line, c.node, p), p)
+        if line is None:
             return _failed(state, event.node)
-        line = choice.line
-    if p.trim_lines:
-        line = texts.strip(line, p.trim_set)
-        if not line:
-            return _failed(state, event.node)
+        return _installed(state, event.node, line)
+    for reply in event.replies:
+        _check_utf8(reply, "a reply")
+    return _chosen(state, event.node, event.replies)
+
+
+def _trimmed(line: str, p: Profile) -> str | None:
+    """A call's line checked for UTF-8 and stripped under `trim_lines`; None
+    when that leaves nothing, which fails the call (SPEC 10)."""
+    _check_utf8(line, "the line")
+    if not p.trim_lines:
+        return line
+    return texts.strip(line, p.trim_set) or None
+
+
+def _chosen(state: State, node: Node, replies: tuple[str, ...]) -> State:
+    """SPEC 5, 10: the line chosen from the call's replies so far and
+    `replies`, installed; or the call failed, or left asking for another."""
+    c, p = state.constants, state.profile
+    source = trees.source(state.tree, node)
+    read = queues.conversation(state.queue, node) + tuple(replies)
+    choice = choose_line(source, read, c.node, c.tries, p)
+    if choice.asks:
+        return replace(state, queue=queues.ask(state.queue, node, read))
+    if choice.line is None:
+        return _failed(state, node)
+    line = _trimmed(choice.line, p)
+    if line is None:
+        return _failed(state, node)
+    return _installed(state, node, line)
+
+
+def _installed(state: State, node: Node, line: str) -> State:
+    """SPEC 5, 10: a call's line built, when it fits (1 to LINE bytes;
+    under `overlong: kept`, 1 byte or more); refused `line_fits` otherwise."""
+    c, p = state.constants, state.profile
     if not fits(line, c.node, p):
         most = "" if p.overlong == "kept" else f" to {p.line_limit(c.node)}"
         raise Refused("line_fits", f"a line is 1{most} bytes, not {texts.size(line)}")
-    return _build(state, event.node, line)
+    return _build(state, node, line)
 
 
 def _failed(state: State, node: Node) -> State:

@@ -56,6 +56,9 @@ OVERLONG = ("cut", "kept")
 REPLIES_OUT = ("ends", "asks")
 """What replies that run out before the tries end do (SPEC 5, 10, option `replies_out`)."""
 
+GIVEN_LINES = ("final", "reply", "cut")
+"""What an `end`'s given line over LINE does (SPEC 5, 10, option `given_line`)."""
+
 TRIM_SETS = ("unicode", "javascript", "ascii")
 """The named sets of white space (SPEC 3.6, 10, option `trim_set`)."""
 
@@ -103,6 +106,7 @@ class Profile:
     ellipsis: str = ""
     overlong: str = "cut"
     replies_out: str = "ends"
+    given_line: str = "final"
     trim_set: str = "unicode"
 
     def __post_init__(self) -> None:
@@ -212,7 +216,7 @@ def deviations(profile: Profile) -> list[str]:
         out.append(f"cut {profile.cut}")
     if profile.ellipsis:
         out.append(f'ellipsis "{profile.ellipsis}"')
-    for name in ("overlong", "replies_out", "trim_set"):
+    for name in ("overlong", "replies_out", "given_line", "trim_set"):
         if getattr(profile, name) != TYPES[name][0]:
             out.append(f"{name} {getattr(profile, name)}")
     return out
@@ -244,6 +248,7 @@ def options(profile: Profile) -> dict[str, Any]:
         "ellipsis": profile.ellipsis,
         "overlong": profile.overlong,
         "replies_out": profile.replies_out,
+        "given_line": profile.given_line,
         "trim_set": profile.trim_set,
     }
 
@@ -272,6 +277,7 @@ TYPES: dict[str, Any] = {
     "ellipsis": str,
     "overlong": OVERLONG,
     "replies_out": REPLIES_OUT,
+    "given_line": GIVEN_LINES,
     "trim_set": TRIM_SETS,
 }
 """Each option of SPEC 10 as the protocol writes it: a JSON type (a number

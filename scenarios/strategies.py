@@ -122,6 +122,7 @@ def engine_profiles(draw: st.DrawFn) -> EngineProfile:
         ellipsis=draw(st.sampled_from(["", "…", "..."])),
         overlong=draw(st.sampled_from(["cut", "kept"])),
         replies_out=draw(st.sampled_from(["ends", "asks"])),
+        given_line=draw(st.sampled_from(["final", "reply", "cut"])),
         trim_set=draw(st.sampled_from(["unicode", "javascript", "ascii"])),
     )
 
@@ -266,7 +267,11 @@ def draw_event(data: Draws, state: machine.State) -> Event:
             return Fail(node)
         if choice == "replies":
             return End(node, replies=data.draw(replies(c.node)))
-        size = 1 + data.draw(below(6 if data.draw(below(2)) else c.node))
+        # Short lines, lines up to NODE, and now and then one up to twice NODE,
+        # which may be over LINE (SPEC 10, `given_line`).
+        over = not data.draw(below(6))
+        reach = 2 * c.node if over else 6 if data.draw(below(2)) else c.node
+        size = 1 + data.draw(below(reach))
         line = scenario_format.sized_text(size, data.draw(below(61)))
         if not data.draw(below(4)):
             line += choose(data, SPACE_ENDS)

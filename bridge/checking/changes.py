@@ -197,7 +197,15 @@ def withheld_for(trial: Trial, found: Divergence) -> bool:
 
 
 CONCERNS = {
-    "end": ("empty_reply", "not_shorter", "trim_lines", "overlong", "replies_out", "trim_set"),
+    "end": (
+        "empty_reply",
+        "not_shorter",
+        "trim_lines",
+        "overlong",
+        "replies_out",
+        "given_line",
+        "trim_set",
+    ),
     "fail": ("retry", "failure_cap", "held_takes_job"),
     "message": ("retry", "failure_cap", "held_takes_job", "trim_lines", "kinds", "kind_words"),
     "wait": ("resume", "ahead_in_wait", "need_first"),
@@ -350,31 +358,43 @@ def built(found: Divergence) -> tuple[str, str] | None:
     return a, b
 
 
+def taken_line(found: Divergence) -> int | None:
+    """The size of a given line the model refused as `line_fits` and the
+    engine installed (an engine with a wider LINE), else None."""
+    event = found.event or {}
+    if found.field != "refused" or found.expected != "line_fits" or found.found is not MISSING:
+        return None
+    if event.get("event") != "end":
+        return None
+    if isinstance(event.get("line"), str):
+        return utf8_size(event["line"])
+    return event["size"] if type(event.get("size")) is int else None
+
+
 def guess_tolerance(
     trial: Trial, found: Divergence, texts: Texts | None, node: int | None
 ) -> list[Change]:
     """`tolerance` (SPEC 5, 10) when the engine built a longer line than
-    the model: under SPEC's, when it is longer than NODE, at the least
+    the model, or installed a given line the model refused as `line_fits`
+    (`taken_line`): under any tolerance below it, when it is longer than NODE, at the least
     hundredths its size fits in and at each known one above
     (`TOLERANCES_KNOWN`); under a tolerance guessed already and `cut:
     word`, at the least hundredths of each LINE from its size to WORD_BYTES
     more (a word cut ends a line up to a word short of LINE, so the first
     guess may fall short)."""
     lines = built(found)
-    if lines is None or node is None:
+    given = taken_line(found)
+    if (lines is None and given is None) or node is None:
         return []
-    length = utf8_size(lines[1])
+    length = utf8_size(lines[1]) if lines is not None else given or 0
     now = trial.profile.hundredths
-    if length <= utf8_size(lines[0]) or length <= node:
+    if (lines is not None and length <= utf8_size(lines[0])) or length <= node:
         return []
     top = TOLERANCES[1] * 100
-    if now == 100:
-        least = -(-length * 100 // node)
-        tried = {least, *(h for h in TOLERANCES_KNOWN if h > least)}
-    elif trial.profile.cut == "word":
-        tried = {-(-line * 100 // node) for line in range(length, length + WORD_BYTES + 1)}
-    else:
-        return []
+    least = -(-length * 100 // node)
+    tried = {least, *(h for h in TOLERANCES_KNOWN if h > least)}
+    if now != 100 and trial.profile.cut == "word":
+        tried |= {-(-line * 100 // node) for line in range(length, length + WORD_BYTES + 1)}
     return [Change("tolerance", h / 100) for h in sorted(tried) if now < h <= top]
 
 
@@ -382,10 +402,13 @@ WORD_BYTES = 16
 """The most bytes a word cut is taken to end a line short of LINE by."""
 
 
-REFINED = ("tolerance",)
+REFINED = ("tolerance", "kind_words")
 """The guessed options tried again once changed: the least tolerance a line
 fits in may be too small (a word cut ends a line short of LINE), and a
-longer line later shows more; `guess_tolerance` only ever offers more."""
+longer line later shows more; `guess_tolerance` only ever offers more. A
+kind's word shows first where a message of that kind does (a render
+later), after the words of other kinds were guessed; `guess_kind_words`
+only ever adds words."""
 
 
 def guess_ellipsis(
@@ -525,6 +548,8 @@ builds, and whether it takes a JOBS slot (SPEC 4, 10); with no failure no
 node is held."""
 ZOOM = ("zoom_one", "zoom_halves", "zoom_unbuilt")
 """The profile options only a `zoom` event reads (SPEC 3.5, 10)."""
+GIVEN_LINE = ("given_line",)
+"""The profile options only an `end` with a given line reads (SPEC 5, 10)."""
 
 
 def can_fail(scenario: Scenario, profile: Profile) -> bool:
@@ -542,13 +567,17 @@ def inert(scenario: Scenario, extra: tuple[Change, ...] | None, profile: Profile
     """Whether the changes `extra` (to reach `profile`) cannot change a
     replay of the scenario: capabilities taken away only leave fields
     uncompared, and no event it has is withheld or sent otherwise; a
-    chooser's option changed, and it has no replies; an option about
+    chooser's option changed, and it has no replies; `given_line`, and it
+    has no `end`; an option about
     failed calls, and no call can fail; a zoom option, and it has no zoom.
     None: it must be replayed anyway."""
     if extra is None:
         return False
     options_changed = {c.option for c in extra} - {LACKS}
-    if options_changed - set(CHOOSER) - set(FAILURE) - set(ZOOM):
+    if options_changed - set(CHOOSER) - set(FAILURE) - set(ZOOM) - set(GIVEN_LINE):
+        return False
+    # Any end: one with replies is sent as a given line to an engine without `replies`.
+    if options_changed & set(GIVEN_LINE) and any(e["event"] == "end" for e in scenario.events):
         return False
     if options_changed & set(CHOOSER) and any("replies" in e for e in scenario.events):
         return False

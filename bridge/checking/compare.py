@@ -18,7 +18,7 @@ from bridge.checking.adopt import ADOPTABLE, Adopting, Shadow
 from bridge.checking.coverage import Coverage
 from bridge.checking.shown import ABSENT, as_json, clipped, difference, safe
 from bridge.checking.starts import wrong_start
-from bridge.formats.capabilities import Capability, gives_lines, ignored_fields
+from bridge.formats.capabilities import CAPABILITIES, GIVEN, Capability, gives_lines, ignored_fields
 from bridge.formats.invocation import command
 from bridge.formats.sections import cited
 from bridge.wire.engine import Engine, Ready
@@ -206,6 +206,24 @@ def expected_fields(exchange: Exchange, keys: dict[str, bytes]) -> list[str]:
     return [name for name in keys if name in exchange.expected]
 
 
+def rightly(exchange: Exchange, lacks: tuple[Capability, ...]) -> set[str]:
+    """The capabilities not in `lacks` that an answer equal to the expected
+    one got right: one owning a field the answer holds; one owning none, at
+    one of its events (`replies`: an `end` with replies)."""
+    lacked = {c.name for c in lacks}
+    kind = exchange.line.get("event")
+    out = set()
+    for c in CAPABILITIES:
+        if c.name in lacked:
+            continue
+        if c.fields:
+            if any(f in exchange.expected for f in c.fields):
+                out.add(c.name)
+        elif kind in c.events and (c.handling != GIVEN or "replies" in exchange.line):
+            out.add(c.name)
+    return out
+
+
 def run(
     exchanges: Iterable[Exchange],
     engine: Engine,
@@ -216,6 +234,7 @@ def run(
     lacks: tuple[Capability, ...] = (),
     coverage: Coverage | None = None,
     adopting: Adopting | None = None,
+    right: set[str] | None = None,
 ) -> Result:
     """Send each exchange's line to a started engine, up to its window ahead
     of the answers, and compare each answer with the expected one as it
@@ -226,7 +245,9 @@ def run(
     expected answers from then on the model's; it stops at the first
     difference that cannot be. What was compared is counted in `coverage`:
     the events whose answers were read while the model's state and the
-    engine's were together, and of those the ones after an adoption."""
+    engine's were together, and of those the ones after an adoption; the
+    capabilities held that an answer got right are added to `right`, when
+    given (`rightly`)."""
     result = Result(coverage=coverage or Coverage(), lacks=lacks)
     counted = result.coverage
     pending: deque[Exchange] = deque()
@@ -322,6 +343,8 @@ def run(
         expected = exchange.expected if shadow is None else shadow.answer(exchange.line)
         name = first_difference(expected, answer, fields, ready.rule_names, owner)
         if name is None:
+            if right is not None:
+                right.update(rightly(exchange, lacks))
             return True
         found = result.divergence
         first = found is None

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge import __version__
+from bridge.checking.causes import Cause, Signature
 from bridge.checking.changes import LACKS, Change, untried
 from bridge.formats.kit import shown
 from bridge.formats.layout import unique_name
@@ -21,9 +22,8 @@ from bridge.outputs.junit import add, compared, partly, set_tallies, verdict_pro
 from bridge.outputs.markup import visible
 from bridge.outputs.regressions import write_regression
 from bridge.outputs.writing import write_whole
-from bridge.runs.diagnose import Report, cause
+from bridge.runs.diagnose import Report
 from bridge.runs.follow import Diagnosis
-from scenarios.format import Scenario
 
 SHOWN = 8
 """How many scenario names a list shows before `...`."""
@@ -117,20 +117,27 @@ def shown_symptom(symptom: tuple[Any, ...]) -> str:
     return f"`{field}` differing" + (f" (the engine's has {', '.join(words)})" if words else "")
 
 
-def said_cause(d: Diagnosis) -> str:
-    """A likely bug's cause (bridge/runs/diagnose.py `cause`) in words."""
-    event, part, rule = cause(d)
-    where = f"a {event} event" if event != "detail" else "the final detail request"
-    what = f"the {part}" + (f" (rule {rule})" if rule else "")
-    return f"{what} differing at {where}"
+def causes(report: Report) -> list[tuple[Cause, list[Diagnosis]]]:
+    """The likely bugs by cause, as `corpus` groups FAILs (bridge/runs/diagnose.py
+    `grouped`), the cause of the most first; a likely bug the run did not
+    group (it stopped first) in a cause of the kind of event and part its
+    divergence shows, not shrunk."""
+    bugs = {str(d.path): d for d, _ in report.bugs}
+    out = [(c, [bugs[n] for n in c.scenarios if n in bugs]) for c in report.causes]
+    out = [(c, g) for c, g in out if g]
+    grouped = {n for c, _ in out for n in c.scenarios}
+    alone: dict[Signature, list[Diagnosis]] = {}
+    for name, d in bugs.items():
+        if name not in grouped:
+            kind, part = d.steps[-1].way if d.steps else ("detail", "")
+            alone.setdefault(Signature(part, kind), []).append(d)
+    out += [(Cause(key, [str(d.path) for d in g]), g) for key, g in alone.items()]
+    return sorted(out, key=lambda pair: (-len(pair[1]), pair[0].id))
 
 
-def causes(bugs: list[tuple[Diagnosis, Scenario | None]]) -> list[list[Diagnosis]]:
-    """The likely bugs grouped by cause (bridge/runs/diagnose.py `cause`), largest group first."""
-    groups: dict[object, list[Diagnosis]] = {}
-    for d, _ in bugs:
-        groups.setdefault(cause(d), []).append(d)
-    return sorted(groups.values(), key=lambda g: (-len(g), g[0].path))
+def many(count: int, word: str) -> str:
+    """`1 likely bug`, `2 likely bugs`."""
+    return f"{count} {word}" + ("" if count == 1 else "s")
 
 
 def counts(report: Report) -> dict[str, int]:
@@ -169,7 +176,15 @@ def last_line(report: Report, floor: float) -> str:
         )
     if short is not None:
         return short
-    bugs = f"{len(report.bugs)} LIKELY BUGS" if report.bugs else "NO LIKELY BUG"
+    bugs = "NO LIKELY BUG"
+    if report.bugs:
+        bugs = f"{many(len(causes(report)), 'LIKELY BUG')}, in {many(len(report.bugs), 'scenario')}"
+    faulted = sum(d.status in FAULTS for d in report.diagnoses)
+    if faulted:
+        # No scenario that could not be followed is said to hold no bug.
+        bugs = f"{faulted} of {len(report.diagnoses)} scenarios NOT DIAGNOSED (see above); " + (
+            bugs.lower() if report.bugs else "no verdict on those"
+        )
     return f"{bugs}; {report.coverage().compared_said(floor)}"
 
 
@@ -224,21 +239,26 @@ def bug_lines(report: Report, written: dict[Path, Path]) -> list[str]:
     if not followed(report):
         words = ", ".join(f"{n} {s}" for s, n in counts(report).items())
         return [f"nothing was checked: no scenario could be followed ({words}); see above"]
-    if not report.bugs:
-        left = len(report.diagnoses) - followed(report)
+    left = len(report.diagnoses) - followed(report)
+    if not report.bugs and not any(d.status in FAULTS for d in report.diagnoses):
         rest = f" ({left} not followed: see above)" if left else ""
         return ["no likely bug: every scenario followed agrees under the proposed profile" + rest]
-    groups = causes(report.bugs)
+    if not report.bugs:
+        return [
+            f"every scenario followed agrees under the proposed profile, but {left} could not "
+            "be followed (see above): they are not diagnosed, and may hold bugs"
+        ]
+    groups = causes(report)
     shrunk = {d.path: small for d, small in report.bugs}
     out = [
-        f"likely bugs: {len(report.bugs)} scenarios still fail under the proposed profile, "
-        f"from {len(groups)} causes"
+        f"{many(len(groups), 'likely bug')}, in {many(len(report.bugs), 'scenario')} that "
+        "still fail under the proposed profile (grouped into causes as `corpus` groups FAILs)"
     ]
-    for k, group in enumerate(groups, start=1):
+    for k, (one, group) in enumerate(groups, start=1):
         first = group[0]
         out.append(
-            f"  cause {k}: {said_cause(first)}, in {len(group)} scenarios: "
-            f"{names([d.path for d in group])}"
+            f"  cause {k} ({one.id}): {visible(one.signature.said())}, in "
+            f"{many(len(group), 'scenario')}: {names([d.path for d in group])}"
         )
         for change in first.contradicts:
             out.append(f"    contradicts the proposal: {visible(undone(report, change))}")
@@ -318,11 +338,12 @@ def to_json_report(report: Report, written: dict[Path, Path], floor: float = 0.0
         "likely_bugs": [d.path.name for d, _ in report.bugs],
         "causes": [
             {
-                "cause": said_cause(group[0]),
+                "cause": one.signature.said(),
+                "id": one.id,
                 "scenarios": [d.path.name for d in group],
                 "contradicts": [[c.option, c.shown] for c in group[0].contradicts],
             }
-            for group in causes(report.bugs)
+            for one, group in causes(report)
         ],
         "doubtful": [
             {
@@ -363,10 +384,9 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path, floor: fl
         ("proposed", json.dumps(proposal(report), sort_keys=True)),
     ]
     pairs += [(f"deviation {c.said()}", names(paths)) for c, paths in report.needing.items()]
-    groups = causes(report.bugs)
     pairs += [
-        (f"cause {k}: {said_cause(g[0])}", names([d.path for d in g]))
-        for k, g in enumerate(groups, start=1)
+        (f"cause {k} ({one.id}): {one.signature.said()}", names([d.path for d in g]))
+        for k, (one, g) in enumerate(causes(report), start=1)
     ]
     pairs += [
         (f"doubtful {c.said()}", f"{shown_symptom(sym)}: unexplained in {n} likely bugs")

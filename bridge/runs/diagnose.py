@@ -28,7 +28,12 @@ The run, in phases:
      without it (`settle_timeout`) is tried only where the engine answers
      such an event as unsupported: withholding events explains any
      divergence at them, a bug's too. (One that owns a field, `zoom`, is
-     tried where that field differs.)
+     tried where that field differs.) A capability is lacked only where
+     what it owns is never right (issue 40): not tried at a divergence
+     after the engine got it right in that scenario (bridge/checking/compare.py
+     `rightly`), unless the engine left the field out or answered
+     unsupported; never proposed when it got it right in any scenario (a
+     compaction view right until a bug shows is no missing view).
    - A proposed change is withdrawn when a symptom it explained shows,
      unexplained, in more likely bugs than the scenarios that needed it: a
      bug shows alike wherever it shows, and a change that explains a few of
@@ -36,16 +41,22 @@ The run, in phases:
      beyond AHEAD looks like `ahead_in_wait: false` while a turn waits, and
      like nothing SPEC allows the rest of the time). The proposal without
      it is checked again (phase 3), once.
-   The likely bugs of each cause (`cause`, two scenarios each at most) are
-   then replayed with each difference of the proposal from SPEC undone in
-   turn (an option set back to its declared value, or to SPEC's when the
-   proposal kept the declared one; a capability held again): one whose
-   undoing moves the divergence later is named beside the bug ("it comes
-   later with `retry: "message"` (SPEC's) than with your declared
-   `retry: "tick"`"). A likely bug no change explains is a difference no
-   option covers, or a bug.
-5. **Shrink** one likely bug of each cause, its smallest scenario (in at
-   most `--shrink-tries` replays).
+   The likely bugs are then grouped into causes exactly as `corpus`
+   groups FAILs (bridge/checking/causes.py `group`: one cause, one likely
+   bug), each cause's representative shrunk (in at most `--shrink-tries`
+   replays). Two likely bugs of each cause (`SAMPLES`) are replayed with
+   each difference of the proposal from SPEC undone in turn (an option set
+   back to its declared value, or to SPEC's when the proposal kept the
+   declared one; a capability held again): one whose undoing moves the
+   divergence later is named beside the cause ("it comes later with
+   `retry: "message"` (SPEC's) than with your declared `retry: "tick"`").
+   A likely bug no change explains is a difference no option covers, or a
+   bug.
+
+The proposal is said on stderr each time it grows (a progress line), and
+the engine is never told a trial: its declared profile and capabilities
+are checked against `--profile` and `--capabilities` only, never against
+a hypothesis (a declaring engine never FAULTs for one).
 
 The cost: one engine replay per scenario, and per scenario the replays of
 the expected answers its divergences need: none beyond the one when it
@@ -66,6 +77,7 @@ end the run with what it found so far, and the report says where it stopped.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -73,10 +85,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from bridge.checking.causes import Cause, Member, Replays, Signature, group, signature
 from bridge.checking.changes import LACKS, Change, Trial, applied
 from bridge.checking.compare import run
 from bridge.checking.coverage import Coverage
-from bridge.checking.shrink import cut, diverges_as, marked, simplify, until_fault, way_of
+from bridge.checking.shrink import cut, marked
 from bridge.formats.layout import read_checked
 from bridge.formats.profile import SPEC, agreement
 from bridge.runs import progress
@@ -100,10 +113,14 @@ scenarios is searched in full in the first few)."""
 
 def propose(base: Trial, diagnoses: list[Diagnosis]) -> tuple[Trial, dict[Change, list[Path]]]:
     """The profile and capabilities the scenarios ask for (see the module's
-    docstring, phase 2); and, for each change proposed, the scenarios that
-    needed it."""
+    docstring, phase 2): never a capability lacked that the engine got
+    right in some scenario; and, for each change proposed, the scenarios
+    that needed it."""
     voting = [d for d in diagnoses if d.status == "explained"]
-    votes: Counter[Change] = Counter(c for d in voting for c in d.needed)
+    right = {name for d in diagnoses for name in d.right}
+    votes: Counter[Change] = Counter(
+        c for d in voting for c in d.needed if c.option != LACKS or c.value not in right
+    )
     by_key: dict[tuple[str, Any], list[Change]] = {}
     for change in sorted(votes):
         by_key.setdefault(change.key, []).append(change)
@@ -111,6 +128,10 @@ def propose(base: Trial, diagnoses: list[Diagnosis]) -> tuple[Trial, dict[Change
     for key, offered in by_key.items():
         most = max(votes[c] for c in offered)
         winners = [c for c in offered if votes[c] == most]
+        if key[0] == "tolerance":
+            # Each tolerance needed is the least some line fits in (guess_tolerance
+            # only offers more): the greatest needed holds for every one.
+            winners = [max(offered, key=lambda c: c.value)]
         if key[0] != LACKS and any(c.value == getattr(base.profile, c.option) for c in winners):
             continue
         chosen.append(winners[0])
@@ -120,22 +141,6 @@ def propose(base: Trial, diagnoses: list[Diagnosis]) -> tuple[Trial, dict[Change
     proposed = applied(base, made) or base
     needing = {c: sorted(d.path for d in voting if c in d.needed) for c in made}
     return proposed, needing
-
-
-def cause(d: Diagnosis) -> tuple[str, str, str]:
-    """What groups likely bugs into causes, as `corpus` groups its failures:
-    the kind of event the divergence under the proposal is at, the part of
-    SPEC its field shows (bridge/checking/shrink.py `PARTS`), and for a
-    refusal the rule the model names (`allowed` when it takes the event).
-    (Where a shared signature of a first divergence is to be called, once
-    there is one.)"""
-    if not d.steps:
-        return ("", "", "")
-    last = d.steps[-1]
-    rule = ""
-    if last.symptom[:1] == ("refused",):
-        rule = last.symptom[1] or "allowed"
-    return (last.way[0], last.way[1], rule)
 
 
 @dataclass
@@ -161,6 +166,9 @@ class Report:
     doubtful: dict[Change, tuple[tuple[Any, ...], int]] = field(default_factory=dict)
     """Changes needed but not proposed (`doubtful`): each with the symptom
     it explained and how many likely bugs show it unexplained."""
+    causes: list[Cause] = field(default_factory=list)
+    """The likely bugs grouped as `corpus` groups FAILs (`grouped`), by
+    their scenarios' paths; the cause of the most first."""
 
     def coverage(self) -> Coverage:
         """What the run under the proposal compared, summed over the scenarios."""
@@ -182,38 +190,46 @@ class Report:
         return out
 
 
-def shrunk_bug(
-    path: Path, found: Diagnosis, opts: Options, trial: Trial, tries: int, seconds: float
-) -> Scenario | None:
-    """The scenario shrunk while it diverges under `trial` the way it does,
-    in at most `tries` replays and `seconds`."""
-    scenario = read_checked(path)
+def grouped(
+    failing: list[Diagnosis], opts: Options, trial: Trial, tries: int, seconds: float
+) -> list[Cause]:
+    """The likely bugs grouped into causes exactly as `corpus` groups its
+    FAILs (bridge/checking/causes.py `group`, each cause's representative
+    shrunk in at most `tries` replays and `seconds`), replayed under the
+    proposal `trial`: each replayed once to its divergence. One that no
+    longer diverges so, or whose replay fails, is left in a cause of its
+    own kind that is not shrunk."""
     engine = make_engine(opts)
-    profile, lacks = trial.profile, trial.lacks
+    members: list[Member] = []
+    lost: dict[Signature, list[str]] = {}
+    probe: Replays | None = None
     try:
-        ready = engine.start(scenario)
-        made = from_model(scenario, profile, strict=False, lacks=lacks)
-        result = run(made, engine, ready, lacks=lacks)
-        if result.divergence is None:
-            return None
-        way = way_of(result.divergence)
-        start = cut(scenario, result.divergence)
-        small, _ = until_fault(
-            lambda still: simplify(start, still, seconds, tries),
-            diverges_as(
-                engine,
-                profile,
-                way,
-                strict=False,
-                lacks=lacks,
-                accepted=limits_of(ready.constants, opts.constants, engine.name),
-            ),
-            start,
-        )
+        for d in failing:
+            found = None
+            try:
+                scenario = read_checked(d.path)
+                ready = engine.start(scenario)
+                made = from_model(scenario, trial.profile, strict=False, lacks=trial.lacks)
+                found = run(made, engine, ready, lacks=trial.lacks).divergence
+            except (ScenarioError, EngineFault):
+                engine.close()
+            if found is None:
+                kind, part = d.steps[-1].way if d.steps else ("detail", "")
+                lost.setdefault(Signature(part, kind), []).append(str(d.path))
+                continue
+            members.append(Member(str(d.path), signature(found), cut(scenario, found)))
+            accepted = limits_of(ready.constants, opts.constants, engine.name)
+            probe = probe or Replays(engine, trial.profile, trial.lacks, tries, seconds, accepted)
+        causes = group(members, probe) if probe is not None else []
     finally:
         engine.close()
-    notes = {"shrunk_from": path.name, "engine": engine.name, "kept": found.steps[-1].summary}
-    return marked(replace(small, generator="bridge diagnose: a likely bug", notes=notes), profile)
+    causes += [Cause(key, names_) for key, names_ in lost.items()]
+    for one in causes:
+        if one.shrunk is not None:
+            notes = {"shrunk_from": Path(one.representative or "").name, "cause": one.id}
+            small = replace(one.shrunk, generator="bridge diagnose: a likely bug", notes=notes)
+            one.shrunk = marked(small, trial.profile)
+    return causes
 
 
 def declared(opts: Options) -> Trial:
@@ -260,19 +276,6 @@ def _job(job: Job) -> Diagnosis:
     return guarded(path, opts, lambda p, s, r: checked(p, s, r, opts, trial, None, deadline, more))
 
 
-def _shrink_job(
-    job: tuple[Diagnosis, Options, Trial, int, float],
-) -> tuple[Diagnosis, Scenario | None]:
-    """A likely bug shrunk; None when that fails (the bug is still named)."""
-    found, opts, profile, tries, seconds = job
-    if seconds <= 0:
-        return found, None
-    try:
-        return found, shrunk_bug(found.path, found, opts, profile, tries, seconds)
-    except (ScenarioError, EngineFault):
-        return found, None
-
-
 def rounds(paths: list[Path], jobs: int) -> Iterator[list[Path]]:
     """The scenarios, smallest first, in rounds of `jobs`, `jobs`, then twice
     the round before."""
@@ -308,6 +311,7 @@ class Run:
         self.bugs: dict[Path, Scenario | None] = {}
         self.stopped: str | None = None
         self.doubtful: dict[Change, tuple[tuple[Any, ...], int]] = {}
+        self.causes: list[Cause] = []
 
     def begin(self, phase: str, todo: list[Path]) -> None:
         self.phase, self.todo, self.done = phase, todo, []
@@ -358,6 +362,7 @@ class Run:
             self.stopped,
             unfinished,
             self.doubtful,
+            self.causes,
         )
 
 
@@ -407,6 +412,19 @@ def doubtful(
     return out
 
 
+def said(state: Run, what: str) -> None:
+    """The proposal as it grows, a progress line on stderr: each change
+    from the declared profile and capabilities, and how many scenarios
+    needed it."""
+    changes = ", ".join(f"{c.said()} ({len(p)})" for c, p in state.needing.items())
+    print(
+        f"  ... diagnose: {what}, after {len(state.followed)} of {len(state.paths)} "
+        f"scenarios: {changes or 'as declared'}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def phases(
     state: Run, workers: Workers, jobs: int, shrink_tries: int, shrink_seconds: float
 ) -> None:
@@ -444,7 +462,10 @@ def phases(
         work: list[Job] = [("follow", p, opts, state.proposed, known, deadline) for p in batch]
         for d in each(work):
             state.followed[d.path] = d
+        was = state.proposed
         state.proposed, state.needing = propose(state.base, list(state.followed.values()))
+        if state.proposed != was:
+            said(state, "proposal so far")
         seen = Counter(
             d.steps[-1].symptom for d in state.followed.values() if d.status == "unexplained"
         )
@@ -456,32 +477,32 @@ def phases(
         kept = [c for c in state.needing if c not in state.doubtful]
         state.proposed = applied(state.base, kept) or state.base
         state.needing = {c: state.needing[c] for c in kept}
+        said(state, "proposal without the changes that explain bugs away")
         failing = check("checking the proposal without the doubtful changes")
     proposed = state.proposed
-    samples: dict[tuple[str, str, str], list[Diagnosis]] = {}
-    for d in sorted(failing, key=lambda d: (d.path.stat().st_size, str(d.path))):
-        group = samples.setdefault(cause(d), [])
-        if len(group) < SAMPLES:
-            group.append(d)
+    state.begin("grouping the likely bugs into causes", [d.path for d in failing])
+    smallest = sorted(failing, key=lambda d: (d.path.stat().st_size, str(d.path)))
+    left = max(0.0, min(shrink_seconds, deadline - time.monotonic()))
+    state.causes = grouped(smallest, opts, proposed, shrink_tries, left) if failing else []
+    of_cause = {name: k for k, c in enumerate(state.causes) for name in c.scenarios}
+    for one in state.causes:
+        if one.shrunk is not None and one.representative is not None:
+            state.bugs[Path(one.representative)] = one.shrunk
+    samples: dict[int, list[Diagnosis]] = {}
+    for d in smallest:
+        group_ = samples.setdefault(of_cause.get(str(d.path), -1), [])
+        if len(group_) < SAMPLES:
+            group_.append(d)
     tries: list[Job] = [
         ("contradict", d.path, opts, proposed, state.base, deadline)
         for g in samples.values()
         for d in g
     ]
     state.begin("trying the proposal's differences on the likely bugs", [job[1] for job in tries])
-    found: dict[tuple[str, str, str], set[Change]] = {}
+    found: dict[int, set[Change]] = {}
     for d in each(tries):
         if d.status == "unexplained":
-            found.setdefault(cause(d), set()).update(d.contradicts)
+            found.setdefault(of_cause.get(str(d.path), -1), set()).update(d.contradicts)
     for d in failing:
-        against = tuple(sorted(found.get(cause(d), ())))
+        against = tuple(sorted(found.get(of_cause.get(str(d.path), -1), ())))
         state.checked[d.path] = replace(d, contradicts=against)
-    left = deadline - time.monotonic()
-    work_shrink = [
-        (group[0], opts, proposed, shrink_tries, min(shrink_seconds, left))
-        for group in samples.values()
-    ]
-    state.begin("shrinking the likely bugs", [job[0].path for job in work_shrink])
-    for d, small in workers.each(_shrink_job, work_shrink, lambda job: job[0].path):
-        state.done.append(d.path)
-        state.bugs[d.path] = small

@@ -45,7 +45,7 @@ from bridge.checking.changes import (
     wants_texts,
     withheld_for,
 )
-from bridge.checking.compare import Divergence, run, state_after
+from bridge.checking.compare import MISSING, Divergence, run, state_after
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
 from bridge.checking.shrink import Way, way_of
@@ -107,6 +107,8 @@ class Diagnosis:
     """The trial of that replay: the scenario agrees under it, when `agrees` or `explained`."""
     contradicts: tuple[Change, ...] = ()
     """Differences of the trial from SPEC whose undoing moves its divergence later."""
+    right: frozenset[str] = frozenset()
+    """The capabilities the engine got right in its replays (`Follower.right`)."""
 
 
 class Skip(Exception):
@@ -139,6 +141,12 @@ def names(trial: Trial) -> tuple[str, ...]:
     return tuple(c.name for c in trial.lacks)
 
 
+def absent(found: Divergence) -> bool:
+    """Whether the engine left the diverging field out, or said it does not
+    support the event: what a capability it lacks shows as."""
+    return found.found is MISSING or found.field == "unsupported"
+
+
 class Follower:
     """One scenario, its recorded engine, and the model under trials."""
 
@@ -161,6 +169,9 @@ class Follower:
         """What the last replay compared."""
         self.trial: Trial | None = None
         """The trial of the last replay."""
+        self.right: set[str] = set()
+        """The capabilities the engine got right in a replay (bridge/checking/compare.py
+        `rightly`): lacking one is then no explanation of a divergence (issue 40)."""
         self.in_time()
         try:
             if opts.constants is not None:
@@ -173,9 +184,14 @@ class Follower:
             raise Skip("the engine cannot take it (" + "; ".join(ready.unsupported.values()) + ")")
         self.ready = ready
         try:
-            lacks_for(scenario, ready, start.held, recorded.name)
+            # The engine's own word against --capabilities only: the trial is
+            # the model's side, never told to the engine (issue 40).
+            lacks_for(scenario, ready, opts.capabilities, recorded.name)
         except Skipped as skipped:
             raise Skip(str(skipped)) from None
+        alone = only_tests(start.lacks, scenario.notes)
+        if alone is not None:
+            raise Skip(f"it tests only {alone.name} ({alone.spec}), which the trial lacks")
 
     def in_time(self, _answers: int = 0) -> None:
         """OutOfTime once the run's deadline has passed."""
@@ -215,6 +231,7 @@ class Follower:
             progress=self.in_time,
             lacks=trial.lacks,
             coverage=self.coverage,
+            right=self.right,
         )
         if result.unsupported is not None:
             said = result.unsupported_at
@@ -251,7 +268,7 @@ class Follower:
         trial; None when none moves it."""
         taken = {c.key for c in made}
         texts = None
-        if ("kind_words", None) not in taken and wants_texts(found):
+        if wants_texts(found):
             texts = self.texts(trial, found)
         known = symptom(found) in self.known
         node = self.scenario.constants.get("node")
@@ -260,6 +277,10 @@ class Follower:
             best: tuple[tuple[Change, ...], Divergence | None, Coverage | None, Trial] | None
             best = None
             for extra in group:
+                if not absent(found) and any(
+                    c.option == LACKS and c.value in self.right for c in extra
+                ):
+                    continue  # what it owns was right before: a bug, not a lack
                 tried = applied(trial, extra)
                 if tried is None:
                     continue
@@ -367,6 +388,7 @@ def followed(
         replays=follower.replays,
         coverage=follower.coverage,
         trial=trial,
+        right=frozenset(follower.right),
     )
 
 

@@ -32,6 +32,7 @@ OPTIONS = (
     "ellipsis",
     "overlong",
     "replies_out",
+    "given_line",
     "trim_set",
 )
 """SPEC 10's options, in its order."""

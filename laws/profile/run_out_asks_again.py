@@ -1,5 +1,5 @@
 from laws.registry import Step, declared, step_law
-from laws.spec import conversation, declared_outcome, name, plain, runs_out
+from laws.spec import chooser_replies, conversation, declared_outcome, name, plain, runs_out
 from model.events import End
 
 
@@ -15,9 +15,14 @@ def run_out_asks_again(step: Step) -> None:
     running = {plain(n) for n in after.queue.running}
     assert set(asked) <= running, f"calls not running ask on: {sorted(set(asked) - running)}"
     expected = {n: conversation(before, n) for n in asked}
-    if isinstance(event, End) and event.replies is not None and not step.refused:
+    replies = (
+        chooser_replies(event, before.constants.node, before.profile)
+        if isinstance(event, End)
+        else None
+    )
+    if replies is not None and not step.refused:
         node, c, p = plain(event.node), before.constants, before.profile
-        read = conversation(before, node) + list(event.replies)
+        read = conversation(before, node) + list(replies)
         if runs_out(read, c.node, c.tries, p):
             assert asked.get(node) == read, f"{name(node)} asks on having read {asked.get(node)}"
         expected[node] = read

@@ -347,9 +347,11 @@ def test_diagnose_names_the_planted_bug_as_a_likely_bug_shrunk_to_five_events(
     assert "the replay stopped early" in out
     failed = [c for c in ElementTree.parse(report).getroot() if c.find("failure") is not None]
     assert sorted(c.get("name") for c in failed) == sorted(BUG_SCENARIOS)
-    # One likely bug of each cause is shrunk: the smallest scenario of each.
-    causes = re.findall(r"^  cause \d+: .*, in (\d+) scenarios: ", out, re.M)
+    # Grouped into the causes corpus groups the same FAILs into; each shrunk.
+    causes = re.findall(r"^  cause \d+ \(\S+\): .*, in (\d+) scenarios?: ", out, re.M)
     assert sum(map(int, causes)) == len(BUG_SCENARIOS), out
+    assert [c["id"] for c in data["causes"]] == [c["id"] for c in run["causes"]], out
+    assert f"{len(causes)} LIKELY BUG" in out.splitlines()[-1]
     said = [(c.find("failure").text or "") for c in failed]  # type: ignore[union-attr]
     assert sum("shrunk: " in text for text in said) == len(causes)
     shrunk = re.findall(r"^    shrunk to (\d+) events: (.*)$", out, re.M)

@@ -187,7 +187,10 @@ def test_a_planted_ahead_bug_is_a_likely_bug_not_a_difference(
     assert "    looks like ahead_in_wait: false in places (not proposed: see above)" in out
     assert 'lacks: "settle_timeout"' not in out  # tried only where the engine refuses a timeout
     (cause,) = data["causes"]
-    assert cause["cause"] == "the queue differing at a message event"
+    assert cause["id"].startswith("queue@message")
+    # Grouped as corpus groups FAILs: one cause is one likely bug.
+    assert "1 likely bug, in 4 scenarios that still fail under the proposed profile" in out
+    assert out.splitlines()[-1].startswith("1 LIKELY BUG, in 4 scenarios; "), out
     # Its one shrunk scenario is the bug: the engine without it agrees there.
     (shrunk,) = re.findall(r"^    shrunk to \d+ events: (.*)$", out, re.M)
     assert cli.main(["compare", shrunk, "--engine", "impl"]) == 0
@@ -253,10 +256,15 @@ def test_the_options_of_issue_35_are_proposed_from_nothing(
     engine = f"{MISDECLARED} '{json.dumps(runs)}'"
     scenarios = ("chooser_0", "zoom_0") if "zoom_one" in runs else ("chooser_0", "chooser_1")
     code, data = diagnose(tmp_path, engine, *scenarios)
-    out = said(capsys)
+    out, err = capsys.readouterr()
     assert code == 0, out
     assert data["proposed"] == {"profile": runs, "capabilities": sorted(ALL)}, out
     assert data["likely_bugs"] == []
+    # The proposal is said as it grows, each change with the scenarios needing it.
+    grown = re.findall(
+        r"^  \.\.\. diagnose: proposal so far, after \d of 2 scenarios: (.*)$", err, re.M
+    )
+    assert grown and all(f"{name}: " in grown[-1] for name in runs), err
 
 
 def test_a_longer_line_suggests_tolerances_and_its_end_an_ellipsis() -> None:
@@ -274,7 +282,13 @@ def test_a_longer_line_suggests_tolerances_and_its_end_an_ellipsis() -> None:
     assert [c.value for c in GUESSES["ellipsis"](trial, same_end, None, 64)] == ["..", "a.."]
     fits = Divergence(0, 3, {"event": "end"}, "line", "y" * 10, "x" * 64)
     assert GUESSES["tolerance"](trial, fits, None, 64) == []
-    assert GUESSES["tolerance"](Trial(Profile(tolerance=1.25)), dots, None, 64) == []
+    # Above a tolerance guessed already, only the known ones over it.
+    assert [
+        c.value for c in GUESSES["tolerance"](Trial(Profile(tolerance=1.25)), dots, None, 64)
+    ] == [
+        1.5,
+        2,
+    ]
     # Under a word cut LINE may be up to WORD_BYTES (16) more than 72: 73 to
     # 88 bytes, each at its least hundredths over 1.25 (81 bytes: 126.6 -> 127).
     worded = Trial(Profile(tolerance=1.25, cut="word"))
@@ -287,5 +301,124 @@ def test_a_longer_line_suggests_tolerances_and_its_end_an_ellipsis() -> None:
         1.35,
         1.36,
         1.38,
+        1.5,
+        2,
     ]
+    # A given line of 65 bytes the engine installed where the model refused it.
+    given = Divergence(
+        0, 3, {"event": "end", "node": [0, 1], "size": 65}, "refused", "line_fits", MISSING
+    )
+    assert [c.value for c in GUESSES["tolerance"](trial, given, None, 64)] == [1.02, 1.25, 1.5, 2]
     assert GUESSES["tolerance"](trial, replace(dots, field="render"), None, 64) == []
+
+
+def test_a_trial_is_the_models_side_only_never_told_to_a_declaring_engine(
+    engine_path: None,
+) -> None:
+    """The distant engine declares its profile and capabilities; followed
+    and checked from a trial that lacks one it declares (`compaction_view`),
+    neither ends in a FAULT ("declares other capabilities than
+    --capabilities"): the trial only leaves the model's fields uncompared."""
+    import math
+
+    from bridge.runs.corpus import Options
+    from bridge.runs.follow import checked, followed, guarded
+
+    opts = Options(f"{DISTANT} --declare", 10.0)
+    path = CORPUS / "both_kind_utf8.jsonl"
+    trial = Trial(SPEC, ALL - {"compaction_view"})
+    made = [
+        guarded(path, opts, lambda p, s, r: followed(p, s, r, opts, trial, frozenset(), math.inf)),
+        guarded(path, opts, lambda p, s, r: checked(p, s, r, opts, trial, None, math.inf)),
+    ]
+    assert all(d.status not in ("FAULT", "ERROR") for d in made), [d.reason for d in made]
+
+
+def test_a_capability_right_somewhere_is_never_proposed_lacking() -> None:
+    """Issue 40: an answer equal to the model's gets right the capabilities
+    whose fields it holds (a zoom answered as refused holds no `zoom`, and
+    gets nothing of `zoom` right), and those owning no field at their
+    events (`replies` at an `end` with replies); a capability the engine
+    got right in any scenario is never proposed lacking."""
+    from bridge.checking.compare import rightly
+    from bridge.formats.capabilities import lacking
+    from bridge.runs.diagnose import propose
+    from bridge.runs.follow import Diagnosis, Step
+    from bridge.wire.stream import Exchange
+
+    def got(line: dict[str, Any], expected: dict[str, Any], held: frozenset[str] = ALL) -> set[str]:
+        return rightly(Exchange(line, 0, parsed=expected), lacking(held))
+
+    message = {"event": "message", "kind": "user", "text": "a"}
+    assert got(message, {"size": 3, "cview": [], "queue_waiting": []}) == {
+        "compaction_view",
+        "queue_waiting",
+    }
+    assert got(message, {"size": 3, "cview": []}, ALL - {"compaction_view"}) == set()
+    assert got({"event": "zoom", "id": 0, "n": 1}, {"refused": "node_exists"}) == set()
+    assert got({"event": "zoom", "id": 0, "n": 1}, {"zoom": "user: a"}) == {"zoom"}
+    assert got({"event": "end", "node": [0, 0], "replies": []}, {"line": "a"}) == {"replies"}
+    assert got({"event": "end", "node": [0, 0], "line": "a"}, {"line": "a"}) == set()
+    assert got({"event": "timeout"}, {"render_timed_out_crc": 1}) == {
+        "settle_timeout",
+        "timed_out_render",
+    }
+    # Proposed: `lacks compaction_view` needed by two scenarios, and the
+    # view right in a third: not proposed; `lacks zoom` never right: proposed.
+    everything = Trial(SPEC)
+    view, zoom = Change("lacks", "compaction_view"), Change("lacks", "zoom")
+    step = Step(1, ("message", "views"), "", (view,), ("contexts",))
+    needing = [Diagnosis(Path(n), "explained", steps=[step], needed=(view, zoom)) for n in "ab"]
+    proposed, _ = propose(everything, needing)
+    assert proposed.held == ALL - {"compaction_view", "zoom"}
+    right = Diagnosis(Path("c"), "agrees", right=frozenset({"compaction_view"}))
+    proposed, needed = propose(everything, [*needing, right])
+    assert proposed.held == ALL - {"zoom"} and list(needed) == [zoom]
+
+
+SHAPED = {
+    "self_starting": (
+        ("chooser_0", "refused_kind_0", "refused_line_fits_0"),
+        ALL,
+    ),
+    "zoom_shaped": (
+        ("chooser_0", "zoom_0", "refused_zoom_0"),
+        ALL - {"timed_out_render"},
+    ),
+}
+"""Engines shaped like the real ones of issue 40, each with scenarios that
+show every difference it has: the JavaScript-like one starting its own
+calls, with kind words, `retried: first` and four chooser options; the
+Rust-like one with the three zoom shapes, `overlong: kept`, `trim_set:
+ascii`, and its timed-out render the plain one (`settle_timeout` held)."""
+
+
+@pytest.mark.parametrize("name", list(SHAPED))
+def test_engines_shaped_like_real_ones_get_their_exact_profile_from_nothing(
+    name: str, tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every option together, as the real engines combine them: the
+    proposal is exactly what the engine would declare, and no likely bug."""
+    module = __import__(f"tests.bridge.engines.{name}", fromlist=["PROFILE"])
+    scenarios, held = SHAPED[name]
+    code, data = diagnose(tmp_path, f"{sys.executable} {ENGINES / name}.py", *scenarios)
+    out = said(capsys)
+    assert code == 0, out
+    assert data["proposed"] == {"profile": module.PROFILE, "capabilities": sorted(held)}, out
+    assert data["likely_bugs"] == [] and "no likely bug: every scenario" in out
+
+
+@pytest.mark.parametrize(
+    "runs", [{"given_line": "reply", "replies_out": "asks"}, {"given_line": "cut"}]
+)
+def test_what_a_given_line_over_line_does_is_proposed_from_nothing(
+    runs: dict[str, str], tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 40, the last difference: an engine that reads a given line over
+    LINE as one more reply (and asks again, as the Rust engine does), or
+    cuts it, where SPEC refuses it as `line_fits`: `given_line` is proposed."""
+    engine = f"{MISDECLARED} '{json.dumps(runs)}'"
+    code, data = diagnose(tmp_path, engine, "refused_line_fits_0", "refused_line_fits_1")
+    out = said(capsys)
+    assert code == 0, out
+    assert data["proposed"] == {"profile": runs, "capabilities": sorted(ALL)}, out

@@ -35,7 +35,7 @@ def test_the_deviant_engine_agrees_under_its_declared_profile(name: str) -> None
     assert verdict.agreement == (
         "declares deviations: trim_lines; kind_words (unii -> talk, "
         "user -> you); need_first off; failure_cap none; calls self; ahead_in_wait off; "
-        "zoom_unbuilt refused; overlong kept; replies_out asks; trim_set ascii"
+        "zoom_unbuilt refused; overlong kept; replies_out asks; given_line reply; trim_set ascii"
     )
 
 

@@ -63,6 +63,7 @@ PROFILES = st.one_of(
             "ellipsis": st.sampled_from(["", "…", "..."]),
             "overlong": st.sampled_from(["cut", "kept"]),
             "replies_out": st.sampled_from(["ends", "asks"]),
+            "given_line": st.sampled_from(["final", "reply", "cut"]),
             "trim_set": st.sampled_from(["unicode", "javascript", "ascii"]),
             "kinds": st.sets(st.sampled_from(KINDS), min_size=1).map(
                 lambda some: [kind for kind in KINDS if kind in some]

@@ -246,6 +246,37 @@ def test_overlong_kept_and_replies_out_asks_as_spec_10_s_example() -> None:
     assert failed.queue.asked == ()
 
 
+def test_given_line_as_spec_10_s_example() -> None:
+    """SPEC 10 `given_line`: a given line of 14 bytes at NODE 10 and TRIES 3.
+    SPEC refuses it (`overlong: kept` installs it whole); under `reply` with
+    `replies_out: asks` the call asks on and the next end's replies end the
+    tries, the shortest cut; under `reply` alone, or `cut`, it is cut at once.
+    A given line that fits is installed as it is under every value."""
+    c = Constants(node=10, tries=3, jobs=2, ahead=2)
+    source = Message("user", "x" * 24)  # a 30-byte line
+    given = end(0, 0, "abcdefghijklmn")
+    assert refused(run(Profile(), source, start(0, 0), constants=c), given) == "line_fits"
+    kept = run(Profile(overlong="kept"), source, start(0, 0), given, constants=c)
+    assert machine.text(kept, N(0, 0)) == "abcdefghijklmn"
+    asking = run(
+        Profile(given_line="reply", replies_out="asks"), source, start(0, 0), given, constants=c
+    )
+    assert machine.text(asking, N(0, 0)) is None and asking.queue.running == (N(0, 0),)
+    assert asking.queue.asked == ((N(0, 0), ("abcdefghijklmn",)),)
+    done = machine.step(asking, End(N(0, 0), replies=("abcdefghijkl", "abcdefghijklm")))
+    assert machine.text(done, N(0, 0)) == "abcdefghij"
+    for profile in (Profile(given_line="reply"), Profile(given_line="cut")):
+        assert machine.text(run(profile, source, start(0, 0), given, constants=c), N(0, 0)) == (
+            "abcdefghij"
+        )
+        fits = run(profile, source, start(0, 0), end(0, 0, " short "), constants=c)
+        assert machine.text(fits, N(0, 0)) == " short "
+    worded = Profile(given_line="cut", cut="word", ellipsis="…", tolerance=1.25)
+    s = run(worded, LONG, start(0, 0))
+    cut = machine.step(s, end(0, 0, "the quick brown fox jumps over"))
+    assert machine.text(cut, N(0, 0)) == "the quick brown…"
+
+
 def test_the_trim_set_as_spec_10_s_example() -> None:
     def line(reply: str, trim_set: str) -> str | None:
         return choose_line("s" * 30, [reply], 10, 1, Profile(trim_set=trim_set)).line

@@ -36,13 +36,9 @@ CAPABILITIES = ["settle_timeout", "zoom", "compaction_view", "queue_waiting", "r
 """What it implements (bridge/PROTOCOL.md, Capabilities): not `timed_out_render`."""
 
 
-def main(argv: list[str]) -> None:
-    declare = "--declare" in argv
-
-    def ready(profile: Profile) -> dict[str, Any]:
-        answer = {"ready": True, "protocol": 2, "engine": "distant example", "sessions": True}
-        return {**answer, "profile": PROFILE, "capabilities": CAPABILITIES} if declare else answer
-
+def plain_timed_out_render() -> None:
+    """Make the engine in this process answer a timed-out render with its
+    plain render (`render_timed_out_crc`, `render_timed_out`)."""
     apply, detail = protocol.Session.apply, protocol.Session.detail
 
     def plain_apply(self: protocol.Session, event: dict[str, Any], at: int) -> dict[str, Any]:
@@ -57,11 +53,21 @@ def main(argv: list[str]) -> None:
         out["render_timed_out"] = out["render"]
         return out
 
+    protocol.Session.apply = plain_apply  # type: ignore[method-assign]
+    protocol.Session.detail = plain_detail  # type: ignore[method-assign]
+
+
+def main(argv: list[str]) -> None:
+    declare = "--declare" in argv
+
+    def ready(profile: Profile) -> dict[str, Any]:
+        answer = {"ready": True, "protocol": 2, "engine": "distant example", "sessions": True}
+        return {**answer, "profile": PROFILE, "capabilities": CAPABILITIES} if declare else answer
+
     if "--ahead-bug" in argv:
         ahead_bug.plant()  # type: ignore[possibly-undefined]
     protocol.ready = ready
-    protocol.Session.apply = plain_apply  # type: ignore[method-assign]
-    protocol.Session.detail = plain_detail  # type: ignore[method-assign]
+    plain_timed_out_render()
     protocol.serve(sys.stdin.buffer, sys.stdout.buffer, Profile.from_json(PROFILE))
 
 
