@@ -209,10 +209,20 @@ class Chat:
         """The calls in flight (SPEC 4); a waiting turn drops the merges."""
         return self._reading().running()
 
-    def claim(self, level: int, index: int) -> None:
+    def claim(self, level: int, index: int) -> bool:
         """Start a call for node `(level, index)` (SPEC 4); Refused names the
-        rule it breaks. Not logged: a restart forgets running calls."""
-        self._writing().start((level, index))
+        rule it breaks. Not logged: a restart forgets running calls. Under
+        `free_leaves: queued` a free leaf is built as it starts, and logged
+        (SPEC 10); returns whether a call runs."""
+        p = self._writing()
+        built = p.start((level, index))
+        if not built:
+            return True
+        try:
+            self.store.log_nodes(p, built)
+        finally:
+            self._changed()
+        return False
 
     def put(self, level: int, index: int, line: str) -> None:
         """A call ends with its line of 1 to NODE bytes: the node is built and

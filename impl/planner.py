@@ -122,7 +122,7 @@ class Planner:
         leaf = (0, self.count)
         self.tree.log(kind, text)
         made: list[Node] = []
-        if line_size <= self.constants.node:
+        if line_size <= self.constants.node and not self.profile.queues_free_leaves:
             made = self._build(leaf, self.tree.line(leaf[1]), line_size)
         else:
             self.queue.add_leaf(leaf[1])
@@ -156,14 +156,29 @@ class Planner:
         texts = self.tree.texts[node[0] - 1]
         return texts[2 * node[1]] is not None and texts[2 * node[1] + 1] is not None
 
-    def start(self, node: Node) -> None:
+    def start(self, node: Node) -> list[Node]:
         """A compaction call for `node` starts (SPEC 4). A candidate breaks no
         rule (the queue offers only nodes every rule allows), so it starts at
-        once; any other node is refused, naming the first broken rule."""
+        once; any other node is refused, naming the first broken rule.
+        Returns the nodes its start built (`_launch`)."""
         self.forget_batch()
         if node not in self.candidates():
             self._refuse_start(node)
+        return self._launch(node)
+
+    def _launch(self, node: Node) -> list[Node]:
+        """Start `node`'s call; under `free_leaves: queued` a leaf whose line
+        fits NODE is built with it at once instead, no call left running,
+        and a waiting turn may go on (`_resumed`). Returns the nodes built
+        (SPEC 4, 10)."""
         self.queue.start(node)
+        if node[0] or not self.profile.queues_free_leaves:
+            return []
+        line = self.tree.line(node[1])
+        line_size = size(line)
+        if line_size > self.constants.node:
+            return []
+        return self._resumed(Outcome(self._build(node, line, line_size))).built
 
     def start_all(self) -> list[Node]:
         """Start every candidate, one after another in queue order, until none
@@ -171,7 +186,7 @@ class Planner:
         that made them candidates, so that event's batch record stays."""
         started: list[Node] = []
         while candidates := self.candidates():
-            self.queue.start(candidates[0])
+            self._launch(candidates[0])
             started.append(candidates[0])
         return started
 

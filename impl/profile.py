@@ -31,6 +31,7 @@ CHOICES = {
     "overlong": ("cut", "kept"),
     "replies_out": ("ends", "asks"),
     "trim_set": ("unicode", "javascript", "ascii"),
+    "free_leaves": ("at_once", "queued"),
 }
 """The options that are one of a few strings, SPEC's first."""
 
@@ -42,6 +43,7 @@ FLAGS = {
     "cut": ("word_cut", "word"),
     "overlong": ("keeps_overlong", "kept"),
     "replies_out": ("asks_again", "asks"),
+    "free_leaves": ("queues_free_leaves", "queued"),
 }
 """The two-valued options the engine keeps as flags, as it keeps `calls`,
 `failure_cap` and `retry`: each flag's field, and the value that sets it."""
@@ -64,7 +66,8 @@ class Profile:
     "headed", zoom_halves "bare", zoom_unbuilt "refused"), `tolerance` (a
     number from 1 to 4 in hundredths), `word_cut` (cut "word"), `ellipsis`
     (one line of at most 3 bytes), `keeps_overlong` (overlong "kept"),
-    `asks_again` (replies_out "asks") and `trim_set`."""
+    `asks_again` (replies_out "asks"), `trim_set` and `queues_free_leaves`
+    (free_leaves "queued")."""
 
     trim_lines: bool = False
     kind_words: dict[str, str] = field(default_factory=dict)
@@ -90,6 +93,7 @@ class Profile:
     keeps_overlong: bool = False
     asks_again: bool = False
     trim_set: str = "unicode"
+    queues_free_leaves: bool = False
 
     def __post_init__(self) -> None:
         for name in STRINGS:
@@ -198,6 +202,7 @@ class Profile:
             "overlong": self._said("overlong"),
             "replies_out": self._said("replies_out"),
             "trim_set": self.trim_set,
+            "free_leaves": self._said("free_leaves"),
         }
 
 

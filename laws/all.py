@@ -31,6 +31,7 @@ from laws.profile import (  # noqa: F401
     no_cap_keeps_trying,
     no_need_first_stops_nothing,
     profile_read_back,
+    queued_free_leaf_waits,
     ready_merges_keep_arrival,
     retried_start_first,
     run_out_asks_again,
@@ -104,7 +105,9 @@ ready_merges_keep_arrival self_resume_ends_settled_wait
 empty_reply_fails_call goes_on_past_not_shorter retried_start_first
 zoom_one_shows_head bare_zoom_drops_tags unbuilt_zoom_refused
 tolerance_widens_fit word_cut_drops_last_word ellipsis_marks_cut kept_best_stays_whole
-run_out_asks_again trim_set_names_whitespace profile_read_back
+run_out_asks_again trim_set_names_whitespace
+queued_free_leaf_waits
+profile_read_back
 """.split()
 """The laws of SPEC 8, in the order of its tables."""
 

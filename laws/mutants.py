@@ -449,6 +449,18 @@ BREAKS = [
         ("trim_set_names_whitespace",),
     ),
     Break(
+        "free_leaves inert",
+        "model/machine.py",
+        (
+            (
+                'if trees.is_free(line, c.node) and state.profile.free_leaves == "at_once":',
+                "if trees.is_free(line, c.node):",
+            ),
+        ),
+        "laws",
+        ("queued_free_leaf_waits",),
+    ),
+    Break(
         "due measured from the first message, in the engine",
         "impl/view.py",
         (

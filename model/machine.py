@@ -80,8 +80,9 @@ def _build(state: State, node: Node, line: str) -> State:
 
 def _message(state: State, event: Message) -> State:
     """SPEC 1, 2, 3.3, 3.4, 4, 10: log the message's line, build its leaf if
-    free, run the sawtooth on both views, and let failed nodes try again
-    (unless the profile retries only after RETRY)."""
+    free (queue it under `free_leaves: queued`), run the sawtooth on both
+    views, and let failed nodes try again (unless the profile retries only
+    after RETRY)."""
     if event.kind not in state.profile.kinds:
         taken = ", ".join(state.profile.kinds)
         raise Refused("kind", f"kind {event.kind!r} is not taken; kinds are {taken}")
@@ -96,7 +97,7 @@ def _message(state: State, event: Message) -> State:
         tree=trees.log_message(state.tree, leaf.index, line),
         queue=queues.retry(state.queue) if state.profile.retry_at_message else state.queue,
     )
-    if trees.is_free(line, c.node):
+    if trees.is_free(line, c.node) and state.profile.free_leaves == "at_once":
         state = _build(state, leaf, line)
     else:
         state = replace(state, queue=queues.add_unbuilt_leaf(state.queue, leaf))
@@ -108,10 +109,17 @@ def _message(state: State, event: Message) -> State:
 
 
 def _start(state: State, node: Node) -> State:
+    """SPEC 4, 10: a call starts; under `free_leaves: queued` a leaf whose
+    line fits NODE, queued like a paid one, is built with its line as it
+    starts, with no call left running."""
     queues.check_start(
         state.queue, state.chat.view, state.tree, state.count, node, state.constants, state.profile
     )
-    return replace(state, queue=queues.start(state.queue, node), started=state.started + (node,))
+    state = replace(state, queue=queues.start(state.queue, node), started=state.started + (node,))
+    line = trees.message(state.tree, node.index) if node.level == 0 else None
+    if line is not None and trees.is_free(line, state.constants.node):
+        return _build(state, node, line)
+    return state
 
 
 def _end(state: State, event: End) -> State:
@@ -234,11 +242,12 @@ def step(state: State, event: Event) -> State:
     (SPEC 4.1); the state it was given is unchanged either way. Only a
     message runs a batch; under `resume: self` a wait on a settled view then
     ends, and under `calls: self` the engine then starts every candidate,
-    in queue order (SPEC 3.3, 4, 10)."""
+    in queue order; a free leaf such a start builds under `free_leaves:
+    queued` may settle the view, which ends the wait then (SPEC 3.3, 4, 10)."""
     state = resumed(_apply(refuse(state), event))
     if state.profile.self_calls:
         while pending := candidates(state):
-            state = _start(state, pending[0])
+            state = resumed(_start(state, pending[0]))
     return state
 
 

@@ -59,6 +59,9 @@ REPLIES_OUT = ("ends", "asks")
 TRIM_SETS = ("unicode", "javascript", "ascii")
 """The named sets of white space (SPEC 3.6, 10, option `trim_set`)."""
 
+FREE_LEAVES = ("at_once", "queued")
+"""When a leaf whose line fits NODE is built (SPEC 2, 4, 10, option `free_leaves`)."""
+
 TOLERANCES = (1, 4)
 """The least and greatest `tolerance`, a number in hundredths (SPEC 5, 10)."""
 
@@ -104,6 +107,7 @@ class Profile:
     overlong: str = "cut"
     replies_out: str = "ends"
     trim_set: str = "unicode"
+    free_leaves: str = "at_once"
 
     def __post_init__(self) -> None:
         for kind, word in self.kind_words:
@@ -212,7 +216,7 @@ def deviations(profile: Profile) -> list[str]:
         out.append(f"cut {profile.cut}")
     if profile.ellipsis:
         out.append(f'ellipsis "{profile.ellipsis}"')
-    for name in ("overlong", "replies_out", "trim_set"):
+    for name in ("overlong", "replies_out", "trim_set", "free_leaves"):
         if getattr(profile, name) != TYPES[name][0]:
             out.append(f"{name} {getattr(profile, name)}")
     return out
@@ -245,6 +249,7 @@ def options(profile: Profile) -> dict[str, Any]:
         "overlong": profile.overlong,
         "replies_out": profile.replies_out,
         "trim_set": profile.trim_set,
+        "free_leaves": profile.free_leaves,
     }
 
 
@@ -273,6 +278,7 @@ TYPES: dict[str, Any] = {
     "overlong": OVERLONG,
     "replies_out": REPLIES_OUT,
     "trim_set": TRIM_SETS,
+    "free_leaves": FREE_LEAVES,
 }
 """Each option of SPEC 10 as the protocol writes it: a JSON type (a number
 for `float`, an integer taken too), or the strings it may be."""

@@ -33,6 +33,7 @@ OPTIONS = (
     "overlong",
     "replies_out",
     "trim_set",
+    "free_leaves",
 )
 """SPEC 10's options, in its order."""
 

@@ -200,3 +200,21 @@ def test_the_trim_set_in_the_engine() -> None:
         p.start((0, 0))
         p.end((0, 0), f"{line} \t")
         assert p.text((0, 0)) == line
+
+
+def test_free_leaves_queued_in_the_engine() -> None:
+    c = Constants(node=16, jobs=1, ahead=1)
+    p = Planner(c, Profile.from_json({"free_leaves": "queued"}))
+    assert p.profile == Profile(queues_free_leaves=True)
+    p.message("user", "x" * 24)
+    p.message("user", "hi")
+    assert p.render().splitlines()[2] == "1+1|(not summarized yet: zoom it)"
+    assert refused(p.start, (0, 1)) == "ahead_bound"
+    p.start((0, 0))
+    p.end((0, 0), "ten bytes.")
+    assert p.candidates() == ((0, 1),)
+    assert p.start((0, 1)) == [(0, 1)]
+    assert p.text((0, 1)) == "user: hi" and p.running() == []
+    assert p.candidates() == ((1, 0),)
+    with pytest.raises(ValueError, match="free_leaves"):
+        Profile.from_json({"free_leaves": "never"})

@@ -285,3 +285,36 @@ def test_the_new_options_read_back_and_refuse_bad_values() -> None:
     ):
         with pytest.raises(ValueError):
             from_options(bad)
+
+
+def test_free_leaves_queued_as_spec_10_s_example() -> None:
+    c = Constants(node=16, jobs=1, ahead=1)
+    events = (Message("user", "x" * 24), Message("user", "hi"))  # lines of 30 and 8 bytes
+    spec = run(Profile(), *events, constants=c)
+    assert machine.render(spec).splitlines()[2] == "1+1|user: hi"
+    assert machine.candidates(spec) == (N(0, 0),)
+    queued = run(Profile(free_leaves="queued"), *events, constants=c)
+    assert machine.render(queued).splitlines()[2] == "1+1|(not summarized yet: zoom it)"
+    assert machine.size(queued) == 29 + 29
+    assert machine.candidates(queued) == (N(0, 0),)
+    assert refused(queued, start(0, 1)) == "ahead_bound"
+    built = machine.step(machine.step(queued, start(0, 0)), end(0, 0, "ten bytes."))
+    assert machine.candidates(built) == (N(0, 1),)
+    done = machine.step(built, start(0, 1))
+    assert machine.text(done, N(0, 1)) == "user: hi" and done.queue.running == ()
+    # The merge's source is 19 bytes: it needs a call, and is offered.
+    assert machine.candidates(done) == (N(1, 0),)
+
+
+def test_a_free_leaf_started_by_the_engine_itself_may_end_a_wait() -> None:
+    """Under `calls: self` a free leaf queued is started and built within the
+    event that made it a candidate; under `resume: self` a wait it settles
+    ends then."""
+    p = Profile(free_leaves="queued", calls="self", resume="self")
+    c = Constants(node=16, jobs=1, ahead=1)
+    s = run(p, Message("user", "x" * 24), Message("user", "hi"), Wait(), constants=c)
+    assert s.queue.running == (N(0, 0),) and s.queue.waiting
+    s = machine.step(s, end(0, 0, "ten bytes."))
+    assert machine.text(s, N(0, 1)) == "user: hi"
+    # The wait ended before the next start: the merge a waiting turn holds back starts.
+    assert s.started == (N(0, 1), N(1, 0)) and not s.queue.waiting
