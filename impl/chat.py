@@ -160,6 +160,7 @@ class Chat:
             store.log_batch(p, compaction=False)
         if p.cview_batch():
             store.log_batch(p, compaction=True)
+        store.log_nodes(p, p.build_free())
         store.save_view(p)
         return i
 
@@ -209,20 +210,10 @@ class Chat:
         """The calls in flight (SPEC 4); a waiting turn drops the merges."""
         return self._reading().running()
 
-    def claim(self, level: int, index: int) -> bool:
+    def claim(self, level: int, index: int) -> None:
         """Start a call for node `(level, index)` (SPEC 4); Refused names the
-        rule it breaks. Not logged: a restart forgets running calls. Under
-        `free_leaves: queued` a free leaf is built as it starts, and logged
-        (SPEC 10); returns whether a call runs."""
-        p = self._writing()
-        built = p.start((level, index))
-        if not built:
-            return True
-        try:
-            self.store.log_nodes(p, built)
-        finally:
-            self._changed()
-        return False
+        rule it breaks. Not logged: a restart forgets running calls."""
+        self._writing().start((level, index))
 
     def put(self, level: int, index: int, line: str) -> None:
         """A call ends with its line of 1 to NODE bytes: the node is built and
@@ -246,9 +237,13 @@ class Chat:
             self._changed()
 
     def retry(self) -> None:
-        """RETRY has passed: failed nodes may start again (SPEC 4)."""
-        self._writing().retry()
-        self._changed()
+        """RETRY has passed: failed nodes may start again (SPEC 4); the free
+        leaves that lets the queue offer are built and logged (SPEC 10)."""
+        p = self._writing()
+        try:
+            self.store.log_nodes(p, p.retry())
+        finally:
+            self._changed()
 
     async def wait_settled(self, timeout: float | None = None) -> str:
         """A turn waits until every view line is built, at most `timeout`
@@ -257,7 +252,7 @@ class Chat:
         bytes (SPEC 4). Running merge calls stop while it waits. Closed
         when the chat was closed, or a write failed, before it settled."""
         p = self._writing()
-        p.wait()
+        self.store.log_nodes(p, p.wait())
         changed = asyncio.Event()
         self.subscribe(changed.set)
         self._changed()

@@ -80,8 +80,8 @@ class Compactor:
             while True:
                 await self._reconcile()
                 for node in self.chat.candidates():
-                    if self.chat.claim(*node):
-                        self._tasks[node] = asyncio.create_task(self._call(node))
+                    self.chat.claim(*node)
+                    self._tasks[node] = asyncio.create_task(self._call(node))
                 self._wake.clear()
                 try:
                     async with asyncio.timeout(self.chat.constants.retry):

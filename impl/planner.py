@@ -84,6 +84,8 @@ class Planner:
         # The choosers of running calls whose replies ran out under
         # `replies_out: asks`: each call's next `end` reads on with it (SPEC 5, 10).
         self.asking: dict[Node, LineChooser] = {}
+        # The free leaves queued under `free_leaves: queued` (SPEC 10), not built yet.
+        self.free_queued: dict[Node, None] = {}
 
     @property
     def count(self) -> int:
@@ -95,6 +97,8 @@ class Planner:
     def _build(self, node: Node, line: str, line_size: int) -> list[Node]:
         if self.asking:
             self.asking.pop(node, None)
+        if self.free_queued:
+            self.free_queued.pop(node, None)
         made, ready = self.tree.build(node, line, line_size)
         chat, cview = self.chat, self.cview
         for done in made:
@@ -126,6 +130,8 @@ class Planner:
             made = self._build(leaf, self.tree.line(leaf[1]), line_size)
         else:
             self.queue.add_leaf(leaf[1])
+            if line_size <= self.constants.node:
+                self.free_queued[leaf] = None
         self.chat.append(leaf)
         self.cview.append(leaf)
         return made
@@ -146,39 +152,28 @@ class Planner:
         return self.cview.receive(c.cceiling, c.cfloor)
 
     def message(self, kind: str, text: str) -> Outcome:
-        """A message is logged (SPEC 1, 2, 3.3, 3.4, 4)."""
+        """A message is logged (SPEC 1, 2, 3.3, 3.4, 4); then the free leaves
+        the queue offers are built (`build_free`)."""
         made = self.admit(kind, text)
         chat_ran = self.chat_batch()
-        return Outcome(made, chat_ran, self.cview_batch())
+        outcome = Outcome(made, chat_ran, self.cview_batch())
+        if self.free_queued:
+            outcome.built += self.build_free()
+        return outcome
 
     def _halves_built(self, node: Node) -> bool:
         """Whether both halves of `node`, a merge inside the log, are built."""
         texts = self.tree.texts[node[0] - 1]
         return texts[2 * node[1]] is not None and texts[2 * node[1] + 1] is not None
 
-    def start(self, node: Node) -> list[Node]:
+    def start(self, node: Node) -> None:
         """A compaction call for `node` starts (SPEC 4). A candidate breaks no
         rule (the queue offers only nodes every rule allows), so it starts at
-        once; any other node is refused, naming the first broken rule.
-        Returns the nodes its start built (`_launch`)."""
+        once; any other node is refused, naming the first broken rule."""
         self.forget_batch()
         if node not in self.candidates():
             self._refuse_start(node)
-        return self._launch(node)
-
-    def _launch(self, node: Node) -> list[Node]:
-        """Start `node`'s call; under `free_leaves: queued` a leaf whose line
-        fits NODE is built with it at once instead, no call left running,
-        and a waiting turn may go on (`_resumed`). Returns the nodes built
-        (SPEC 4, 10)."""
         self.queue.start(node)
-        if node[0] or not self.profile.queues_free_leaves:
-            return []
-        line = self.tree.line(node[1])
-        line_size = size(line)
-        if line_size > self.constants.node:
-            return []
-        return self._resumed(Outcome(self._build(node, line, line_size))).built
 
     def start_all(self) -> list[Node]:
         """Start every candidate, one after another in queue order, until none
@@ -186,9 +181,25 @@ class Planner:
         that made them candidates, so that event's batch record stays."""
         started: list[Node] = []
         while candidates := self.candidates():
-            self._launch(candidates[0])
+            self.queue.start(candidates[0])
             started.append(candidates[0])
         return started
+
+    def build_free(self) -> list[Node]:
+        """Under `free_leaves: queued`: build each free leaf the queue offers
+        with its line, with no call, one after another in queue order, and
+        let a waiting turn the builds settle go on (`_resume`); returns the
+        nodes built. Every event that may let the queue offer one ends with
+        it (SPEC 2, 4, 10)."""
+        made: list[Node] = []
+        while self.free_queued:
+            leaf = next((n for n in self.candidates() if n in self.free_queued), None)
+            if leaf is None:
+                break
+            line = self.tree.line(leaf[1])
+            made += self._build(leaf, line, size(line))
+            self._resume()
+        return made
 
     def _refuse_start(self, node: Node) -> NoReturn:
         """Refuse a start of `node`, which is not a candidate, naming the first
@@ -298,25 +309,33 @@ class Planner:
             return Outcome([])
         return Outcome(self.build_from_source(node))
 
-    def wait(self) -> None:
+    def wait(self) -> list[Node]:
         """A turn waits for a settled view; under `need_first` running merge
-        calls stop (SPEC 4, 10)."""
+        calls stop (SPEC 4, 10). Returns the free leaves the wait let the
+        queue offer, built (`build_free`: with `ahead_in_wait` off)."""
         self.forget_batch()
         if self.queue.waiting:
             raise Refused("one_wait", "a turn already waits")
         self.queue.begin_wait()
         if self.asking:  # the merge calls a wait stops forget what they read
             self.asking = {n: c for n, c in self.asking.items() if n in self.queue.running}
-        self._resumed(Outcome([]))
+        return self._resumed(Outcome([])).built
 
     def _resumed(self, outcome: Outcome) -> Outcome:
         """After an event that may settle the view (a wait, a call's outcome):
         under `resume: self` a waiting turn goes on by itself once the view
-        is settled (SPEC 4, 10). A message never settles a view that was not
-        settled: its line is a free leaf or an unbuilt one."""
+        is settled (SPEC 4, 10); then the free leaves the queue offers are
+        built, into `outcome` (`build_free`). A message never settles a view
+        that was not settled: its line is a free leaf or an unbuilt one."""
+        self._resume()
+        if self.free_queued:
+            outcome.built += self.build_free()
+        return outcome
+
+    def _resume(self) -> None:
+        """Under `resume: self` a waiting turn on a settled view goes on (SPEC 4, 10)."""
         if self.profile.resume == "self" and self.queue.waiting and self.settled():
             self.queue.end_wait()
-        return outcome
 
     def settle(self) -> None:
         """The waiting turn goes on with every view line built (SPEC 4)."""
@@ -334,10 +353,14 @@ class Planner:
             raise Refused("timeout_needs_wait", "no turn waits")
         self.queue.end_wait()
 
-    def retry(self) -> None:
-        """RETRY has passed: failed nodes may be tried again (SPEC 4)."""
+    def retry(self) -> list[Node]:
+        """RETRY has passed: failed nodes may be tried again (SPEC 4); returns
+        the free leaves then built (`build_free`: under `held_takes_job` the
+        nodes let go leave places of JOBS). A settle or a timeout ends a wait,
+        which never lets the queue offer a leaf it did not."""
         self.forget_batch()
         self.queue.release()
+        return self.build_free() if self.free_queued else []
 
     # Replaying a log (SPEC 6): logged decisions are folded, not recomputed.
 

@@ -109,16 +109,31 @@ def _message(state: State, event: Message) -> State:
 
 
 def _start(state: State, node: Node) -> State:
-    """SPEC 4, 10: a call starts; under `free_leaves: queued` a leaf whose
-    line fits NODE, queued like a paid one, is built with its line as it
-    starts, with no call left running."""
     queues.check_start(
         state.queue, state.chat.view, state.tree, state.count, node, state.constants, state.profile
     )
-    state = replace(state, queue=queues.start(state.queue, node), started=state.started + (node,))
-    line = trees.message(state.tree, node.index) if node.level == 0 else None
-    if line is not None and trees.is_free(line, state.constants.node):
-        return _build(state, node, line)
+    return replace(state, queue=queues.start(state.queue, node), started=state.started + (node,))
+
+
+def free_offered(state: State) -> Node | None:
+    """The first candidate that is a free leaf, queued under `free_leaves:
+    queued`; None when there is none (SPEC 2, 4, 10)."""
+    for node in candidates(state):
+        if node.level == 0 and trees.is_free(
+            trees.message(state.tree, node.index), state.constants.node
+        ):
+            return node
+    return None
+
+
+def _build_free(state: State) -> State:
+    """Under `free_leaves: queued` a free leaf is built with its line, with
+    no call, as soon as the queue offers it, one after another in queue
+    order; a wait it settles ends under `resume: self` (SPEC 2, 4, 10)."""
+    if state.profile.free_leaves == "at_once":
+        return state
+    while (leaf := free_offered(state)) is not None:
+        state = resumed(_build(state, leaf, trees.message(state.tree, leaf.index)))
     return state
 
 
@@ -242,12 +257,12 @@ def step(state: State, event: Event) -> State:
     (SPEC 4.1); the state it was given is unchanged either way. Only a
     message runs a batch; under `resume: self` a wait on a settled view then
     ends, and under `calls: self` the engine then starts every candidate,
-    in queue order; a free leaf such a start builds under `free_leaves:
-    queued` may settle the view, which ends the wait then (SPEC 3.3, 4, 10)."""
-    state = resumed(_apply(refuse(state), event))
+    in queue order, after building the free leaves the queue offers under
+    `free_leaves: queued` (SPEC 3.3, 4, 10)."""
+    state = _build_free(resumed(_apply(refuse(state), event)))
     if state.profile.self_calls:
         while pending := candidates(state):
-            state = resumed(_start(state, pending[0]))
+            state = _start(state, pending[0])
     return state
 
 

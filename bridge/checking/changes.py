@@ -199,10 +199,18 @@ def withheld_for(trial: Trial, found: Divergence) -> bool:
 CONCERNS = {
     "end": ("empty_reply", "not_shorter", "trim_lines", "overlong", "replies_out", "trim_set"),
     "fail": ("retry", "failure_cap", "held_takes_job"),
-    "message": ("retry", "failure_cap", "held_takes_job", "trim_lines", "kinds", "kind_words"),
+    "message": (
+        "retry",
+        "failure_cap",
+        "held_takes_job",
+        "trim_lines",
+        "kinds",
+        "kind_words",
+        "free_leaves",
+    ),
     "wait": ("resume", "ahead_in_wait", "need_first"),
     "settle": ("resume",),
-    "start": ("calls", "need_first", "ahead_in_wait", "held_takes_job", "retried"),
+    "start": ("calls", "need_first", "ahead_in_wait", "held_takes_job", "retried", "free_leaves"),
     "zoom": ("zoom_one", "zoom_halves", "zoom_unbuilt"),
 }
 """The profile options tried first at a divergence at each kind of event
@@ -221,8 +229,22 @@ FIELD_CONCERNS = {
         "overlong",
         "trim_set",
     ),
-    "queue": ("merge_order", "held_takes_job", "retry", "ahead_in_wait", "need_first", "retried"),
-    "queue_waiting": ("merge_order", "held_takes_job", "ahead_in_wait", "need_first"),
+    "queue": (
+        "merge_order",
+        "held_takes_job",
+        "retry",
+        "ahead_in_wait",
+        "need_first",
+        "retried",
+        "free_leaves",
+    ),
+    "queue_waiting": (
+        "merge_order",
+        "held_takes_job",
+        "ahead_in_wait",
+        "need_first",
+        "free_leaves",
+    ),
     "started": ("calls",),
 }
 """The profile options tried first when a field differs, whatever the event."""

@@ -209,12 +209,17 @@ def test_free_leaves_queued_in_the_engine() -> None:
     p.message("user", "x" * 24)
     p.message("user", "hi")
     assert p.render().splitlines()[2] == "1+1|(not summarized yet: zoom it)"
+    assert p.size() == 29 + 29
     assert refused(p.start, (0, 1)) == "ahead_bound"
     p.start((0, 0))
-    p.end((0, 0), "ten bytes.")
-    assert p.candidates() == ((0, 1),)
-    assert p.start((0, 1)) == [(0, 1)]
+    assert p.end((0, 0), "ten bytes.").built == [(0, 0), (0, 1)]
     assert p.text((0, 1)) == "user: hi" and p.running() == []
     assert p.candidates() == ((1, 0),)
+    # With AHEAD 2 the leaf waits for the place of JOBS a running call holds.
+    q = Planner(Constants(node=16, jobs=1, ahead=2), Profile(queues_free_leaves=True))
+    q.message("user", "x" * 24)
+    q.start((0, 0))
+    assert q.message("user", "hi").built == [] and q.candidates() == ()
+    assert q.fail((0, 0)).built == [(0, 1)]
     with pytest.raises(ValueError, match="free_leaves"):
         Profile.from_json({"free_leaves": "never"})

@@ -298,23 +298,28 @@ def test_free_leaves_queued_as_spec_10_s_example() -> None:
     assert machine.size(queued) == 29 + 29
     assert machine.candidates(queued) == (N(0, 0),)
     assert refused(queued, start(0, 1)) == "ahead_bound"
-    built = machine.step(machine.step(queued, start(0, 0)), end(0, 0, "ten bytes."))
-    assert machine.candidates(built) == (N(0, 1),)
-    done = machine.step(built, start(0, 1))
-    assert machine.text(done, N(0, 1)) == "user: hi" and done.queue.running == ()
+    done = machine.step(machine.step(queued, start(0, 0)), end(0, 0, "ten bytes."))
+    assert machine.text(done, N(0, 1)) == "user: hi" and done.started == ()
     # The merge's source is 19 bytes: it needs a call, and is offered.
     assert machine.candidates(done) == (N(1, 0),)
+    # With AHEAD 2, the leaf waits for the place of JOBS 0+1's call holds.
+    wide = Constants(node=16, jobs=1, ahead=2)
+    held = run(Profile(free_leaves="queued"), events[0], start(0, 0), events[1], constants=wide)
+    assert machine.text(held, N(0, 1)) is None and machine.candidates(held) == ()
+    freed = machine.step(held, fail(0, 0))
+    assert machine.text(freed, N(0, 1)) == "user: hi"
+    assert machine.text(run(Profile(), events[0], start(0, 0), events[1], constants=wide), N(0, 1))
 
 
-def test_a_free_leaf_started_by_the_engine_itself_may_end_a_wait() -> None:
-    """Under `calls: self` a free leaf queued is started and built within the
-    event that made it a candidate; under `resume: self` a wait it settles
-    ends then."""
+def test_a_free_leaf_the_queue_offers_may_end_a_wait() -> None:
+    """Under `free_leaves: queued` a free leaf is built within the event
+    after which the queue offers it, before the engine starts calls under
+    `calls: self`; under `resume: self` a wait it settles ends then."""
     p = Profile(free_leaves="queued", calls="self", resume="self")
     c = Constants(node=16, jobs=1, ahead=1)
     s = run(p, Message("user", "x" * 24), Message("user", "hi"), Wait(), constants=c)
     assert s.queue.running == (N(0, 0),) and s.queue.waiting
     s = machine.step(s, end(0, 0, "ten bytes."))
-    assert machine.text(s, N(0, 1)) == "user: hi"
-    # The wait ended before the next start: the merge a waiting turn holds back starts.
-    assert s.started == (N(0, 1), N(1, 0)) and not s.queue.waiting
+    assert machine.text(s, N(0, 1)) == "user: hi" and not s.queue.waiting
+    # The wait ended before the engine started calls: the merge it held back starts.
+    assert s.started == (N(1, 0),)
