@@ -280,9 +280,12 @@ class Planner:
 
     def _install(self, node: Node, line: str, line_size: int = -1) -> Outcome:
         """Build `node` with a call's line (of `line_size` bytes when known):
+        each line break a space under `flat_lines` (its size unchanged),
         stripped under `trim_lines`, where a line stripped to nothing fails
         the call; refused unless it fits: 1 to LINE bytes, or under
         `overlong: kept` 1 byte or more (SPEC 5, 10)."""
+        if self.profile.flat_lines:
+            line = line.replace("\r", " ").replace("\n", " ")
         if self.profile.trim_lines:
             line, line_size = line.strip(self._space), -1
             if not line:

@@ -66,8 +66,8 @@ class Profile:
     "headed", zoom_halves "bare", zoom_unbuilt "refused"), `tolerance` (a
     number from 1 to 4 in hundredths), `word_cut` (cut "word"), `ellipsis`
     (one line of at most 3 bytes), `keeps_overlong` (overlong "kept"),
-    `asks_again` (replies_out "asks"), `trim_set` and `queues_free_leaves`
-    (free_leaves "queued")."""
+    `asks_again` (replies_out "asks"), `trim_set`, `queues_free_leaves`
+    (free_leaves "queued") and `flat_lines`."""
 
     trim_lines: bool = False
     kind_words: dict[str, str] = field(default_factory=dict)
@@ -94,6 +94,7 @@ class Profile:
     asks_again: bool = False
     trim_set: str = "unicode"
     queues_free_leaves: bool = False
+    flat_lines: bool = False
 
     def __post_init__(self) -> None:
         for name in STRINGS:
@@ -137,7 +138,7 @@ class Profile:
         for name, allowed in CHOICES.items():
             if name in options and options[name] not in allowed:
                 raise ValueError(f"{name} is one of {allowed}, not {options[name]!r}")
-        for name in ("trim_lines", "need_first", "ahead_in_wait", "held_takes_job"):
+        for name in ("trim_lines", "need_first", "ahead_in_wait", "held_takes_job", "flat_lines"):
             if name in options and not isinstance(options[name], bool):
                 raise ValueError(f"{name} is true or false, not {options[name]!r}")
         tolerance = options.get("tolerance", 1)
@@ -164,6 +165,7 @@ class Profile:
             kinds=tuple(kind for kind in KINDS if kind in kinds),
             retry_at_message=given["retry"] == "message",
             held_takes_job=given["held_takes_job"],
+            flat_lines=given["flat_lines"],
             tolerance=float(tolerance),
             ellipsis=given["ellipsis"],
             **{name: given[name] for name in STRINGS},
@@ -203,6 +205,7 @@ class Profile:
             "replies_out": self._said("replies_out"),
             "trim_set": self.trim_set,
             "free_leaves": self._said("free_leaves"),
+            "flat_lines": self.flat_lines,
         }
 
 

@@ -461,6 +461,13 @@ BREAKS = [
         ("queued_free_leaf_waits",),
     ),
     Break(
+        "flat_lines inert",
+        "model/machine.py",
+        (("    if p.flat_lines:\n        line = texts.spaced(line)\n", ""),),
+        "laws",
+        ("flat_lines_spaced",),
+    ),
+    Break(
         "due measured from the first message, in the engine",
         "impl/view.py",
         (

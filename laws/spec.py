@@ -483,6 +483,8 @@ def end_outcome(state: State, event: End, profile: Profile) -> tuple[str, str | 
         if line is None:
             return "fail", None
     assert line is not None
+    if profile.flat_lines:
+        line = line.replace("\r", " ").replace("\n", " ")
     if profile.trim_lines:
         line = strip(line, profile)
         if not line:

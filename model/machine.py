@@ -139,7 +139,8 @@ def _build_free(state: State) -> State:
 
 def _end(state: State, event: End) -> State:
     """SPEC 4, 5, 10: the call's line, given or chosen from its replies, is
-    installed (stripped under `trim_lines`, and a line stripped to nothing
+    installed (each line break a space under `flat_lines`; stripped under
+    `trim_lines`, and a line stripped to nothing
     fails the call, as replies that fail it under `empty_reply: fails` do);
     replies that run out under `replies_out: asks` leave the call running,
     asking for another, and its next `end` reads on from them. A line must
@@ -160,6 +161,8 @@ def _end(state: State, event: End) -> State:
         if choice.line is None:
             return _failed(state, event.node)
         line = choice.line
+    if p.flat_lines:
+        line = texts.spaced(line)
     if p.trim_lines:
         line = texts.strip(line, p.trim_set)
         if not line:

@@ -108,6 +108,7 @@ class Profile:
     replies_out: str = "ends"
     trim_set: str = "unicode"
     free_leaves: str = "at_once"
+    flat_lines: bool = False
 
     def __post_init__(self) -> None:
         for kind, word in self.kind_words:
@@ -219,6 +220,8 @@ def deviations(profile: Profile) -> list[str]:
     for name in ("overlong", "replies_out", "trim_set", "free_leaves"):
         if getattr(profile, name) != TYPES[name][0]:
             out.append(f"{name} {getattr(profile, name)}")
+    if profile.flat_lines:
+        out.append("flat_lines")
     return out
 
 
@@ -250,6 +253,7 @@ def options(profile: Profile) -> dict[str, Any]:
         "replies_out": profile.replies_out,
         "trim_set": profile.trim_set,
         "free_leaves": profile.free_leaves,
+        "flat_lines": profile.flat_lines,
     }
 
 
@@ -279,6 +283,7 @@ TYPES: dict[str, Any] = {
     "replies_out": REPLIES_OUT,
     "trim_set": TRIM_SETS,
     "free_leaves": FREE_LEAVES,
+    "flat_lines": bool,
 }
 """Each option of SPEC 10 as the protocol writes it: a JSON type (a number
 for `float`, an integer taken too), or the strings it may be."""

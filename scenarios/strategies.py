@@ -115,6 +115,7 @@ def engine_profiles(draw: st.DrawFn) -> EngineProfile:
         replies_out=draw(st.sampled_from(["ends", "asks"])),
         trim_set=draw(st.sampled_from(["unicode", "javascript", "ascii"])),
         free_leaves=draw(st.sampled_from(["at_once", "queued"])),
+        flat_lines=draw(st.booleans()),
     )
 
 

@@ -197,7 +197,15 @@ def withheld_for(trial: Trial, found: Divergence) -> bool:
 
 
 CONCERNS = {
-    "end": ("empty_reply", "not_shorter", "trim_lines", "overlong", "replies_out", "trim_set"),
+    "end": (
+        "empty_reply",
+        "not_shorter",
+        "trim_lines",
+        "overlong",
+        "replies_out",
+        "trim_set",
+        "flat_lines",
+    ),
     "fail": ("retry", "failure_cap", "held_takes_job"),
     "message": (
         "retry",
@@ -216,10 +224,10 @@ CONCERNS = {
 """The profile options tried first at a divergence at each kind of event
 (SPEC 10 says where each applies); the others follow, in a later tier."""
 FIELD_CONCERNS = {
-    "render_crc": ("empty_chat", "kind_words", "trim_lines"),
-    "render": ("empty_chat", "kind_words", "trim_lines"),
-    "contexts_crc": ("empty_chat", "kind_words", "trim_lines"),
-    "contexts": ("empty_chat", "kind_words", "trim_lines"),
+    "render_crc": ("empty_chat", "kind_words", "trim_lines", "flat_lines"),
+    "render": ("empty_chat", "kind_words", "trim_lines", "flat_lines"),
+    "contexts_crc": ("empty_chat", "kind_words", "trim_lines", "flat_lines"),
+    "contexts": ("empty_chat", "kind_words", "trim_lines", "flat_lines"),
     "line": (
         "trim_lines",
         "empty_reply",
@@ -228,6 +236,7 @@ FIELD_CONCERNS = {
         "cut",
         "overlong",
         "trim_set",
+        "flat_lines",
     ),
     "queue": (
         "merge_order",

@@ -34,6 +34,7 @@ OPTIONS = (
     "replies_out",
     "trim_set",
     "free_leaves",
+    "flat_lines",
 )
 """SPEC 10's options, in its order."""
 

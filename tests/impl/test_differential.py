@@ -64,6 +64,7 @@ PROFILES = st.one_of(
             "replies_out": st.sampled_from(["ends", "asks"]),
             "trim_set": st.sampled_from(["unicode", "javascript", "ascii"]),
             "free_leaves": st.sampled_from(["at_once", "queued"]),
+            "flat_lines": st.booleans(),
             "kinds": st.sets(st.sampled_from(KINDS), min_size=1).map(
                 lambda some: [kind for kind in KINDS if kind in some]
             ),

@@ -223,3 +223,15 @@ def test_free_leaves_queued_in_the_engine() -> None:
     assert q.fail((0, 0)).built == [(0, 1)]
     with pytest.raises(ValueError, match="free_leaves"):
         Profile.from_json({"free_leaves": "never"})
+
+
+def test_flat_lines_in_the_engine() -> None:
+    p = Planner(C, Profile.from_json({"flat_lines": True}))
+    assert p.profile == Profile(flat_lines=True)
+    p.message("user", LONG)
+    p.start((0, 0))
+    assert p.end((0, 0), "a\r\nb").built == [(0, 0)]
+    assert p.text((0, 0)) == "a  b" and p.size() == 4
+    assert p.render() == "<chat>\n0+1|a  b\n</chat>"
+    with pytest.raises(ValueError, match="flat_lines"):
+        Profile.from_json({"flat_lines": "yes"})

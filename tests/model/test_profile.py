@@ -323,3 +323,17 @@ def test_a_free_leaf_the_queue_offers_may_end_a_wait() -> None:
     assert machine.text(s, N(0, 1)) == "user: hi" and not s.queue.waiting
     # The wait ended before the engine started calls: the merge it held back starts.
     assert s.started == (N(1, 0),)
+
+
+def test_flat_lines_as_spec_10_s_example() -> None:
+    events = (LONG, start(0, 0), end(0, 0, "a\r\nb"))
+    spec, flat = run(Profile(), *events), run(Profile(flat_lines=True), *events)
+    assert machine.text(spec, N(0, 0)) == "a\r\nb" and machine.text(flat, N(0, 0)) == "a  b"
+    assert machine.render(spec) == "<chat>\n0+1|a b\n</chat>"
+    assert machine.render(flat) == "<chat>\n0+1|a  b\n</chat>"
+    assert machine.size(spec) == machine.size(flat) == 4
+    # Under trim_lines too: the ends are white space either way.
+    trimmed = run(
+        Profile(flat_lines=True, trim_lines=True), LONG, start(0, 0), end(0, 0, "\na\nb\r\n")
+    )
+    assert machine.text(trimmed, N(0, 0)) == "a b"
