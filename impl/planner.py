@@ -9,6 +9,7 @@ The events are `message`, `start`, `end`, `fail`, `wait`, `settle`,
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_left
 from typing import NoReturn
 
@@ -70,7 +71,8 @@ class Planner:
         self.cview = View(self.tree)
         self.queue = Queue(
             self.constants.jobs,
-            self.constants.ahead,
+            # `ahead_limit: none` (SPEC 10): no count of unbuilt leaves reaches this AHEAD.
+            self.constants.ahead if self.profile.ahead_limit == "bound" else sys.maxsize,
             self.profile.need_first,
             self.profile.ahead_in_wait,
             self.profile.held_takes_job,
@@ -222,7 +224,7 @@ class Planner:
                 "retry_waits", f"{name(node)} failed; it waits for the next message or retry"
             )
         lifted = queue.waiting and not self.profile.ahead_in_wait
-        if level == 0 and not lifted and queue.unbuilt_before(index) >= c.ahead:
+        if level == 0 and not lifted and queue.unbuilt_before(index) >= queue.ahead:
             raise Refused(
                 "ahead_bound", f"{c.ahead} or more leaves before {name(node)} are unbuilt"
             )

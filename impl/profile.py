@@ -32,6 +32,7 @@ CHOICES = {
     "replies_out": ("ends", "asks"),
     "trim_set": ("unicode", "javascript", "ascii"),
     "free_leaves": ("at_once", "queued"),
+    "ahead_limit": ("bound", "none"),
 }
 """The options that are one of a few strings, SPEC's first."""
 
@@ -67,7 +68,7 @@ class Profile:
     number from 1 to 4 in hundredths), `word_cut` (cut "word"), `ellipsis`
     (one line of at most 3 bytes), `keeps_overlong` (overlong "kept"),
     `asks_again` (replies_out "asks"), `trim_set`, `queues_free_leaves`
-    (free_leaves "queued") and `flat_lines`."""
+    (free_leaves "queued"), `flat_lines` and `ahead_limit`."""
 
     trim_lines: bool = False
     kind_words: dict[str, str] = field(default_factory=dict)
@@ -95,6 +96,7 @@ class Profile:
     trim_set: str = "unicode"
     queues_free_leaves: bool = False
     flat_lines: bool = False
+    ahead_limit: str = "bound"
 
     def __post_init__(self) -> None:
         for name in STRINGS:
@@ -206,6 +208,7 @@ class Profile:
             "trim_set": self.trim_set,
             "free_leaves": self._said("free_leaves"),
             "flat_lines": self.flat_lines,
+            "ahead_limit": self.ahead_limit,
         }
 
 

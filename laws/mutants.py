@@ -468,6 +468,13 @@ BREAKS = [
         ("flat_lines_spaced",),
     ),
     Break(
+        "ahead_limit inert",
+        "model/profile.py",
+        (('return self.ahead_limit == "bound" and not', "return not"),),
+        "laws",
+        ("no_ahead_holds_no_leaf",),
+    ),
+    Break(
         "due measured from the first message, in the engine",
         "impl/view.py",
         (

@@ -344,8 +344,8 @@ def merge_order(state: State) -> list[Line]:
 def work(state: State, waiting: bool) -> list[Line]:
     """The candidates restated before the cut to room (SPEC 4, 10): unbuilt
     leaves oldest first within AHEAD (all of them while a turn waits with
-    `ahead_in_wait` off), then the ready merges by (level, index) or as
-    `merge_order` says (none while a turn waits, under `need_first`),
+    `ahead_in_wait` off, or under `ahead_limit: none`), then the ready
+    merges by (level, index) or as `merge_order` says (none while a turn waits, under `need_first`),
     leaving out running and held nodes (the running merges stopped, when a
     wait stops them); under `retried: first` the nodes let go after a
     failure first, in the order they were let go."""
@@ -355,7 +355,7 @@ def work(state: State, waiting: bool) -> list[Line]:
         running = [n for n in running if n[0] == 0]
     busy = set(running) | {plain(n) for n in q.held}
     leaves = leaves_unbuilt(state)
-    if not (waiting and not p.ahead_in_wait):
+    if not (waiting and not p.ahead_in_wait) and p.ahead_limit == "bound":
         leaves = leaves[: c.ahead]
     found = [leaf for leaf in leaves if leaf not in busy]
     if waiting and p.need_first:
@@ -612,6 +612,7 @@ def broken_rules(state: State, event: Event) -> list[str]:
                     "ahead_bound",
                     line[0] == 0
                     and not (waiting and not p.ahead_in_wait)
+                    and p.ahead_limit == "bound"
                     and sum(1 for leaf in leaves_unbuilt(state) if leaf[1] < line[1]) >= c.ahead,
                 ),
                 (

@@ -62,6 +62,9 @@ TRIM_SETS = ("unicode", "javascript", "ascii")
 FREE_LEAVES = ("at_once", "queued")
 """When a leaf whose line fits NODE is built (SPEC 2, 4, 10, option `free_leaves`)."""
 
+AHEAD_LIMITS = ("bound", "none")
+"""Whether AHEAD bounds the leaves that may start (SPEC 4, 10, option `ahead_limit`)."""
+
 TOLERANCES = (1, 4)
 """The least and greatest `tolerance`, a number in hundredths (SPEC 5, 10)."""
 
@@ -109,6 +112,7 @@ class Profile:
     trim_set: str = "unicode"
     free_leaves: str = "at_once"
     flat_lines: bool = False
+    ahead_limit: str = "bound"
 
     def __post_init__(self) -> None:
         for kind, word in self.kind_words:
@@ -154,6 +158,12 @@ class Profile:
     def word(self, kind: str) -> str:
         """The word written before `: ` in a message's line (SPEC 1, 10)."""
         return dict(self.kind_words).get(kind, kind)
+
+    def ahead_applies(self, waiting: bool) -> bool:
+        """Whether AHEAD bounds the leaves that may start: not under
+        `ahead_limit: none`, nor while a turn waits with `ahead_in_wait`
+        off (SPEC 4, 10)."""
+        return self.ahead_limit == "bound" and not (waiting and not self.ahead_in_wait)
 
     @property
     def capped(self) -> bool:
@@ -222,6 +232,8 @@ def deviations(profile: Profile) -> list[str]:
             out.append(f"{name} {getattr(profile, name)}")
     if profile.flat_lines:
         out.append("flat_lines")
+    if profile.ahead_limit != "bound":
+        out.append(f"ahead_limit {profile.ahead_limit}")
     return out
 
 
@@ -254,6 +266,7 @@ def options(profile: Profile) -> dict[str, Any]:
         "trim_set": profile.trim_set,
         "free_leaves": profile.free_leaves,
         "flat_lines": profile.flat_lines,
+        "ahead_limit": profile.ahead_limit,
     }
 
 
@@ -284,6 +297,7 @@ TYPES: dict[str, Any] = {
     "trim_set": TRIM_SETS,
     "free_leaves": FREE_LEAVES,
     "flat_lines": bool,
+    "ahead_limit": AHEAD_LIMITS,
 }
 """Each option of SPEC 10 as the protocol writes it: a JSON type (a number
 for `float`, an integer taken too), or the strings it may be."""

@@ -218,7 +218,15 @@ CONCERNS = {
     ),
     "wait": ("resume", "ahead_in_wait", "need_first"),
     "settle": ("resume",),
-    "start": ("calls", "need_first", "ahead_in_wait", "held_takes_job", "retried", "free_leaves"),
+    "start": (
+        "calls",
+        "need_first",
+        "ahead_in_wait",
+        "held_takes_job",
+        "retried",
+        "free_leaves",
+        "ahead_limit",
+    ),
     "zoom": ("zoom_one", "zoom_halves", "zoom_unbuilt"),
 }
 """The profile options tried first at a divergence at each kind of event
@@ -246,6 +254,7 @@ FIELD_CONCERNS = {
         "need_first",
         "retried",
         "free_leaves",
+        "ahead_limit",
     ),
     "queue_waiting": (
         "merge_order",
@@ -253,6 +262,7 @@ FIELD_CONCERNS = {
         "ahead_in_wait",
         "need_first",
         "free_leaves",
+        "ahead_limit",
     ),
     "started": ("calls",),
 }

@@ -35,6 +35,7 @@ OPTIONS = (
     "trim_set",
     "free_leaves",
     "flat_lines",
+    "ahead_limit",
 )
 """SPEC 10's options, in its order."""
 

@@ -8,9 +8,10 @@ def queued_free_leaf_waits(step: Step) -> None:
     """Under `free_leaves: queued` a leaf whose line fits NODE waits in the queue like a
     leaf that needs a call and is built with its line, with no call, as soon as the
     queue offers it: after every event no candidate is such a leaf, and one built at its
-    own message had fewer than AHEAD unbuilt leaves before it (unless a turn waits with
-    `ahead_in_wait` off) and, under `calls: driven`, a place of JOBS free. Otherwise a
-    message builds such a leaf at once."""
+    own message had fewer than AHEAD unbuilt leaves before it (unless AHEAD does not
+    apply: a turn waits with `ahead_in_wait` off, or under `ahead_limit: none`) and,
+    under `calls: driven`, a place of JOBS free. Otherwise a message builds such a leaf
+    at once."""
     if step.refused:
         return
     before, after = step.before, step.after
@@ -29,7 +30,7 @@ def queued_free_leaf_waits(step: Step) -> None:
         assert text(after, leaf) == line, f"free leaf {leaf[1]} is not built as its line"
     if p.free_leaves == "at_once" or not built(after, leaf):
         return
-    lifted = after.queue.waiting and not p.ahead_in_wait
+    lifted = (after.queue.waiting and not p.ahead_in_wait) or p.ahead_limit == "none"
     ahead = sum(1 for n in leaves_unbuilt(after) if n[1] < leaf[1])
     assert lifted or ahead < c.ahead, (
         f"free leaf {leaf[1]} was built with {ahead} unbuilt before it"

@@ -235,3 +235,16 @@ def test_flat_lines_in_the_engine() -> None:
     assert p.render() == "<chat>\n0+1|a  b\n</chat>"
     with pytest.raises(ValueError, match="flat_lines"):
         Profile.from_json({"flat_lines": "yes"})
+
+
+def test_ahead_limit_none_in_the_engine() -> None:
+    c = Constants(node=16, jobs=2, ahead=1)
+    spec = Planner(c)
+    none = Planner(c, Profile.from_json({"ahead_limit": "none"}))
+    for p in (spec, none):
+        p.message("user", LONG)
+        p.message("user", LONG)
+    assert spec.candidates() == ((0, 0),) and refused(spec.start, (0, 1)) == "ahead_bound"
+    assert none.candidates() == ((0, 0), (0, 1))
+    none.start((0, 1))
+    assert none.running() == [(0, 1)]

@@ -337,3 +337,13 @@ def test_flat_lines_as_spec_10_s_example() -> None:
         Profile(flat_lines=True, trim_lines=True), LONG, start(0, 0), end(0, 0, "\na\nb\r\n")
     )
     assert machine.text(trimmed, N(0, 0)) == "a b"
+
+
+def test_ahead_limit_none_as_spec_10_s_example() -> None:
+    c = Constants(node=16, jobs=2, ahead=1)
+    spec = run(Profile(), LONG, LONG, constants=c)
+    assert machine.candidates(spec) == (N(0, 0),)
+    assert refused(spec, start(0, 1)) == "ahead_bound"
+    none = run(Profile(ahead_limit="none"), LONG, LONG, constants=c)
+    assert machine.candidates(none) == (N(0, 0), N(0, 1))
+    assert machine.step(none, start(0, 1)).queue.running == (N(0, 1),)
