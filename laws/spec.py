@@ -123,6 +123,19 @@ def message_line(state: State, event: Message) -> str:
     return f"{word(state, event.kind)}: {event.text}"
 
 
+def built_after_batch(step: Step) -> bool:
+    """Whether a taken message built a free leaf after its batches, as a queued
+    one is built once the queue offers it (SPEC 10 `free_leaves: queued`): the
+    views' laws, which read the sizes after the event, do not restate that
+    order, and pass over such a step (law `queued_free_leaf_waits` checks it)."""
+    if step.refused or not isinstance(step.event, Message):
+        return False
+    if step.before.profile.free_leaves != "queued":
+        return False
+    was = set(leaves_unbuilt(step.before)) | {(0, count(step.before))}
+    return not was <= set(leaves_unbuilt(step.after))
+
+
 def batch_due(step_before: State, event: object) -> bool:
     """Whether a message starts a batch: the view is shrinking, or over CEILING
     once the message's line is appended (SPEC 3.3)."""
