@@ -269,15 +269,11 @@ BREAKS = [
     ),
     Break(
         "ahead_in_wait inert",
-        "model/queue.py",
+        "model/profile.py",
         (
             (
-                "lifted = queue.waiting and not profile.ahead_in_wait\n    leaves",
-                "lifted = False\n    leaves",
-            ),
-            (
-                "lifted = queue.waiting and not profile.ahead_in_wait\n    if node",
-                "lifted = False\n    if node",
+                'return self.ahead_limit == "bound" and not (waiting and not self.ahead_in_wait)',
+                'return self.ahead_limit == "bound"',
             ),
         ),
         "laws",
