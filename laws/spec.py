@@ -138,13 +138,16 @@ def built_after_batch(step: Step) -> bool:
 
 def batch_due(step_before: State, event: object) -> bool:
     """Whether a message starts a batch: the view is shrinking, or over CEILING
-    once the message's line is appended (SPEC 3.3)."""
+    once the message's line is appended (SPEC 3.3): its leaf's placeholder,
+    or its line when free (still the placeholder under `free_leaves:
+    queued`, SPEC 10: built after the batch, if at all)."""
     if not isinstance(event, Message):
         return False
     if step_before.chat.shrinking:
         return True
     line = message_line(step_before, event)
-    leaf = 29 if texts.size(line) > step_before.constants.node else texts.size(line)
+    paid = texts.size(line) > step_before.constants.node
+    leaf = 29 if paid or step_before.profile.free_leaves == "queued" else texts.size(line)
     return view_size(step_before, step_before.chat.view) + leaf > step_before.constants.ceiling
 
 

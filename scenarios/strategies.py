@@ -116,7 +116,7 @@ def engine_profiles(draw: st.DrawFn) -> EngineProfile:
         trim_set=draw(st.sampled_from(["unicode", "javascript", "ascii"])),
         free_leaves=draw(st.sampled_from(["at_once", "queued"])),
         flat_lines=draw(st.booleans()),
-        ahead_limit=draw(st.sampled_from(["bound", "none"])),
+        ahead_limit=draw(st.sampled_from(["bound", "bound", "bound", "none"])),
     )
 
 
