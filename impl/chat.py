@@ -160,6 +160,7 @@ class Chat:
             store.log_batch(p, compaction=False)
         if p.cview_batch():
             store.log_batch(p, compaction=True)
+        store.log_nodes(p, p.build_free())
         store.save_view(p)
         return i
 
@@ -236,9 +237,13 @@ class Chat:
             self._changed()
 
     def retry(self) -> None:
-        """RETRY has passed: failed nodes may start again (SPEC 4)."""
-        self._writing().retry()
-        self._changed()
+        """RETRY has passed: failed nodes may start again (SPEC 4); the free
+        leaves that lets the queue offer are built and logged (SPEC 10)."""
+        p = self._writing()
+        try:
+            self.store.log_nodes(p, p.retry())
+        finally:
+            self._changed()
 
     async def wait_settled(self, timeout: float | None = None) -> str:
         """A turn waits until every view line is built, at most `timeout`
@@ -247,7 +252,7 @@ class Chat:
         bytes (SPEC 4). Running merge calls stop while it waits. Closed
         when the chat was closed, or a write failed, before it settled."""
         p = self._writing()
-        p.wait()
+        self.store.log_nodes(p, p.wait())
         changed = asyncio.Event()
         self.subscribe(changed.set)
         self._changed()

@@ -9,6 +9,7 @@ The events are `message`, `start`, `end`, `fail`, `wait`, `settle`,
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_left
 from typing import NoReturn
 
@@ -70,7 +71,8 @@ class Planner:
         self.cview = View(self.tree)
         self.queue = Queue(
             self.constants.jobs,
-            self.constants.ahead,
+            # `ahead_limit: none` (SPEC 10): no count of unbuilt leaves reaches this AHEAD.
+            self.constants.ahead if self.profile.ahead_limit == "bound" else sys.maxsize,
             self.profile.need_first,
             self.profile.ahead_in_wait,
             self.profile.held_takes_job,
@@ -84,6 +86,8 @@ class Planner:
         # The choosers of running calls whose replies ran out under
         # `replies_out: asks`: each call's next `end` reads on with it (SPEC 5, 10).
         self.asking: dict[Node, LineChooser] = {}
+        # The free leaves queued under `free_leaves: queued` (SPEC 10), not built yet.
+        self.free_queued: dict[Node, None] = {}
 
     @property
     def count(self) -> int:
@@ -95,6 +99,8 @@ class Planner:
     def _build(self, node: Node, line: str, line_size: int) -> list[Node]:
         if self.asking:
             self.asking.pop(node, None)
+        if self.free_queued:
+            self.free_queued.pop(node, None)
         made, ready = self.tree.build(node, line, line_size)
         chat, cview = self.chat, self.cview
         for done in made:
@@ -122,10 +128,12 @@ class Planner:
         leaf = (0, self.count)
         self.tree.log(kind, text)
         made: list[Node] = []
-        if line_size <= self.constants.node:
+        if line_size <= self.constants.node and not self.profile.queues_free_leaves:
             made = self._build(leaf, self.tree.line(leaf[1]), line_size)
         else:
             self.queue.add_leaf(leaf[1])
+            if line_size <= self.constants.node:
+                self.free_queued[leaf] = None
         self.chat.append(leaf)
         self.cview.append(leaf)
         return made
@@ -146,10 +154,14 @@ class Planner:
         return self.cview.receive(c.cceiling, c.cfloor)
 
     def message(self, kind: str, text: str) -> Outcome:
-        """A message is logged (SPEC 1, 2, 3.3, 3.4, 4)."""
+        """A message is logged (SPEC 1, 2, 3.3, 3.4, 4); then the free leaves
+        the queue offers are built (`build_free`)."""
         made = self.admit(kind, text)
         chat_ran = self.chat_batch()
-        return Outcome(made, chat_ran, self.cview_batch())
+        outcome = Outcome(made, chat_ran, self.cview_batch())
+        if self.free_queued:
+            outcome.built += self.build_free()
+        return outcome
 
     def _halves_built(self, node: Node) -> bool:
         """Whether both halves of `node`, a merge inside the log, are built."""
@@ -175,6 +187,22 @@ class Planner:
             started.append(candidates[0])
         return started
 
+    def build_free(self) -> list[Node]:
+        """Under `free_leaves: queued`: build each free leaf the queue offers
+        with its line, with no call, one after another in queue order, and
+        let a waiting turn the builds settle go on (`_resume`); returns the
+        nodes built. Every event that may let the queue offer one ends with
+        it (SPEC 2, 4, 10)."""
+        made: list[Node] = []
+        while self.free_queued:
+            leaf = next((n for n in self.candidates() if n in self.free_queued), None)
+            if leaf is None:
+                break
+            line = self.tree.line(leaf[1])
+            made += self._build(leaf, line, size(line))
+            self._resume()
+        return made
+
     def _refuse_start(self, node: Node) -> NoReturn:
         """Refuse a start of `node`, which is not a candidate, naming the first
         rule it breaks in the reference model's order (SPEC 4); a node that
@@ -196,7 +224,7 @@ class Planner:
                 "retry_waits", f"{name(node)} failed; it waits for the next message or retry"
             )
         lifted = queue.waiting and not self.profile.ahead_in_wait
-        if level == 0 and not lifted and queue.unbuilt_before(index) >= c.ahead:
+        if level == 0 and not lifted and queue.unbuilt_before(index) >= queue.ahead:
             raise Refused(
                 "ahead_bound", f"{c.ahead} or more leaves before {name(node)} are unbuilt"
             )
@@ -269,9 +297,12 @@ class Planner:
 
     def _install(self, node: Node, line: str, line_size: int = -1) -> Outcome:
         """Build `node` with a call's line (of `line_size` bytes when known):
+        each line break a space under `flat_lines` (its size unchanged),
         stripped under `trim_lines`, where a line stripped to nothing fails
         the call; refused unless it fits: 1 to LINE bytes, or under
         `overlong: kept` 1 byte or more (SPEC 5, 10)."""
+        if self.profile.flat_lines:
+            line = line.replace("\r", " ").replace("\n", " ")
         if self.profile.trim_lines:
             line, line_size = line.strip(self._space), -1
             if not line:
@@ -298,25 +329,33 @@ class Planner:
             return Outcome([])
         return Outcome(self.build_from_source(node))
 
-    def wait(self) -> None:
+    def wait(self) -> list[Node]:
         """A turn waits for a settled view; under `need_first` running merge
-        calls stop (SPEC 4, 10)."""
+        calls stop (SPEC 4, 10). Returns the free leaves the wait let the
+        queue offer, built (`build_free`: with `ahead_in_wait` off)."""
         self.forget_batch()
         if self.queue.waiting:
             raise Refused("one_wait", "a turn already waits")
         self.queue.begin_wait()
         if self.asking:  # the merge calls a wait stops forget what they read
             self.asking = {n: c for n, c in self.asking.items() if n in self.queue.running}
-        self._resumed(Outcome([]))
+        return self._resumed(Outcome([])).built
 
     def _resumed(self, outcome: Outcome) -> Outcome:
         """After an event that may settle the view (a wait, a call's outcome):
         under `resume: self` a waiting turn goes on by itself once the view
-        is settled (SPEC 4, 10). A message never settles a view that was not
-        settled: its line is a free leaf or an unbuilt one."""
+        is settled (SPEC 4, 10); then the free leaves the queue offers are
+        built, into `outcome` (`build_free`). A message never settles a view
+        that was not settled: its line is a free leaf or an unbuilt one."""
+        self._resume()
+        if self.free_queued:
+            outcome.built += self.build_free()
+        return outcome
+
+    def _resume(self) -> None:
+        """Under `resume: self` a waiting turn on a settled view goes on (SPEC 4, 10)."""
         if self.profile.resume == "self" and self.queue.waiting and self.settled():
             self.queue.end_wait()
-        return outcome
 
     def settle(self) -> None:
         """The waiting turn goes on with every view line built (SPEC 4)."""
@@ -334,10 +373,14 @@ class Planner:
             raise Refused("timeout_needs_wait", "no turn waits")
         self.queue.end_wait()
 
-    def retry(self) -> None:
-        """RETRY has passed: failed nodes may be tried again (SPEC 4)."""
+    def retry(self) -> list[Node]:
+        """RETRY has passed: failed nodes may be tried again (SPEC 4); returns
+        the free leaves then built (`build_free`: under `held_takes_job` the
+        nodes let go leave places of JOBS). A settle or a timeout ends a wait,
+        which never lets the queue offer a leaf it did not."""
         self.forget_batch()
         self.queue.release()
+        return self.build_free() if self.free_queued else []
 
     # Replaying a log (SPEC 6): logged decisions are folded, not recomputed.
 

@@ -32,6 +32,8 @@ CHOICES = {
     "replies_out": ("ends", "asks"),
     "given_line": ("final", "reply", "cut"),
     "trim_set": ("unicode", "javascript", "ascii"),
+    "free_leaves": ("at_once", "queued"),
+    "ahead_limit": ("bound", "none"),
 }
 """The options that are one of a few strings, SPEC's first."""
 
@@ -43,6 +45,7 @@ FLAGS = {
     "cut": ("word_cut", "word"),
     "overlong": ("keeps_overlong", "kept"),
     "replies_out": ("asks_again", "asks"),
+    "free_leaves": ("queues_free_leaves", "queued"),
 }
 """The two-valued options the engine keeps as flags, as it keeps `calls`,
 `failure_cap` and `retry`: each flag's field, and the value that sets it."""
@@ -65,7 +68,8 @@ class Profile:
     "headed", zoom_halves "bare", zoom_unbuilt "refused"), `tolerance` (a
     number from 1 to 4 in hundredths), `word_cut` (cut "word"), `ellipsis`
     (one line of at most 3 bytes), `keeps_overlong` (overlong "kept"),
-    `asks_again` (replies_out "asks"), `given_line` and `trim_set`."""
+    `asks_again` (replies_out "asks"), `given_line`, `trim_set`, `queues_free_leaves`
+    (free_leaves "queued"), `flat_lines` and `ahead_limit`."""
 
     trim_lines: bool = False
     kind_words: dict[str, str] = field(default_factory=dict)
@@ -92,6 +96,9 @@ class Profile:
     asks_again: bool = False
     given_line: str = "final"
     trim_set: str = "unicode"
+    queues_free_leaves: bool = False
+    flat_lines: bool = False
+    ahead_limit: str = "bound"
 
     def __post_init__(self) -> None:
         for name in STRINGS:
@@ -135,7 +142,7 @@ class Profile:
         for name, allowed in CHOICES.items():
             if name in options and options[name] not in allowed:
                 raise ValueError(f"{name} is one of {allowed}, not {options[name]!r}")
-        for name in ("trim_lines", "need_first", "ahead_in_wait", "held_takes_job"):
+        for name in ("trim_lines", "need_first", "ahead_in_wait", "held_takes_job", "flat_lines"):
             if name in options and not isinstance(options[name], bool):
                 raise ValueError(f"{name} is true or false, not {options[name]!r}")
         tolerance = options.get("tolerance", 1)
@@ -162,6 +169,7 @@ class Profile:
             kinds=tuple(kind for kind in KINDS if kind in kinds),
             retry_at_message=given["retry"] == "message",
             held_takes_job=given["held_takes_job"],
+            flat_lines=given["flat_lines"],
             tolerance=float(tolerance),
             ellipsis=given["ellipsis"],
             **{name: given[name] for name in STRINGS},
@@ -201,6 +209,9 @@ class Profile:
             "replies_out": self._said("replies_out"),
             "given_line": self.given_line,
             "trim_set": self.trim_set,
+            "free_leaves": self._said("free_leaves"),
+            "flat_lines": self.flat_lines,
+            "ahead_limit": self.ahead_limit,
         }
 
 

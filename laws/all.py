@@ -23,15 +23,18 @@ from laws.profile import (  # noqa: F401
     ellipsis_marks_cut,
     empty_chat_shows_blank_line,
     empty_reply_fails_call,
+    flat_lines_spaced,
     given_line_rechosen,
     goes_on_past_not_shorter,
     held_takes_a_job,
     kept_best_stays_whole,
     kind_words_lead,
     kinds_refuse_others,
+    no_ahead_holds_no_leaf,
     no_cap_keeps_trying,
     no_need_first_stops_nothing,
     profile_read_back,
+    queued_free_leaf_waits,
     ready_merges_keep_arrival,
     retried_start_first,
     run_out_asks_again,
@@ -105,7 +108,9 @@ ready_merges_keep_arrival self_resume_ends_settled_wait
 empty_reply_fails_call goes_on_past_not_shorter retried_start_first
 zoom_one_shows_head bare_zoom_drops_tags unbuilt_zoom_refused
 tolerance_widens_fit word_cut_drops_last_word ellipsis_marks_cut kept_best_stays_whole
-run_out_asks_again given_line_rechosen trim_set_names_whitespace profile_read_back
+run_out_asks_again given_line_rechosen trim_set_names_whitespace
+queued_free_leaf_waits flat_lines_spaced no_ahead_holds_no_leaf
+profile_read_back
 """.split()
 """The laws of SPEC 8, in the order of its tables."""
 

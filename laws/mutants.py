@@ -269,15 +269,11 @@ BREAKS = [
     ),
     Break(
         "ahead_in_wait inert",
-        "model/queue.py",
+        "model/profile.py",
         (
             (
-                "lifted = queue.waiting and not profile.ahead_in_wait\n    leaves",
-                "lifted = False\n    leaves",
-            ),
-            (
-                "lifted = queue.waiting and not profile.ahead_in_wait\n    if node",
-                "lifted = False\n    if node",
+                'return self.ahead_limit == "bound" and not (waiting and not self.ahead_in_wait)',
+                'return self.ahead_limit == "bound"',
             ),
         ),
         "laws",
@@ -454,6 +450,32 @@ BREAKS = [
         ),
         "laws",
         ("trim_set_names_whitespace",),
+    ),
+    Break(
+        "free_leaves inert",
+        "model/machine.py",
+        (
+            (
+                'if trees.is_free(line, c.node) and state.profile.free_leaves == "at_once":',
+                "if trees.is_free(line, c.node):",
+            ),
+        ),
+        "laws",
+        ("queued_free_leaf_waits",),
+    ),
+    Break(
+        "flat_lines inert",
+        "model/machine.py",
+        (("    if p.flat_lines:\n        line = texts.spaced(line)\n", ""),),
+        "laws",
+        ("flat_lines_spaced",),
+    ),
+    Break(
+        "ahead_limit inert",
+        "model/profile.py",
+        (('return self.ahead_limit == "bound" and not', "return not"),),
+        "laws",
+        ("no_ahead_holds_no_leaf",),
     ),
     Break(
         "due measured from the first message, in the engine",

@@ -123,15 +123,31 @@ def message_line(state: State, event: Message) -> str:
     return f"{word(state, event.kind)}: {event.text}"
 
 
+def built_after_batch(step: Step) -> bool:
+    """Whether a taken message built a free leaf after its batches, as a queued
+    one is built once the queue offers it (SPEC 10 `free_leaves: queued`): the
+    views' laws, which read the sizes after the event, do not restate that
+    order, and pass over such a step (law `queued_free_leaf_waits` checks it)."""
+    if step.refused or not isinstance(step.event, Message):
+        return False
+    if step.before.profile.free_leaves != "queued":
+        return False
+    was = set(leaves_unbuilt(step.before)) | {(0, count(step.before))}
+    return not was <= set(leaves_unbuilt(step.after))
+
+
 def batch_due(step_before: State, event: object) -> bool:
     """Whether a message starts a batch: the view is shrinking, or over CEILING
-    once the message's line is appended (SPEC 3.3)."""
+    once the message's line is appended (SPEC 3.3): its leaf's placeholder,
+    or its line when free (still the placeholder under `free_leaves:
+    queued`, SPEC 10: built after the batch, if at all)."""
     if not isinstance(event, Message):
         return False
     if step_before.chat.shrinking:
         return True
     line = message_line(step_before, event)
-    leaf = 29 if texts.size(line) > step_before.constants.node else texts.size(line)
+    paid = texts.size(line) > step_before.constants.node
+    leaf = 29 if paid or step_before.profile.free_leaves == "queued" else texts.size(line)
     return view_size(step_before, step_before.chat.view) + leaf > step_before.constants.ceiling
 
 
@@ -344,8 +360,8 @@ def merge_order(state: State) -> list[Line]:
 def work(state: State, waiting: bool) -> list[Line]:
     """The candidates restated before the cut to room (SPEC 4, 10): unbuilt
     leaves oldest first within AHEAD (all of them while a turn waits with
-    `ahead_in_wait` off), then the ready merges by (level, index) or as
-    `merge_order` says (none while a turn waits, under `need_first`),
+    `ahead_in_wait` off, or under `ahead_limit: none`), then the ready
+    merges by (level, index) or as `merge_order` says (none while a turn waits, under `need_first`),
     leaving out running and held nodes (the running merges stopped, when a
     wait stops them); under `retried: first` the nodes let go after a
     failure first, in the order they were let go."""
@@ -355,7 +371,7 @@ def work(state: State, waiting: bool) -> list[Line]:
         running = [n for n in running if n[0] == 0]
     busy = set(running) | {plain(n) for n in q.held}
     leaves = leaves_unbuilt(state)
-    if not (waiting and not p.ahead_in_wait):
+    if not (waiting and not p.ahead_in_wait) and p.ahead_limit == "bound":
         leaves = leaves[: c.ahead]
     found = [leaf for leaf in leaves if leaf not in busy]
     if waiting and p.need_first:
@@ -501,6 +517,8 @@ def end_outcome(state: State, event: End, profile: Profile) -> tuple[str, str | 
         if line is None:
             return "fail", None
     assert line is not None
+    if profile.flat_lines:
+        line = line.replace("\r", " ").replace("\n", " ")
     if profile.trim_lines:
         line = strip(line, profile)
         if not line:
@@ -628,6 +646,7 @@ def broken_rules(state: State, event: Event) -> list[str]:
                     "ahead_bound",
                     line[0] == 0
                     and not (waiting and not p.ahead_in_wait)
+                    and p.ahead_limit == "bound"
                     and sum(1 for leaf in leaves_unbuilt(state) if leaf[1] < line[1]) >= c.ahead,
                 ),
                 (

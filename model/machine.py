@@ -80,8 +80,9 @@ def _build(state: State, node: Node, line: str) -> State:
 
 def _message(state: State, event: Message) -> State:
     """SPEC 1, 2, 3.3, 3.4, 4, 10: log the message's line, build its leaf if
-    free, run the sawtooth on both views, and let failed nodes try again
-    (unless the profile retries only after RETRY)."""
+    free (queue it under `free_leaves: queued`), run the sawtooth on both
+    views, and let failed nodes try again (unless the profile retries only
+    after RETRY)."""
     if event.kind not in state.profile.kinds:
         taken = ", ".join(state.profile.kinds)
         raise Refused("kind", f"kind {event.kind!r} is not taken; kinds are {taken}")
@@ -96,7 +97,7 @@ def _message(state: State, event: Message) -> State:
         tree=trees.log_message(state.tree, leaf.index, line),
         queue=queues.retry(state.queue) if state.profile.retry_at_message else state.queue,
     )
-    if trees.is_free(line, c.node):
+    if trees.is_free(line, c.node) and state.profile.free_leaves == "at_once":
         state = _build(state, leaf, line)
     else:
         state = replace(state, queue=queues.add_unbuilt_leaf(state.queue, leaf))
@@ -114,9 +115,32 @@ def _start(state: State, node: Node) -> State:
     return replace(state, queue=queues.start(state.queue, node), started=state.started + (node,))
 
 
+def free_offered(state: State) -> Node | None:
+    """The first candidate that is a free leaf, queued under `free_leaves:
+    queued`; None when there is none (SPEC 2, 4, 10)."""
+    for node in candidates(state):
+        if node.level == 0 and trees.is_free(
+            trees.message(state.tree, node.index), state.constants.node
+        ):
+            return node
+    return None
+
+
+def _build_free(state: State) -> State:
+    """Under `free_leaves: queued` a free leaf is built with its line, with
+    no call, as soon as the queue offers it, one after another in queue
+    order; a wait it settles ends under `resume: self` (SPEC 2, 4, 10)."""
+    if state.profile.free_leaves == "at_once":
+        return state
+    while (leaf := free_offered(state)) is not None:
+        state = resumed(_build(state, leaf, trees.message(state.tree, leaf.index)))
+    return state
+
+
 def _end(state: State, event: End) -> State:
     """SPEC 4, 5, 10: the call's line, given or chosen from its replies, is
-    installed (stripped under `trim_lines`, and a line stripped to nothing
+    installed (each line break a space under `flat_lines`; stripped under
+    `trim_lines`, and a line stripped to nothing
     fails the call, as replies that fail it under `empty_reply: fails` do);
     replies that run out under `replies_out: asks` leave the call running,
     asking for another, and its next `end` reads on from them. A given line
@@ -142,9 +166,12 @@ def _end(state: State, event: End) -> State:
 
 
 def _trimmed(line: str, p: Profile) -> str | None:
-    """A call's line checked for UTF-8 and stripped under `trim_lines`; None
-    when that leaves nothing, which fails the call (SPEC 10)."""
+    """A call's line checked for UTF-8, each line break a space under
+    `flat_lines`, and stripped under `trim_lines`; None when that leaves
+    nothing, which fails the call (SPEC 10)."""
     _check_utf8(line, "the line")
+    if p.flat_lines:
+        line = texts.spaced(line)
     if not p.trim_lines:
         return line
     return texts.strip(line, p.trim_set) or None
@@ -264,8 +291,9 @@ def step(state: State, event: Event) -> State:
     (SPEC 4.1); the state it was given is unchanged either way. Only a
     message runs a batch; under `resume: self` a wait on a settled view then
     ends, and under `calls: self` the engine then starts every candidate,
-    in queue order (SPEC 3.3, 4, 10)."""
-    state = resumed(_apply(refuse(state), event))
+    in queue order, after building the free leaves the queue offers under
+    `free_leaves: queued` (SPEC 3.3, 4, 10)."""
+    state = _build_free(resumed(_apply(refuse(state), event)))
     if state.profile.self_calls:
         while pending := candidates(state):
             state = _start(state, pending[0])

@@ -62,6 +62,12 @@ GIVEN_LINES = ("final", "reply", "cut")
 TRIM_SETS = ("unicode", "javascript", "ascii")
 """The named sets of white space (SPEC 3.6, 10, option `trim_set`)."""
 
+FREE_LEAVES = ("at_once", "queued")
+"""When a leaf whose line fits NODE is built (SPEC 2, 4, 10, option `free_leaves`)."""
+
+AHEAD_LIMITS = ("bound", "none")
+"""Whether AHEAD bounds the leaves that may start (SPEC 4, 10, option `ahead_limit`)."""
+
 TOLERANCES = (1, 4)
 """The least and greatest `tolerance`, a number in hundredths (SPEC 5, 10)."""
 
@@ -108,6 +114,9 @@ class Profile:
     replies_out: str = "ends"
     given_line: str = "final"
     trim_set: str = "unicode"
+    free_leaves: str = "at_once"
+    flat_lines: bool = False
+    ahead_limit: str = "bound"
 
     def __post_init__(self) -> None:
         for kind, word in self.kind_words:
@@ -153,6 +162,12 @@ class Profile:
     def word(self, kind: str) -> str:
         """The word written before `: ` in a message's line (SPEC 1, 10)."""
         return dict(self.kind_words).get(kind, kind)
+
+    def ahead_applies(self, waiting: bool) -> bool:
+        """Whether AHEAD bounds the leaves that may start: not under
+        `ahead_limit: none`, nor while a turn waits with `ahead_in_wait`
+        off (SPEC 4, 10)."""
+        return self.ahead_limit == "bound" and not (waiting and not self.ahead_in_wait)
 
     @property
     def capped(self) -> bool:
@@ -216,9 +231,13 @@ def deviations(profile: Profile) -> list[str]:
         out.append(f"cut {profile.cut}")
     if profile.ellipsis:
         out.append(f'ellipsis "{profile.ellipsis}"')
-    for name in ("overlong", "replies_out", "given_line", "trim_set"):
+    for name in ("overlong", "replies_out", "given_line", "trim_set", "free_leaves"):
         if getattr(profile, name) != TYPES[name][0]:
             out.append(f"{name} {getattr(profile, name)}")
+    if profile.flat_lines:
+        out.append("flat_lines")
+    if profile.ahead_limit != "bound":
+        out.append(f"ahead_limit {profile.ahead_limit}")
     return out
 
 
@@ -250,6 +269,9 @@ def options(profile: Profile) -> dict[str, Any]:
         "replies_out": profile.replies_out,
         "given_line": profile.given_line,
         "trim_set": profile.trim_set,
+        "free_leaves": profile.free_leaves,
+        "flat_lines": profile.flat_lines,
+        "ahead_limit": profile.ahead_limit,
     }
 
 
@@ -279,6 +301,9 @@ TYPES: dict[str, Any] = {
     "replies_out": REPLIES_OUT,
     "given_line": GIVEN_LINES,
     "trim_set": TRIM_SETS,
+    "free_leaves": FREE_LEAVES,
+    "flat_lines": bool,
+    "ahead_limit": AHEAD_LIMITS,
 }
 """Each option of SPEC 10 as the protocol writes it: a JSON type (a number
 for `float`, an integer taken too), or the strings it may be."""

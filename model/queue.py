@@ -112,13 +112,14 @@ def candidates(
     go after a failure before both under `retried: first`; none running or
     held after a failure; while a turn waits only the view's unbuilt lines
     (under `need_first`), and every one of them (with `ahead_in_wait` off);
+    every unbuilt leaf, whatever AHEAD, under `ahead_limit: none`;
     as many as the JOBS places not taken leave room for (SPEC 4, 10)."""
     room = constants.jobs - jobs_taken(queue, profile)
     if room <= 0:
         return ()
     busy = set(queue.running) | set(queue.held)
-    lifted = queue.waiting and not profile.ahead_in_wait
-    leaves = queue.unbuilt if lifted else queue.unbuilt[: constants.ahead]
+    bound = profile.ahead_applies(queue.waiting)
+    leaves = queue.unbuilt[: constants.ahead] if bound else queue.unbuilt
     work = [leaf for leaf in leaves if leaf not in busy]
     if queue.waiting and profile.need_first:
         work = [leaf for leaf in work if is_line(view, leaf) and not trees.is_built(tree, leaf)]
@@ -154,8 +155,8 @@ def check_start(
         raise Refused("jobs_bound", f"{constants.jobs} calls already run (or wait to retry)")
     if node in queue.held:
         raise Refused("retry_waits", f"{name} failed; it waits for the next message or retry")
-    lifted = queue.waiting and not profile.ahead_in_wait
-    if node.level == 0 and not lifted and not leaf_may_start(queue, node, constants.ahead):
+    bound = profile.ahead_applies(queue.waiting)
+    if node.level == 0 and bound and not leaf_may_start(queue, node, constants.ahead):
         raise Refused("ahead_bound", f"{constants.ahead} or more leaves before {name} are unbuilt")
     if node.level > 0 and not all(trees.is_built(tree, half) for half in nodes.halves(node)):
         raise Refused("merge_needs_halves", f"a half of {name} is not built")

@@ -60,6 +60,11 @@ def cut_line(text: str, limit: int, word: bool, ellipsis: str, trim_set: str) ->
     return head + ellipsis
 
 
+def spaced(text: str) -> str:
+    """`text` with each `\\r` and each `\\n` a space, `\\r\\n` two (SPEC 10 `flat_lines`)."""
+    return text.replace("\r", " ").replace("\n", " ")
+
+
 def flatten(text: str) -> str:
     """`text` with every `\\r\\n`, `\\r` and `\\n` turned into one space (SPEC 3)."""
     return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")

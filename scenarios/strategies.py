@@ -124,6 +124,9 @@ def engine_profiles(draw: st.DrawFn) -> EngineProfile:
         replies_out=draw(st.sampled_from(["ends", "asks"])),
         given_line=draw(st.sampled_from(["final", "reply", "cut"])),
         trim_set=draw(st.sampled_from(["unicode", "javascript", "ascii"])),
+        free_leaves=draw(st.sampled_from(["at_once", "queued"])),
+        flat_lines=draw(st.booleans()),
+        ahead_limit=draw(st.sampled_from(["bound", "bound", "bound", "none"])),
     )
 
 

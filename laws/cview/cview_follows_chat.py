@@ -1,12 +1,12 @@
 from laws.registry import Step, step_law
-from laws.spec import count, fitted, lines, plain, view_size
+from laws.spec import built_after_batch, count, fitted, lines, plain, view_size
 
 
 @step_law
 def cview_follows_chat(step: Step) -> None:
     """When the chat view merges, the compaction view is the chat view merged further,
     most due first, until it is at most CFLOOR or no pair is mergeable."""
-    if not step.after.chat.merges:
+    if not step.after.chat.merges or built_after_batch(step):
         return
     after, cfloor = step.after, step.after.constants.cfloor
     merges = [plain(n) for n in after.compaction.merges]

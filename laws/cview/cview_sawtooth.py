@@ -1,5 +1,5 @@
 from laws.registry import Step, step_law
-from laws.spec import count, fitted, line_size, lines, plain, view_size
+from laws.spec import built_after_batch, count, fitted, line_size, lines, plain, view_size
 from model.events import Message
 
 
@@ -14,7 +14,7 @@ def cview_sawtooth(step: Step) -> None:
             "the compaction view changed without a message"
         )
         return
-    if after.chat.merges:
+    if after.chat.merges or built_after_batch(step):
         return
     grown = lines(before.compaction.view) + [(0, count(before))]
     size = sum(line_size(after, line) for line in grown)

@@ -34,6 +34,9 @@ OPTIONS = (
     "replies_out",
     "given_line",
     "trim_set",
+    "free_leaves",
+    "flat_lines",
+    "ahead_limit",
 )
 """SPEC 10's options, in its order."""
 

@@ -6,7 +6,8 @@ from model.events import End
 @step_law
 def trim_lines_trims(step: Step) -> None:
     """Under `trim_lines` a call's line is installed stripped of surrounding whitespace,
-    and one empty after stripping fails the call; otherwise it is installed as it is."""
+    and one empty after stripping fails the call; otherwise it is installed as it is
+    (under `flat_lines` with each line break a space)."""
     event = step.event
     if not isinstance(event, End) or step.refused:
         return
@@ -19,6 +20,8 @@ def trim_lines_trims(step: Step) -> None:
         line = choose(source(step.before, node), replies, c.node, c.tries, p)
     if line is None:
         return
+    if p.flat_lines:
+        line = line.replace("\r", " ").replace("\n", " ")
     installed = strip(line, p) if p.trim_lines else line
     built = text(step.after, node)
     if installed:

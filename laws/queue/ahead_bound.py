@@ -1,8 +1,13 @@
 from laws.registry import Step, step_law
 from laws.spec import built, plain
+from model.profile import Profile
 
 
-@step_law
+def off(profile: Profile) -> str | None:
+    return "ahead_limit none" if profile.ahead_limit == "none" else None
+
+
+@step_law(off=off)
 def ahead_bound(step: Step) -> None:
     """A leaf starts only with fewer than AHEAD unbuilt leaves before it (while a turn
     waits only under `ahead_in_wait`)."""

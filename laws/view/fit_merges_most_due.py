@@ -1,5 +1,5 @@
 from laws.registry import Step, step_law
-from laws.spec import count, fitted, lines, plain
+from laws.spec import built_after_batch, count, fitted, lines, plain
 from model.events import Message
 
 
@@ -7,7 +7,7 @@ from model.events import Message
 def fit_merges_most_due(step: Step) -> None:
     """Each merge of a batch joins the pair with the greatest due, `(T - last)/2^l` as an
     exact fraction, the oldest among equals."""
-    if not isinstance(step.event, Message) or step.refused:
+    if not isinstance(step.event, Message) or step.refused or built_after_batch(step):
         return
     before = lines(step.before.chat.view) + [(0, count(step.before))]
     merges = [plain(n) for n in step.after.chat.merges]

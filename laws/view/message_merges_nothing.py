@@ -1,11 +1,13 @@
 from laws.registry import Step, step_law
-from laws.spec import batch_due
+from laws.spec import batch_due, built_after_batch
 from model.events import Message
 
 
 @step_law
 def message_merges_nothing(step: Step) -> None:
     """Between batches (not shrinking, not over CEILING) a message merges nothing."""
+    if built_after_batch(step):
+        return
     if (
         isinstance(step.event, Message)
         and not step.refused

@@ -310,7 +310,13 @@ def test_the_partial_engine_declaring_its_profile_agrees_on_the_whole_corpus(
     assert lacked["timed_out_render"]["fields_not_compared"] > 0
 
 
-BUG_SCENARIOS = ("random_07", "random_13", "chooser_2")
+BUG_SCENARIOS = ("random_07", "random_03", "chooser_2")
+"""Scenarios where the planted bug shows. Not random_13: since `free_leaves:
+queued` (issue 44) the bug, a free leaf counted as a placeholder in its
+message's batch, looks like that option wherever the leaf is offered at
+once; diagnose withholds the option (2 likely bugs show its symptom
+unexplained), but random_13, followed under it, then wanted `compaction_view`
+taken away, which stayed proposed."""
 
 
 def test_diagnose_shrinks_within_the_replays_it_is_given(
@@ -459,12 +465,12 @@ def test_diagnose_tells_the_differences_from_the_bug_in_one_engine(
 ) -> None:
     """The partial engine with the planted bug, declaring nothing: the
     proposal is its profile, and what is left is the bug, shrunk."""
-    code = diagnose(tmp_path, PARTIAL_ENGINE + " --bug", *PARTIAL_SCENARIOS, "random_13")
+    code = diagnose(tmp_path, PARTIAL_ENGINE + " --bug", *PARTIAL_SCENARIOS, "random_03")
     out = capsys.readouterr().out
     assert code == 1, out
-    assert proposed(out) == PARTIAL_PROPOSAL
+    assert proposed(out) == PARTIAL_PROPOSAL  # not random_13: see BUG_SCENARIOS
     bugs = re.findall(r"^  (\w+)\.jsonl: .*\n    shrunk to \d+ events", out, re.M)
-    assert "random_13" in bugs and "zoom_1" not in bugs, out
+    assert "random_03" in bugs and "zoom_1" not in bugs, out
     shrunk = re.findall(r"^    shrunk to (\d+) events: (.*)$", out, re.M)
     assert len(shrunk) == len(bugs), out
     for count, path in shrunk:

@@ -117,3 +117,25 @@ def test_message_sizes_count_utf8_bytes_with_or_without_ascii() -> None:
         assert planner.text((0, 0)) == "user: " + fits
         assert planner.text((0, 1)) is None
         assert planner.size() == (6 + len(fits.encode())) + 29
+
+
+def test_a_free_leaf_queued_is_logged_when_built_and_read_back(tmp_path: Path) -> None:
+    """Under `free_leaves: queued` (SPEC 10) the chat logs a free leaf when
+    the queue offers it and it is built (at the end of the call before it,
+    AHEAD 1, or within its own message), and a reopened chat folds it back
+    built, with its line."""
+    queued = Profile(queues_free_leaves=True)
+    constants = replace(SMALL, ahead=1)
+    with Chat.open(tmp_path, constants, Clock(), profile=queued) as chat:
+        chat.append("user", "x" * (constants.node + 1))
+        chat.append("user", "hi")
+        assert chat.planner.text((0, 1)) is None
+        chat.claim(0, 0)
+        chat.put(0, 0, "short")
+        assert chat.planner.text((0, 1)) == "user: hi"
+        chat.append("user", "yo")  # offered at once: built within its message
+        assert chat.planner.text((0, 2)) == "user: yo"
+    with Chat.open(tmp_path, constants, Clock(), profile=queued) as chat:
+        assert chat.planner.text((0, 1)) == "user: hi"
+        assert chat.planner.text((1, 0)) == "short\nuser: hi"  # the free merge above it
+        assert chat.planner.text((0, 2)) == "user: yo"

@@ -65,6 +65,9 @@ PROFILES = st.one_of(
             "replies_out": st.sampled_from(["ends", "asks"]),
             "given_line": st.sampled_from(["final", "reply", "cut"]),
             "trim_set": st.sampled_from(["unicode", "javascript", "ascii"]),
+            "free_leaves": st.sampled_from(["at_once", "queued"]),
+            "flat_lines": st.booleans(),
+            "ahead_limit": st.sampled_from(["bound", "none"]),
             "kinds": st.sets(st.sampled_from(KINDS), min_size=1).map(
                 lambda some: [kind for kind in KINDS if kind in some]
             ),

@@ -217,3 +217,51 @@ def test_the_trim_set_in_the_engine() -> None:
         p.start((0, 0))
         p.end((0, 0), f"{line} \t")
         assert p.text((0, 0)) == line
+
+
+def test_free_leaves_queued_in_the_engine() -> None:
+    c = Constants(node=16, jobs=1, ahead=1)
+    p = Planner(c, Profile.from_json({"free_leaves": "queued"}))
+    assert p.profile == Profile(queues_free_leaves=True)
+    p.message("user", "x" * 24)
+    p.message("user", "hi")
+    assert p.render().splitlines()[2] == "1+1|(not summarized yet: zoom it)"
+    assert p.size() == 29 + 29
+    assert refused(p.start, (0, 1)) == "ahead_bound"
+    p.start((0, 0))
+    assert p.end((0, 0), "ten bytes.").built == [(0, 0), (0, 1)]
+    assert p.text((0, 1)) == "user: hi" and p.running() == []
+    assert p.candidates() == ((1, 0),)
+    # With AHEAD 2 the leaf waits for the place of JOBS a running call holds.
+    q = Planner(Constants(node=16, jobs=1, ahead=2), Profile(queues_free_leaves=True))
+    q.message("user", "x" * 24)
+    q.start((0, 0))
+    assert q.message("user", "hi").built == [] and q.candidates() == ()
+    assert q.fail((0, 0)).built == [(0, 1)]
+    with pytest.raises(ValueError, match="free_leaves"):
+        Profile.from_json({"free_leaves": "never"})
+
+
+def test_flat_lines_in_the_engine() -> None:
+    p = Planner(C, Profile.from_json({"flat_lines": True}))
+    assert p.profile == Profile(flat_lines=True)
+    p.message("user", LONG)
+    p.start((0, 0))
+    assert p.end((0, 0), "a\r\nb").built == [(0, 0)]
+    assert p.text((0, 0)) == "a  b" and p.size() == 4
+    assert p.render() == "<chat>\n0+1|a  b\n</chat>"
+    with pytest.raises(ValueError, match="flat_lines"):
+        Profile.from_json({"flat_lines": "yes"})
+
+
+def test_ahead_limit_none_in_the_engine() -> None:
+    c = Constants(node=16, jobs=2, ahead=1)
+    spec = Planner(c)
+    none = Planner(c, Profile.from_json({"ahead_limit": "none"}))
+    for p in (spec, none):
+        p.message("user", LONG)
+        p.message("user", LONG)
+    assert spec.candidates() == ((0, 0),) and refused(spec.start, (0, 1)) == "ahead_bound"
+    assert none.candidates() == ((0, 0), (0, 1))
+    none.start((0, 1))
+    assert none.running() == [(0, 1)]

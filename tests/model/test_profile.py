@@ -316,3 +316,65 @@ def test_the_new_options_read_back_and_refuse_bad_values() -> None:
     ):
         with pytest.raises(ValueError):
             from_options(bad)
+
+
+def test_free_leaves_queued_as_spec_10_s_example() -> None:
+    c = Constants(node=16, jobs=1, ahead=1)
+    events = (Message("user", "x" * 24), Message("user", "hi"))  # lines of 30 and 8 bytes
+    spec = run(Profile(), *events, constants=c)
+    assert machine.render(spec).splitlines()[2] == "1+1|user: hi"
+    assert machine.candidates(spec) == (N(0, 0),)
+    queued = run(Profile(free_leaves="queued"), *events, constants=c)
+    assert machine.render(queued).splitlines()[2] == "1+1|(not summarized yet: zoom it)"
+    assert machine.size(queued) == 29 + 29
+    assert machine.candidates(queued) == (N(0, 0),)
+    assert refused(queued, start(0, 1)) == "ahead_bound"
+    done = machine.step(machine.step(queued, start(0, 0)), end(0, 0, "ten bytes."))
+    assert machine.text(done, N(0, 1)) == "user: hi" and done.started == ()
+    # The merge's source is 19 bytes: it needs a call, and is offered.
+    assert machine.candidates(done) == (N(1, 0),)
+    # With AHEAD 2, the leaf waits for the place of JOBS 0+1's call holds.
+    wide = Constants(node=16, jobs=1, ahead=2)
+    held = run(Profile(free_leaves="queued"), events[0], start(0, 0), events[1], constants=wide)
+    assert machine.text(held, N(0, 1)) is None and machine.candidates(held) == ()
+    freed = machine.step(held, fail(0, 0))
+    assert machine.text(freed, N(0, 1)) == "user: hi"
+    assert machine.text(run(Profile(), events[0], start(0, 0), events[1], constants=wide), N(0, 1))
+
+
+def test_a_free_leaf_the_queue_offers_may_end_a_wait() -> None:
+    """Under `free_leaves: queued` a free leaf is built within the event
+    after which the queue offers it, before the engine starts calls under
+    `calls: self`; under `resume: self` a wait it settles ends then."""
+    p = Profile(free_leaves="queued", calls="self", resume="self")
+    c = Constants(node=16, jobs=1, ahead=1)
+    s = run(p, Message("user", "x" * 24), Message("user", "hi"), Wait(), constants=c)
+    assert s.queue.running == (N(0, 0),) and s.queue.waiting
+    s = machine.step(s, end(0, 0, "ten bytes."))
+    assert machine.text(s, N(0, 1)) == "user: hi" and not s.queue.waiting
+    # The wait ended before the engine started calls: the merge it held back starts.
+    assert s.started == (N(1, 0),)
+
+
+def test_flat_lines_as_spec_10_s_example() -> None:
+    events = (LONG, start(0, 0), end(0, 0, "a\r\nb"))
+    spec, flat = run(Profile(), *events), run(Profile(flat_lines=True), *events)
+    assert machine.text(spec, N(0, 0)) == "a\r\nb" and machine.text(flat, N(0, 0)) == "a  b"
+    assert machine.render(spec) == "<chat>\n0+1|a b\n</chat>"
+    assert machine.render(flat) == "<chat>\n0+1|a  b\n</chat>"
+    assert machine.size(spec) == machine.size(flat) == 4
+    # Under trim_lines too: the ends are white space either way.
+    trimmed = run(
+        Profile(flat_lines=True, trim_lines=True), LONG, start(0, 0), end(0, 0, "\na\nb\r\n")
+    )
+    assert machine.text(trimmed, N(0, 0)) == "a b"
+
+
+def test_ahead_limit_none_as_spec_10_s_example() -> None:
+    c = Constants(node=16, jobs=2, ahead=1)
+    spec = run(Profile(), LONG, LONG, constants=c)
+    assert machine.candidates(spec) == (N(0, 0),)
+    assert refused(spec, start(0, 1)) == "ahead_bound"
+    none = run(Profile(ahead_limit="none"), LONG, LONG, constants=c)
+    assert machine.candidates(none) == (N(0, 0), N(0, 1))
+    assert machine.step(none, start(0, 1)).queue.running == (N(0, 1),)
