@@ -166,12 +166,9 @@ def _end(state: State, event: End) -> State:
 
 
 def _trimmed(line: str, p: Profile) -> str | None:
-    """A call's line checked for UTF-8, each line break a space under
-    `flat_lines`, and stripped under `trim_lines`; None when that leaves
-    nothing, which fails the call (SPEC 10)."""
+    """A call's line checked for UTF-8 and stripped under `trim_lines`; None
+    when that leaves nothing, which fails the call (SPEC 10)."""
     _check_utf8(line, "the line")
-    if p.flat_lines:
-        line = texts.spaced(line)
     if not p.trim_lines:
         return line
     return texts.strip(line, p.trim_set) or None
@@ -195,9 +192,14 @@ def _chosen(state: State, node: Node, replies: tuple[str, ...]) -> State:
 
 
 def _installed(state: State, node: Node, line: str) -> State:
-    """SPEC 5, 10: a call's line built, when it fits (1 to LINE bytes;
-    under `overlong: kept`, 1 byte or more); refused `line_fits` otherwise."""
+    """SPEC 5, 10: a call's line built (each line break a space under
+    `flat_lines`), when it fits (1 to LINE bytes; under `overlong: kept`, 1
+    byte or more); refused `line_fits` otherwise. Stripping under
+    `trim_lines` before or after the line breaks are made spaces leaves the
+    same line: every trim set holds the line breaks and the space."""
     c, p = state.constants, state.profile
+    if p.flat_lines:
+        line = texts.spaced(line)
     if not fits(line, c.node, p):
         most = "" if p.overlong == "kept" else f" to {p.line_limit(c.node)}"
         raise Refused("line_fits", f"a line is 1{most} bytes, not {texts.size(line)}")

@@ -1,5 +1,5 @@
 from laws.registry import Step, step_law
-from laws.spec import choose, conversation, name, plain, runs_out, source, strip, text
+from laws.spec import end_outcome, name, plain, text
 from model.events import End
 
 
@@ -11,20 +11,12 @@ def trim_lines_trims(step: Step) -> None:
     event = step.event
     if not isinstance(event, End) or step.refused:
         return
-    c, p, node = step.before.constants, step.before.profile, plain(event.node)
-    line = event.line
-    if line is None:
-        replies = conversation(step.before, node) + list(event.replies or ())
-        if p.replies_out == "asks" and runs_out(replies, c.node, c.tries, p):
-            return
-        line = choose(source(step.before, node), replies, c.node, c.tries, p)
-    if line is None:
+    node = plain(event.node)
+    outcome, installed = end_outcome(step.before, event, step.before.profile)
+    if outcome in ("ask", "refuse"):
         return
-    if p.flat_lines:
-        line = line.replace("\r", " ").replace("\n", " ")
-    installed = strip(line, p) if p.trim_lines else line
     built = text(step.after, node)
-    if installed:
+    if installed is not None:
         assert built == installed, f"{name(node)} was built with {built!r}, not {installed!r}"
         return
     failures = dict(step.after.queue.failures).get(event.node, 0)
