@@ -205,7 +205,7 @@ BREAKS = [
     Break(
         "trim_lines inert",
         "model/machine.py",
-        (("if p.trim_lines:", "if False:"),),
+        (("if not p.trim_lines:", "if True:"),),
         "laws",
         ("trim_lines_trims",),
     ),
@@ -587,7 +587,7 @@ RUNNER_BREAKS = [
         (
             (
                 'result.unsupported = str(answer["unsupported"])\n'
-                "            counted.compared -= exchange.position is not None\n",
+                "            read -= exchange.position is not None\n",
                 "return True\n",
             ),
         ),

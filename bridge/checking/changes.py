@@ -564,6 +564,21 @@ def symptom(found: Divergence) -> tuple[Any, ...]:
     return (found.field,)
 
 
+def mirrored(shown: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A symptom the other way round (`symptom`): the nodes only the engine
+    has and those only the model has swapped, `more` and `less` swapped; a
+    symptom with no direction is its own mirror."""
+    turned = {"+": "-", "-": "+", "more": "less", "less": "more"}
+    return tuple(
+        (turned[part[0]], *part[1:])
+        if isinstance(part, tuple) and part and part[0] in turned
+        else turned.get(part, part)
+        if isinstance(part, str) and k
+        else part
+        for k, part in enumerate(shown)
+    )
+
+
 def nodes(value: Any) -> bool:
     """Whether a value is a list of nodes (`[level, index]` pairs)."""
     return isinstance(value, list) and all(

@@ -362,7 +362,7 @@ def checked(
         reason += f"\nadopted; a divergence after adoption: {past}"
     return verdict(
         "FAIL",
-        failure=failure_of(path, found, profile, result.lacks, ready, options.live),
+        failure=failure_of(path, scenario, found, profile, result.lacks, ready, options.live),
         reason=reason,
         report=report,
         divergence=divergence_json(found),
@@ -380,6 +380,7 @@ def checked(
 
 def failure_of(
     path: Path,
+    scenario: Scenario,
     found: Divergence,
     profile: Profile,
     lacks: tuple[Capability, ...],
@@ -387,21 +388,23 @@ def failure_of(
     live: bool,
 ) -> Failure | None:
     """What explaining a FAIL by a rule slip needs (slips.py `Failure`): the
-    scenario read again, up to the divergence; None when it cannot be."""
+    scenario as the replay read it, up to the divergence (its tail, streamed,
+    still not read); None when it cannot be."""
     if found.answer is None:
         return None
+    at = [line["at"] for line in found.lines if "at" in line]
     try:
-        whole = read_checked(path)
-        scenario = cut(whole, found)
+        head = replace(scenario, events=scenario.events[: max(at) + 1]) if at else scenario
         # The answers the engine gave before the divergence, as the run
         # compared them: a transcript's are read, not replayed.
-        sent = (e for e in exchanges(path, whole, profile, live, lacks) if e.sent)
+        sent = (e for e in exchanges(path, head, profile, live, lacks) if e.sent)
         expected = [e.expected for e in islice(sent, found.index + 1)]
+        head = cut(head, found)
     except (ScenarioError, transcript.TranscriptError):
         return None
     return Failure(
         shown(path),
-        scenario,
+        head,
         profile,
         lacks,
         found.index,

@@ -39,8 +39,11 @@ The run, in phases:
      bug shows alike wherever it shows, and a change that explains a few of
      its places explains part of it away (an engine offering one leaf
      beyond AHEAD looks like `ahead_in_wait: false` while a turn waits, and
-     like nothing SPEC allows the rest of the time). The proposal without
-     it is checked again (phase 3), once.
+     like nothing SPEC allows the rest of the time); and when as many
+     likely bugs as needed it show that symptom the other way round under
+     the proposal (`mirrored`: with no AHEAD at all the model offers the
+     leaves such an engine still holds back). The proposal without it is
+     checked again (phase 3), once.
    The likely bugs are then grouped into causes exactly as `corpus`
    groups FAILs (bridge/checking/causes.py `group`: one cause, one likely
    bug), each cause's representative shrunk (in at most `--shrink-tries`
@@ -86,7 +89,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.checking.causes import Cause, Member, Replays, Signature, group, signature
-from bridge.checking.changes import LACKS, Change, Trial, applied
+from bridge.checking.changes import LACKS, Change, Trial, applied, mirrored
 from bridge.checking.compare import run
 from bridge.checking.coverage import Coverage
 from bridge.checking.shrink import cut, marked
@@ -399,7 +402,10 @@ def doubtful(
 ) -> dict[Change, tuple[tuple[Any, ...], int]]:
     """The proposed changes that explain a bug away (see the module's
     docstring, phase 4): each with the symptom it explained, and how many
-    likely bugs show it unexplained, more than the scenarios that needed it."""
+    likely bugs show it unexplained, more than the scenarios that needed it;
+    or show it the other way round (`mirrored`), as many as needed it: under
+    the proposal the model now has what the engine lacks, the change went
+    past what the engine does."""
     shown = Counter(b.steps[-1].symptom for b in bugs)
     out = {}
     for change, paths in needing.items():
@@ -409,6 +415,11 @@ def doubtful(
         worst = max(explained, key=lambda s: shown[s], default=None)
         if worst is not None and shown[worst] > len(paths):
             out[change] = (worst, shown[worst])
+            continue
+        turned = [s for s in explained if mirrored(s) != s]
+        past = max(turned, key=lambda s: shown[mirrored(s)], default=None)
+        if past is not None and shown[mirrored(past)] >= len(paths):
+            out[change] = (past, shown[mirrored(past)])
     return out
 
 
