@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 
 from model import machine
 from model.constants import Constants
@@ -40,3 +43,18 @@ def random_scenario(seed: int, count: int, constants: Constants = SMALL) -> Scen
         state = machine.step(state, event)
         events.append(event)
     return Scenario(constants_dict(constants), [event_dict(e) for e in events], "test", seed)
+
+
+def in_plain_python(path: str, *tests: str) -> None:
+    """Run tests of `path` in a pytest process whose planner is plain Python
+    (OPTCHAT_PURE=1): a bug planted by patching the engine's classes never
+    reaches the C build, whose compiled code calls its own methods."""
+    ids = [f"{path}::{test}" for test in tests]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-o", "addopts=-q", "-p", "no:cacheprovider", *ids],
+        env={**os.environ, "OPTCHAT_PURE": "1"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and f"{len(ids)} passed" in done.stdout, done.stdout + done.stderr
