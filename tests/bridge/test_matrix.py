@@ -80,7 +80,8 @@ def hostile(report: Path, into: Path) -> Path:
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """Each engine's run on SOME (its pages and report in a folder of its
-    own), and the hostile report."""
+    own), and the hostile report. Made once: the tests that take it share
+    an xdist group, so one worker runs them both."""
     node = toolchain("node")
     folder = tmp_path_factory.mktemp("matrix")
     engines = {
@@ -137,6 +138,7 @@ def sorted_from(dom: str) -> str:
 
 
 @needs_chromium
+@pytest.mark.xdist_group("matrix")  # one worker runs the engines for both
 def test_the_page_of_three_engines_shows_each_report_s_outcomes_sorts_and_escapes(
     reports: list[Path], tmp_path: Path
 ) -> None:
@@ -309,6 +311,7 @@ def earlier(report: Path, into: Path) -> Path:
 
 
 @needs_chromium
+@pytest.mark.xdist_group("matrix")  # one worker runs the engines for both
 def test_five_reports_show_verdicts_colours_families_filters_and_a_history(
     reports: list[Path], tmp_path: Path
 ) -> None:
