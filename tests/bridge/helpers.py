@@ -45,11 +45,11 @@ def random_scenario(seed: int, count: int, constants: Constants = SMALL) -> Scen
     return Scenario(constants_dict(constants), [event_dict(e) for e in events], "test", seed)
 
 
-def in_plain_python(path: str, *tests: str) -> None:
-    """Run tests of `path` in a pytest process whose planner is plain Python
-    (OPTCHAT_PURE=1): a bug planted by patching the engine's classes never
-    reaches the C build, whose compiled code calls its own methods."""
-    ids = [f"{path}::{test}" for test in tests]
+def in_plain_python(*ids: str) -> None:
+    """Run the tests `ids` (pytest node ids) in one pytest process whose
+    planner is plain Python (OPTCHAT_PURE=1): a bug planted by patching the
+    engine's classes never reaches the C build, whose compiled code calls
+    its own methods."""
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-o", "addopts=-q", "-p", "no:cacheprovider", *ids],
         env={**os.environ, "OPTCHAT_PURE": "1"},

@@ -17,7 +17,6 @@ import pytest
 
 import impl
 from bridge import cli
-from tests.bridge.helpers import in_plain_python
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "bridge" / "engines"))
@@ -60,7 +59,7 @@ def corpus(capsys: pytest.CaptureFixture[str], tmp_path: Path, *names: str) -> t
     return out, json.loads(report.read_text())
 
 
-@pytest.mark.skipif(impl.COMPILED, reason="a planted bug never reaches the C build; see below")
+@pytest.mark.skipif(impl.COMPILED, reason="a patch misses the C build: test_plain_python.py")
 def test_one_bug_shown_at_several_kinds_of_events_is_one_cause(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -77,7 +76,7 @@ def test_one_bug_shown_at_several_kinds_of_events_is_one_cause(
     assert out.splitlines()[-1].startswith(f"{n} scenarios: {n} FAIL from 1 cause")
 
 
-@pytest.mark.skipif(impl.COMPILED, reason="a planted bug never reaches the C build; see below")
+@pytest.mark.skipif(impl.COMPILED, reason="a patch misses the C build: test_plain_python.py")
 def test_two_bugs_no_slip_explains_are_two_causes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -87,13 +86,3 @@ def test_two_bugs_no_slip_explains_are_two_causes(
     by_part = {c["part"]: sorted(Path(p).stem for p in c["scenarios"]) for c in report["causes"]}
     assert by_part == {"queue": sorted(AHEAD), "zoom": ZOOM}, out
     assert all(c["slip"] is None for c in report["causes"])
-
-
-@pytest.mark.skipif(not impl.COMPILED, reason="the tests above run here")
-def test_the_unexplained_plants_in_plain_python() -> None:
-    """The planted-bug tests above, in a process whose planner is plain Python."""
-    in_plain_python(
-        __file__,
-        "test_one_bug_shown_at_several_kinds_of_events_is_one_cause",
-        "test_two_bugs_no_slip_explains_are_two_causes",
-    )

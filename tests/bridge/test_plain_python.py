@@ -1,0 +1,31 @@
+"""The tests that plant a bug by patching the engine's classes (`impl`,
+in process), run where the C build is loaded: compiled code calls its own
+methods, so a patched class attribute never reaches it, and each of these
+tests skips itself there. All of them run here in one pytest process whose
+planner is plain Python (OPTCHAT_PURE=1): one start of pytest for all,
+not one for each file."""
+
+from __future__ import annotations
+
+import pytest
+
+import impl
+from tests.bridge.helpers import in_plain_python
+
+PLANTED = {
+    "tests/bridge/test_bridge.py": ("test_a_broken_engine_yields_a_shrunk_regression",),
+    "tests/bridge/test_slips.py": (
+        "test_two_planted_bugs_are_two_slips_each_shrunk_to_its_bug_alone",
+        "test_fuzz_passes_over_a_known_slip_without_shrinking",
+    ),
+    "tests/bridge/test_unexplained_causes.py": (
+        "test_one_bug_shown_at_several_kinds_of_events_is_one_cause",
+        "test_two_bugs_no_slip_explains_are_two_causes",
+    ),
+}
+"""Each file's tests that patch the engine (each skipped under the C build)."""
+
+
+@pytest.mark.skipif(not impl.COMPILED, reason="the planted-bug tests run in this process")
+def test_the_planted_bugs_in_plain_python() -> None:
+    in_plain_python(*(f"{path}::{test}" for path, tests in PLANTED.items() for test in tests))
