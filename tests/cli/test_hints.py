@@ -165,10 +165,17 @@ def test_an_installed_runner_prints_hints_that_work(
     runner = Runner([command], tmp_path, installed.env)
     assert_hints_work(runner, lambda prog: prog == command)
     assert_reference_agrees(runner)
-    # With its folder on PATH (an activated venv, pipx), the hint is the bare name.
+    # With its folder on PATH (an activated venv, pipx), the hint is the bare
+    # name: every hint starts with the one program name (invocation.command,
+    # shown whole above), so its usage line and a hint run from PATH show it.
     path = os.pathsep.join([str(installed.venv / "bin"), installed.env.get("PATH", "")])
     on_path = Runner([command], tmp_path, {**installed.env, "PATH": path})
-    assert_hints_work(on_path, lambda prog: prog == "optchat-spec")
+    assert usage(on_path("--help")).startswith("optchat-spec [-h]")
+    failed = on_path("corpus", "--engine", WRONG, "--only", "random_00", "--shrink-tries", "0")
+    again = said(failed, "", SHRUNK)
+    assert again.startswith("optchat-spec compare "), again
+    replayed = on_path.shell(again + " --shrink-tries 1")
+    assert replayed.returncode == 1 and "field 'size' (SPEC 3)" in replayed.stdout, replayed
     assert_expect_is_for_a_clone(runner)
 
 
