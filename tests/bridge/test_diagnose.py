@@ -312,8 +312,8 @@ def test_the_partial_engine_declaring_its_profile_agrees_on_the_whole_corpus(
 
 BUG_SCENARIOS = ("random_07", "chooser_2", "random_21")
 """Scenarios where the planted bug shows (random_21, 1,423 events, where
-random_03 had 4,889: the same findings for half the CPU). Not random_13: since `free_leaves:
-queued` (issue 44) the bug, a free leaf counted as a placeholder in its
+random_03 had 4,889: the same findings for half the CPU). Not random_13:
+since `free_leaves: queued` (issue 44) the bug, a free leaf counted as a placeholder in its
 message's batch, looks like that option wherever the leaf is offered at
 once; diagnose withholds the option (2 likely bugs show its symptom
 unexplained), but random_13, followed under it, then wanted `compaction_view`
