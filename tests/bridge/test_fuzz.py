@@ -92,7 +92,9 @@ def test_a_planted_break_is_found_shrunk_written_and_replayed(
     code = fuzz(
         *("--engine", LATE_CAP, "--histories", "200", "--seed", "2", "--database", str(kept)),
         *("--max-causes", "1"),
-        *("--shrink-tries", "300", "--regressions", str(found)),
+        # Its 82 events shrink to 3 within 121 replays (61 leave 25): the
+        # budget counts replays, so a slow machine gets the same scenario.
+        *("--shrink-tries", "150", "--regressions", str(found)),
     )
     out = capsys.readouterr().out
     assert code == 1, out
