@@ -11,7 +11,10 @@ request (a gate's module, arguments, folder, environment, and the write end
 of a pipe for its output) from a socket, forks a child that makes itself a
 session of its own, sends back its pid, and sends its exit code when it
 ends. Its children's CPU seconds are its own once waited for, so the
-mutants stage's CPU time still holds every gate's.
+mutants stage's CPU time still holds every gate's. Ctrl-C is the caller's
+to handle (the server ignores it; each gate, a session of its own, never
+gets the terminal's), and the server ends when the caller closes its end
+of the socket, or ends.
 """
 
 from __future__ import annotations
@@ -43,13 +46,15 @@ PRELOADED = (
 modules and the third-party ones the laws and the runner's tests import."""
 
 SERVER = """
-import json, os, runpy, select, socket, sys, traceback
+import json, os, runpy, select, signal, socket, sys, traceback
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 link = socket.socket(fileno=int(sys.argv[1]))
 for name in sys.argv[2:]:
     __import__(name)
 
 def child(request, out):
     link.close()
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     os.setsid()
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
