@@ -18,7 +18,9 @@ pytest stopped at its first failure (`-x`), the tests that should fail first.
 The full run names everything that catches each break.
 
 The copy holds the sources only, not the engine's C build (build/ is not part
-of the project), so an engine break runs as plain Python there."""
+of the project), so an engine break runs as plain Python there. Each gate
+is a fork of one server that imported the third-party modules once
+(laws/forks.py), not a fresh interpreter."""
 
 from __future__ import annotations
 
@@ -890,10 +892,9 @@ def run_process(
     **env: str,
 ) -> Gate:
     """Run a gate's command in the copy (with `env` beside the copy's own), in
-    its own process group (a fork of
-    `forks` for a `-m MODULE` command, else a fresh interpreter), reading
-    what it prints as it comes; with `stop`, kill the group at the first
-    FAIL line. The group is killed too when it has used `seconds` of CPU
+    its own process group (a fork of `forks` for a `-m MODULE` command, else
+    a fresh interpreter), reading what it prints as it comes; with `stop`,
+    kill the group at the first FAIL line. The group is killed too when it has used `seconds` of CPU
     (summed over its processes: a loaded machine gives it the same budget as
     a quiet one), or when it used none for STALL wall seconds (hung);
     without /proc, after `seconds` of wall time."""
