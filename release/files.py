@@ -34,10 +34,12 @@ DEV_ONLY = (
     "impl/build.py",
     "scenarios/generate.py",
     "laws/mutants.py",
+    "laws/forks.py",
     "laws/mutation.py",
 )
 """Tools of a clone that need what an installed runner lacks (mypyc, numpy,
-mutmut, the project's own tests and git history): never shipped."""
+mutmut, the project's own tests and git history), and what only they use
+(laws/forks.py, for laws/mutants.py): never shipped."""
 
 RENAMED = {"SPEC.md": "bridge/SPEC.md"}
 """Files shipped under another path: {path in the project: path shipped}."""

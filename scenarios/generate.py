@@ -170,6 +170,16 @@ def space_end(spaced: Counter[str], what: str) -> str:
     return SPACE_ENDS[(spaced[what] - 1) % len(SPACE_ENDS)]
 
 
+def spaced_with(text: str, char: str) -> str:
+    """`text` with each space made `char`, cut back to its size at a
+    character boundary and padded with `.` (as `sized_text`), then ending in
+    `char`: a word cut (SPEC 10 `cut`) of it backs up to `char` under the
+    sets of white space that hold it, and past it under those that do not."""
+    size = len(text.encode("utf-8"))
+    spaced = text.replace(" ", char).encode("utf-8")[:size].decode("utf-8", errors="ignore")
+    return spaced + "." * (size - len(spaced.encode("utf-8"))) + char
+
+
 class Run:
     """One chat being generated: the model state, the events written so far
     and the tally. Each method writes one event and steps the model with it;
@@ -256,7 +266,8 @@ class Run:
         """End a call with its line (SPEC 5: every built line is 1 to NODE
         bytes), or with the replies it got. Where calls end with replies,
         every fourth reply and every eighth end's line end in a character the
-        named sets of white space disagree on (SPEC 3.6): `space_end`."""
+        named sets of white space disagree on (SPEC 3.6): `space_end`; such a
+        reply has it between its words too (`spaced_with`)."""
         at = len(self.events)
         if self.replies and at % 8 == 5:
             text = self._text(min(self._line_size(), self.constants.node - 3))
@@ -269,7 +280,7 @@ class Run:
             replies: list[dict[str, Any]] = [{"size": n} for n in sizes]
             for k in range(len(texts)):
                 if (at + k) % 4 == 0:
-                    texts[k] += space_end(self.spaced, "reply")
+                    texts[k] = spaced_with(texts[k], space_end(self.spaced, "reply"))
                     replies[k] = {"text": texts[k]}
             record = {"event": "end", **self._call(node), "replies": replies}
             self._step(End(node, replies=tuple(texts)), record)
@@ -957,7 +968,8 @@ def chooser(number: int) -> Scenario:
     fitting ones, empty ones, and follow-ups exactly as long as the one
     before; the engine chooses each line. Every fourth reply, and the line
     of every eighth end (given, not chosen), ends in a character the named
-    sets of white space disagree on (SPEC 3.6)."""
+    sets of white space disagree on (SPEC 3.6), the reply with it between
+    its words too, where a word cut backs up to it."""
     seed = 20_000 + number
     rng = Generator(PCG64(seed))
     constants = replace(random_constants(rng), node=(64, 128, 512)[number % 3])

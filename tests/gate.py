@@ -95,7 +95,7 @@ STAGES = [
             f"the engine under the {name} profile against that profile's transcripts",
             needs=ENGINE,
         )
-        for name in ("deviant", "policies")
+        for name in ("deviant", "policies", "words")
     ),
     Stage(
         "fuzz",

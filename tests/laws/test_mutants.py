@@ -1,6 +1,7 @@
 """`python -m laws.mutants`: the three outcomes from what a gate printed and
 how it exited, every break still planted in today's sources, gates stopped at
-their first catch or at a time-out, and one real run of two cheap breaks."""
+their first catch or at a time-out, gates forked from a server with the
+imports done, and one real run of two cheap breaks."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 from laws import mutants
 from laws.all import all_laws
+from laws.forks import Forks
 from laws.mutants import CAUGHT, HARNESS, MISSED, Break, Gate, classify
 
 LAWS_HOLD = "law  result\nview_covers  holds\nALL 47 LAWS HOLD (60.0 s, profile ci)\n"
@@ -179,6 +181,33 @@ def test_the_first_fail_stops_the_gate(tmp_path: Path) -> None:
     assert time.monotonic() - began < 50, "the gate ran on past its first FAIL"
     assert (gate.stopped, gate.timed_out, gate.code) == (True, False, None)
     assert classify("bridge", gate) == mutants.Outcome(CAUGHT, ("b.jsonl",))
+
+
+def test_a_forked_gate_runs_the_copy_s_modules_and_keeps_its_exit_and_its_stop(
+    tmp_path: Path,
+) -> None:
+    """A gate forked from the server that imported Hypothesis and pytest
+    imports the project from its copy (where the break is), exits with its
+    own code, and is killed at its first FAIL as a fresh interpreter is."""
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "__init__.py").write_text("PLANTED = 'in the copy'\n")
+    (tmp_path / "gate_a.py").write_text(
+        "import sys, model\nprint(model.PLANTED, sys.argv[1:], flush=True)\nsys.exit(3)\n"
+    )
+    (tmp_path / "gate_b.py").write_text(
+        "import time\nprint('[1/2] FAIL b.jsonl (0.1 s, 0 s in all)', flush=True)\ntime.sleep(60)\n"
+    )
+    forks = Forks()
+    try:
+        ran = mutants.run_process(["-m", "gate_a", "x"], tmp_path, 30, False, forks)
+        began = time.monotonic()
+        stopped = mutants.run_process(["-m", "gate_b"], tmp_path, 30, True, forks)
+    finally:
+        forks.close()
+    assert (ran.code, ran.output) == (3, "in the copy ['x']\n")
+    assert time.monotonic() - began < 50, "the fork ran on past its first FAIL"
+    assert (stopped.stopped, stopped.code) == (True, None)
+    assert forks.server.returncode == 0
 
 
 def test_a_gate_past_its_cpu_budget_is_killed_and_a_harness_error(tmp_path: Path) -> None:
