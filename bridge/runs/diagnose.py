@@ -114,20 +114,51 @@ rounds try only the changes it concerns on it (a bug seen in forty
 scenarios is searched in full in the first few)."""
 
 
-def propose(base: Trial, diagnoses: list[Diagnosis]) -> tuple[Trial, dict[Change, list[Path]]]:
+def propose(
+    base: Trial, diagnoses: list[Diagnosis], settled: bool = True
+) -> tuple[Trial, dict[Change, list[Path]]]:
     """The profile and capabilities the scenarios ask for (see the module's
     docstring, phase 2): never a capability lacked that the engine got
     right in some scenario; and, for each change proposed, the scenarios
-    that needed it."""
+    that needed it. A guessed value needed where other options did as well
+    (`Step.alternatives`) votes only when the proposal of the other votes
+    holds none of them, and only once `settled` (the rounds over: until
+    then the scenarios still to follow may tell which it is)."""
     voting = [d for d in diagnoses if d.status == "explained"]
     right = {name for d in diagnoses for name in d.right}
+    alike = [s for d in voting for s in d.steps if s.alternatives]
+    softly = {
+        (d.path, c) for d in voting for s in d.steps if s.alternatives for c in s.explained_by
+    }
     votes: Counter[Change] = Counter(
-        c for d in voting for c in d.needed if c.option != LACKS or c.value not in right
+        c
+        for d in voting
+        for c in d.needed
+        if (c.option != LACKS or c.value not in right) and (d.path, c) not in softly
     )
+    made = chosen(base, votes)
+    if settled:
+        held = applied(base, made) or base
+        votes.update(
+            c
+            for s in alike
+            if not any(holds(held, option) for option in (s.explained_by, *s.alternatives))
+            for c in s.explained_by
+        )
+        made = chosen(base, votes)
+    proposed = applied(base, made) or base
+    needing = {c: sorted(d.path for d in voting if c in d.needed) for c in made}
+    return proposed, needing
+
+
+def chosen(base: Trial, votes: Counter[Change]) -> tuple[Change, ...]:
+    """Each option at the value the most votes ask for (the declared value
+    on a tie), a tolerance at the greatest asked for; each capability lacked
+    that any vote asks for: the changes from `base`."""
     by_key: dict[tuple[str, Any], list[Change]] = {}
     for change in sorted(votes):
         by_key.setdefault(change.key, []).append(change)
-    chosen = []
+    out = []
     for key, offered in by_key.items():
         most = max(votes[c] for c in offered)
         winners = [c for c in offered if votes[c] == most]
@@ -137,13 +168,22 @@ def propose(base: Trial, diagnoses: list[Diagnosis]) -> tuple[Trial, dict[Change
             winners = [max(offered, key=lambda c: c.value)]
         if key[0] != LACKS and any(c.value == getattr(base.profile, c.option) for c in winners):
             continue
-        chosen.append(winners[0])
-    made = tuple(
-        c for c in chosen if c.option == LACKS or c.value != getattr(base.profile, c.option)
+        out.append(winners[0])
+    return tuple(c for c in out if c.option == LACKS or c.value != getattr(base.profile, c.option))
+
+
+def holds(trial: Trial, made: tuple[Change, ...]) -> bool:
+    """Whether `trial` has the changes made: each option at its value (a
+    tolerance at it or above: a line that fits one fits any greater), each
+    capability lacked."""
+    return all(
+        c.value not in trial.held
+        if c.option == LACKS
+        else getattr(trial.profile, c.option) >= c.value
+        if c.option == "tolerance"
+        else getattr(trial.profile, c.option) == c.value
+        for c in made
     )
-    proposed = applied(base, made) or base
-    needing = {c: sorted(d.path for d in voting if c in d.needed) for c in made}
-    return proposed, needing
 
 
 @dataclass
@@ -474,7 +514,8 @@ def phases(
         for d in each(work):
             state.followed[d.path] = d
         was = state.proposed
-        state.proposed, state.needing = propose(state.base, list(state.followed.values()))
+        last = len(state.followed) == len(state.paths)
+        state.proposed, state.needing = propose(state.base, list(state.followed.values()), last)
         if state.proposed != was:
             said(state, "proposal so far")
         seen = Counter(
