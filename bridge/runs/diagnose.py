@@ -34,7 +34,8 @@ The run, in phases:
      `rightly`), unless the engine left the field out or answered
      unsupported; never proposed when it got it right in any scenario (a
      compaction view right until a bug shows is no missing view).
-   - A proposed change is withdrawn when a symptom it explained shows,
+   - A proposed change is withdrawn when every symptom it explained is a
+     bug's. A symptom is a bug's when it shows,
      unexplained, in more likely bugs than the scenarios that needed it: a
      bug shows alike wherever it shows, and a change that explains a few of
      its places explains part of it away (an engine offering one leaf
@@ -42,8 +43,10 @@ The run, in phases:
      like nothing SPEC allows the rest of the time); and when as many
      likely bugs as needed it show that symptom the other way round under
      the proposal (`mirrored`: with no AHEAD at all the model offers the
-     leaves such an engine still holds back). The proposal without it is
-     checked again (phase 3), once.
+     leaves such an engine still holds back). A change that also explained
+     a symptom no likely bug shows is kept: symptoms are coarse, and a real
+     difference (`retry: "tick"`) can share one with a bug. The proposal
+     without the withdrawn changes is checked again (phase 3), once.
    The likely bugs are then grouped into causes exactly as `corpus`
    groups FAILs (bridge/checking/causes.py `group`: one cause, one likely
    bug), each cause's representative shrunk (in at most `--shrink-tries`
@@ -441,25 +444,29 @@ def doubtful(
     needing: dict[Change, list[Path]], followed: dict[Path, Diagnosis], bugs: list[Diagnosis]
 ) -> dict[Change, tuple[tuple[Any, ...], int]]:
     """The proposed changes that explain a bug away (see the module's
-    docstring, phase 4): each with the symptom it explained, and how many
-    likely bugs show it unexplained, more than the scenarios that needed it;
-    or show it the other way round (`mirrored`), as many as needed it: under
+    docstring, phase 4): those whose every symptom explained is a bug's,
+    each with the symptom and how many likely bugs show it. A symptom is a
+    bug's when more likely bugs show it unexplained than scenarios needed
+    the change, or as many show it the other way round (`mirrored`: under
     the proposal the model now has what the engine lacks, the change went
-    past what the engine does."""
+    past what the engine does). A change that also explained a symptom no
+    likely bug shows is a difference of the engine's (`retry: "tick"`
+    needed beside no AHEAD at the bug's first divergence, and alone where a
+    held node restarts)."""
     shown = Counter(b.steps[-1].symptom for b in bugs)
     out = {}
     for change, paths in needing.items():
         explained = {
             step.symptom for p in paths for step in followed[p].steps if change in step.explained_by
         }
-        worst = max(explained, key=lambda s: shown[s], default=None)
-        if worst is not None and shown[worst] > len(paths):
-            out[change] = (worst, shown[worst])
-            continue
-        turned = [s for s in explained if mirrored(s) != s]
-        past = max(turned, key=lambda s: shown[mirrored(s)], default=None)
-        if past is not None and shown[mirrored(past)] >= len(paths):
-            out[change] = (past, shown[mirrored(past)])
+        suspect = {}
+        for symptom in explained:
+            if shown[symptom] > len(paths):
+                suspect[symptom] = (symptom, shown[symptom])
+            elif mirrored(symptom) != symptom and shown[mirrored(symptom)] >= len(paths):
+                suspect[symptom] = (symptom, shown[mirrored(symptom)])
+        if suspect and len(suspect) == len(explained):
+            out[change] = max(suspect.values(), key=lambda pair: pair[1])
     return out
 
 
