@@ -202,7 +202,7 @@ def test_a_planted_ahead_bug_is_a_likely_bug_not_a_difference(
 
 
 def test_a_change_that_explains_what_likely_bugs_show_is_withdrawn() -> None:
-    """The rule itself, on made-up verdicts: a change is doubtful when a
+    """The rule itself, on made-up verdicts: a change is doubtful when every
     symptom it explained shows in more likely bugs than the scenarios that
     needed it, or the other way round in as many."""
     from bridge.runs.diagnose import doubtful
@@ -226,6 +226,10 @@ def test_a_change_that_explains_what_likely_bugs_show_is_withdrawn() -> None:
     needing = {lifted: [Path("a")], tick: [Path("b"), Path("c")]}
     assert doubtful(needing, followed, bugs[:1]) == {}
     assert doubtful(needing, followed, bugs[:2]) == {lifted: (extra_leaf, 2)}
+    # `tick` also explained a symptom no likely bug shows: a difference of
+    # the engine's that shares a coarse symptom with the bug, kept.
+    assert doubtful(needing, followed, bugs) == {lifted: (extra_leaf, 3)}
+    followed[Path("b")] = scenario("b", at(tick, extra_leaf))
     both = {lifted: (extra_leaf, 3), tick: (extra_leaf, 3)}
     assert doubtful(needing, followed, bugs) == both
     # A likely bug showing it the other way round under the proposal (the
