@@ -15,7 +15,12 @@ The run, in phases:
    explaining it is tried, in later rounds, only with the changes it
    concerns: a bug seen in forty scenarios is searched in full in a few.
 2. **Propose**: each option at the value the most scenarios needed, the
-   declared value on a tie; each capability lacked that any needed.
+   declared value on a tie; each capability lacked that any needed. A
+   guessed value that another option moved as far (bridge/runs/follow.py
+   `Follower.alike`: a given line one byte over NODE installed fits a
+   tolerance of 1.02 and `overlong: kept` alike) votes only once the
+   rounds are over, and only where the proposal holds none of them: a
+   wrong guess taken early would be where every later scenario starts.
 3. **Check** each scenario again under the proposal, unless its last
    replay was under it, or what the proposal adds to the trial it agreed
    under cannot change its replay (bridge/checking/changes.py `inert`).
