@@ -206,18 +206,34 @@ def expected_fields(exchange: Exchange, keys: dict[str, bytes]) -> list[str]:
     return [name for name in keys if name in exchange.expected]
 
 
+TWINS = {"render_timed_out": "render", "render_timed_out_crc": "render_crc"}
+"""Fields an engine without their capability may answer with another's
+value (the Rust engine of issue 40 answers a timed-out render with its
+plain render)."""
+
+
+def telling(expected: dict[str, Any], name: str) -> bool:
+    """Whether an answer right in field `name` tells that the engine has
+    what the field needs: a field with a twin (`TWINS`) only where the
+    answer holds the twin at another value."""
+    twin = TWINS.get(name)
+    return twin is None or (twin in expected and expected[twin] != expected[name])
+
+
 def rightly(exchange: Exchange, lacks: tuple[Capability, ...]) -> set[str]:
     """The capabilities not in `lacks` that an answer equal to the expected
-    one got right: one owning a field the answer holds; one owning none, at
-    one of its events (`replies`: an `end` with replies)."""
+    one got right: one owning a field the answer holds where it tells
+    (`telling`); one owning none, at one of its events (`replies`: an
+    `end` with replies)."""
     lacked = {c.name for c in lacks}
     kind = exchange.line.get("event")
+    expected = exchange.expected
     out = set()
     for c in CAPABILITIES:
         if c.name in lacked:
             continue
         if c.fields:
-            if any(f in exchange.expected for f in c.fields):
+            if any(f in expected and telling(expected, f) for f in c.fields):
                 out.add(c.name)
         elif kind in c.events and (c.handling != GIVEN or "replies" in exchange.line):
             out.add(c.name)

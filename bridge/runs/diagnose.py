@@ -15,7 +15,12 @@ The run, in phases:
    explaining it is tried, in later rounds, only with the changes it
    concerns: a bug seen in forty scenarios is searched in full in a few.
 2. **Propose**: each option at the value the most scenarios needed, the
-   declared value on a tie; each capability lacked that any needed.
+   declared value on a tie; each capability lacked that any needed. A
+   guessed value that another option moved as far (bridge/runs/follow.py
+   `Follower.alike`: a given line one byte over NODE installed fits a
+   tolerance of 1.02 and `overlong: kept` alike) votes only once the
+   rounds are over, and only where the proposal holds none of them: a
+   wrong guess taken early would be where every later scenario starts.
 3. **Check** each scenario again under the proposal, unless its last
    replay was under it, or what the proposal adds to the trial it agreed
    under cannot change its replay (bridge/checking/changes.py `inert`).
@@ -34,7 +39,8 @@ The run, in phases:
      `rightly`), unless the engine left the field out or answered
      unsupported; never proposed when it got it right in any scenario (a
      compaction view right until a bug shows is no missing view).
-   - A proposed change is withdrawn when a symptom it explained shows,
+   - A proposed change is withdrawn when every symptom it explained is a
+     bug's. A symptom is a bug's when it shows,
      unexplained, in more likely bugs than the scenarios that needed it: a
      bug shows alike wherever it shows, and a change that explains a few of
      its places explains part of it away (an engine offering one leaf
@@ -42,8 +48,10 @@ The run, in phases:
      like nothing SPEC allows the rest of the time); and when as many
      likely bugs as needed it show that symptom the other way round under
      the proposal (`mirrored`: with no AHEAD at all the model offers the
-     leaves such an engine still holds back). The proposal without it is
-     checked again (phase 3), once.
+     leaves such an engine still holds back). A change that also explained
+     a symptom no likely bug shows is kept: symptoms are coarse, and a real
+     difference (`retry: "tick"`) can share one with a bug. The proposal
+     without the withdrawn changes is checked again (phase 3), once.
    The likely bugs are then grouped into causes exactly as `corpus`
    groups FAILs (bridge/checking/causes.py `group`: one cause, one likely
    bug), each cause's representative shrunk (in at most `--shrink-tries`
@@ -114,20 +122,51 @@ rounds try only the changes it concerns on it (a bug seen in forty
 scenarios is searched in full in the first few)."""
 
 
-def propose(base: Trial, diagnoses: list[Diagnosis]) -> tuple[Trial, dict[Change, list[Path]]]:
+def propose(
+    base: Trial, diagnoses: list[Diagnosis], settled: bool = True
+) -> tuple[Trial, dict[Change, list[Path]]]:
     """The profile and capabilities the scenarios ask for (see the module's
     docstring, phase 2): never a capability lacked that the engine got
     right in some scenario; and, for each change proposed, the scenarios
-    that needed it."""
+    that needed it. A guessed value needed where other options did as well
+    (`Step.alternatives`) votes only when the proposal of the other votes
+    holds none of them, and only once `settled` (the rounds over: until
+    then the scenarios still to follow may tell which it is)."""
     voting = [d for d in diagnoses if d.status == "explained"]
     right = {name for d in diagnoses for name in d.right}
+    alike = [s for d in voting for s in d.steps if s.alternatives]
+    softly = {
+        (d.path, c) for d in voting for s in d.steps if s.alternatives for c in s.explained_by
+    }
     votes: Counter[Change] = Counter(
-        c for d in voting for c in d.needed if c.option != LACKS or c.value not in right
+        c
+        for d in voting
+        for c in d.needed
+        if (c.option != LACKS or c.value not in right) and (d.path, c) not in softly
     )
+    made = chosen(base, votes)
+    if settled:
+        held = applied(base, made) or base
+        votes.update(
+            c
+            for s in alike
+            if not any(holds(held, option) for option in (s.explained_by, *s.alternatives))
+            for c in s.explained_by
+        )
+        made = chosen(base, votes)
+    proposed = applied(base, made) or base
+    needing = {c: sorted(d.path for d in voting if c in d.needed) for c in made}
+    return proposed, needing
+
+
+def chosen(base: Trial, votes: Counter[Change]) -> tuple[Change, ...]:
+    """Each option at the value the most votes ask for (the declared value
+    on a tie), a tolerance at the greatest asked for; each capability lacked
+    that any vote asks for: the changes from `base`."""
     by_key: dict[tuple[str, Any], list[Change]] = {}
     for change in sorted(votes):
         by_key.setdefault(change.key, []).append(change)
-    chosen = []
+    out = []
     for key, offered in by_key.items():
         most = max(votes[c] for c in offered)
         winners = [c for c in offered if votes[c] == most]
@@ -137,13 +176,22 @@ def propose(base: Trial, diagnoses: list[Diagnosis]) -> tuple[Trial, dict[Change
             winners = [max(offered, key=lambda c: c.value)]
         if key[0] != LACKS and any(c.value == getattr(base.profile, c.option) for c in winners):
             continue
-        chosen.append(winners[0])
-    made = tuple(
-        c for c in chosen if c.option == LACKS or c.value != getattr(base.profile, c.option)
+        out.append(winners[0])
+    return tuple(c for c in out if c.option == LACKS or c.value != getattr(base.profile, c.option))
+
+
+def holds(trial: Trial, made: tuple[Change, ...]) -> bool:
+    """Whether `trial` has the changes made: each option at its value (a
+    tolerance at it or above: a line that fits one fits any greater), each
+    capability lacked."""
+    return all(
+        c.value not in trial.held
+        if c.option == LACKS
+        else getattr(trial.profile, c.option) >= c.value
+        if c.option == "tolerance"
+        else getattr(trial.profile, c.option) == c.value
+        for c in made
     )
-    proposed = applied(base, made) or base
-    needing = {c: sorted(d.path for d in voting if c in d.needed) for c in made}
-    return proposed, needing
 
 
 @dataclass
@@ -401,25 +449,29 @@ def doubtful(
     needing: dict[Change, list[Path]], followed: dict[Path, Diagnosis], bugs: list[Diagnosis]
 ) -> dict[Change, tuple[tuple[Any, ...], int]]:
     """The proposed changes that explain a bug away (see the module's
-    docstring, phase 4): each with the symptom it explained, and how many
-    likely bugs show it unexplained, more than the scenarios that needed it;
-    or show it the other way round (`mirrored`), as many as needed it: under
+    docstring, phase 4): those whose every symptom explained is a bug's,
+    each with the symptom and how many likely bugs show it. A symptom is a
+    bug's when more likely bugs show it unexplained than scenarios needed
+    the change, or as many show it the other way round (`mirrored`: under
     the proposal the model now has what the engine lacks, the change went
-    past what the engine does."""
+    past what the engine does). A change that also explained a symptom no
+    likely bug shows is a difference of the engine's (`retry: "tick"`
+    needed beside no AHEAD at the bug's first divergence, and alone where a
+    held node restarts)."""
     shown = Counter(b.steps[-1].symptom for b in bugs)
     out = {}
     for change, paths in needing.items():
         explained = {
             step.symptom for p in paths for step in followed[p].steps if change in step.explained_by
         }
-        worst = max(explained, key=lambda s: shown[s], default=None)
-        if worst is not None and shown[worst] > len(paths):
-            out[change] = (worst, shown[worst])
-            continue
-        turned = [s for s in explained if mirrored(s) != s]
-        past = max(turned, key=lambda s: shown[mirrored(s)], default=None)
-        if past is not None and shown[mirrored(past)] >= len(paths):
-            out[change] = (past, shown[mirrored(past)])
+        suspect = {}
+        for symptom in explained:
+            if shown[symptom] > len(paths):
+                suspect[symptom] = (symptom, shown[symptom])
+            elif mirrored(symptom) != symptom and shown[mirrored(symptom)] >= len(paths):
+                suspect[symptom] = (symptom, shown[mirrored(symptom)])
+        if suspect and len(suspect) == len(explained):
+            out[change] = max(suspect.values(), key=lambda pair: pair[1])
     return out
 
 
@@ -474,7 +526,8 @@ def phases(
         for d in each(work):
             state.followed[d.path] = d
         was = state.proposed
-        state.proposed, state.needing = propose(state.base, list(state.followed.values()))
+        last = len(state.followed) == len(state.paths)
+        state.proposed, state.needing = propose(state.base, list(state.followed.values()), last)
         if state.proposed != was:
             said(state, "proposal so far")
         seen = Counter(

@@ -77,11 +77,20 @@ class Step:
     explained_by: tuple[Change, ...]
     symptom: tuple[Any, ...] = ()
     """How it shows (bridge/checking/changes.py `symptom`)."""
+    alternatives: tuple[tuple[Change, ...], ...] = ()
+    """Other changes of the same tier that also made the scenario agree to
+    its end, when `explained_by` is a guessed value alone (`Follower.explain`)."""
 
 
-def step(found: Divergence, explained_by: tuple[Change, ...] = ()) -> Step:
-    """A divergence met, and the changes that made it vanish."""
-    return Step(found.position, way_of(found), found.summary(), explained_by, symptom(found))
+def step(
+    found: Divergence,
+    explained_by: tuple[Change, ...] = (),
+    alternatives: tuple[tuple[Change, ...], ...] = (),
+) -> Step:
+    """A divergence met, the changes that made it vanish, and the others that did as well."""
+    return Step(
+        found.position, way_of(found), found.summary(), explained_by, symptom(found), alternatives
+    )
 
 
 @dataclass
@@ -109,6 +118,19 @@ class Diagnosis:
     """Differences of the trial from SPEC whose undoing moves its divergence later."""
     right: frozenset[str] = frozenset()
     """The capabilities the engine got right in its replays (`Follower.right`)."""
+
+
+@dataclass
+class Explained:
+    """What explains a divergence (`Follower.explain`): the changes, the
+    divergence after them, what their replay compared, their trial, and
+    other changes that made the scenario agree as well."""
+
+    extra: tuple[Change, ...]
+    after: Divergence | None
+    coverage: Coverage | None
+    trial: Trial
+    alternatives: tuple[tuple[Change, ...], ...] = ()
 
 
 class Skip(Exception):
@@ -262,10 +284,14 @@ class Follower:
 
     def explain(
         self, trial: Trial, made: tuple[Change, ...], found: Divergence
-    ) -> tuple[tuple[Change, ...], Divergence | None, Coverage | None, Trial] | None:
+    ) -> Explained | None:
         """The change (of the first tier with one) that moves `found`
         furthest, the divergence after it, what its replay compared and its
-        trial; None when none moves it."""
+        trial; None when none moves it. A guessed value alone comes with the
+        tier's other single options that move it as far (`alike`): one
+        scenario cannot tell them apart (a given line one byte over NODE
+        installed fits a tolerance of 1.02 and `overlong: kept` alike), the
+        proposal chooses (bridge/runs/diagnose.py `propose`)."""
         taken = {c.key for c in made}
         texts = None
         if wants_texts(found):
@@ -273,9 +299,10 @@ class Follower:
         known = symptom(found) in self.known
         node = self.scenario.constants.get("node")
         node = node if type(node) is int else None
-        for group in tiers(trial, taken, found, guessed(trial, found, texts, node), known):
-            best: tuple[tuple[Change, ...], Divergence | None, Coverage | None, Trial] | None
-            best = None
+        guesses = guessed(trial, found, texts, node)
+        for group in tiers(trial, taken, found, guesses, known):
+            best: Explained | None = None
+            reached: dict[tuple[Change, ...], Divergence | None] = {}
             for extra in group:
                 if not absent(found) and any(
                     c.option == LACKS and c.value in self.right for c in extra
@@ -284,14 +311,43 @@ class Follower:
                 tried = applied(trial, extra)
                 if tried is None:
                     continue
-                after = self.first(tried)
-                if later(after, found) and (best is None or later(after, best[1] or found)):
-                    best = (extra, after, self.coverage, tried)
+                after = reached[extra] = self.first(tried)
+                if later(after, found) and (best is None or later(after, best.after or found)):
+                    best = Explained(extra, after, self.coverage, tried)
                     if after is None:
-                        return best
+                        break
             if best is not None:
+                if len(best.extra) == 1 and best.extra[0] in guesses:
+                    best.alternatives = self.alike(trial, group, guesses, reached, best.after)
                 return best
         return None
+
+    def alike(
+        self,
+        trial: Trial,
+        group: list[tuple[Change, ...]],
+        guesses: list[Change],
+        reached: dict[tuple[Change, ...], Divergence | None],
+        after: Divergence | None,
+    ) -> tuple[tuple[Change, ...], ...]:
+        """The single options of `group`, none guessed, that move the
+        divergence as far as a guess moved it (to `after`), replayed where
+        `reached` does not say (the last replay's coverage and trial kept)."""
+        counted, last = self.coverage, self.trial
+        out = []
+        for extra in group:
+            if len(extra) != 1 or extra[0] in guesses or extra[0].option == LACKS:
+                continue
+            if extra not in reached:
+                tried = applied(trial, extra)
+                if tried is None:
+                    continue
+                reached[extra] = self.first(tried)
+            there = reached[extra]
+            if there is None or (after is not None and not later(after, there)):
+                out.append(extra)
+        self.coverage, self.trial = counted, last
+        return tuple(out)
 
     def follow(self) -> tuple[list[Step], tuple[Change, ...], Trial]:
         """The scenario's divergences in turn, each with what explains it,
@@ -306,10 +362,9 @@ class Follower:
             if explained is None:
                 steps.append(step(found))
                 break
-            extra, after, counted, trial = explained
-            steps.append(step(found, extra))
-            made = made + extra
-            found = after
+            steps.append(step(found, explained.extra, explained.alternatives))
+            made = made + explained.extra
+            found, counted, trial = explained.after, explained.coverage, explained.trial
         self.coverage = counted
         return steps, made, trial
 
