@@ -101,6 +101,8 @@ def add_parser(commands: Commands) -> None:
         causes.TRIES,
         "group the FAILs by their first divergences alone, nothing shrunk",
     )
+    # Unless told otherwise, shrinking is also bounded by the replay's time (`deadline`).
+    command.set_defaults(shrink_tries=None)
     command.add_argument(
         "--write-known-causes",
         type=Path,
@@ -112,6 +114,9 @@ def add_parser(commands: Commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    bounded = args.shrink_tries is None and args.shrink_seconds is None
+    if args.shrink_tries is None:
+        args.shrink_tries = causes.TRIES
     shard = shard_of(args)
     chosen = scenarios(args, "check")
     paths = share(chosen, shard)
@@ -205,7 +210,11 @@ def run(args: argparse.Namespace) -> int:
 
     if found:
         print(f"verdict before shrinking: {reported(found).summary()}", flush=True)
-    found, interrupted = shrunk(found, alike, options, args) if not stopped[0] else (found, True)
+    ends = deadline(seconds) if bounded else math.inf
+    if stopped[0]:
+        interrupted = True
+    else:
+        found, interrupted = shrunk(found, alike, options, args, ends)
     if args.write_known_causes is not None:
         causes.write_known(args.write_known_causes, found, "--write-known-causes")
         print(f"wrote {args.write_known_causes}: {counted(len(found), 'cause')}")
@@ -261,6 +270,19 @@ SCANNING = 0.2
 
 SCANNING_AT_LEAST = 2.0
 
+SHRINKING = 0.6
+"""What share of the replay's time all shrinks together may take after the
+verdict (at least `SHRINKING_AT_LEAST` seconds), unless --shrink-tries or
+--shrink-seconds is given, so that a red run ends within 2x of its replay:
+shrinks stop early, each cause's scenario kept as small as it got."""
+
+SHRINKING_AT_LEAST = 3.0
+
+
+def deadline(replay: float) -> float:
+    """When the shrinks of a run whose replay took `replay` seconds stop (`time.monotonic`)."""
+    return time.monotonic() + max(SHRINKING * replay, SHRINKING_AT_LEAST)
+
 
 def explained(
     alike: dict[causes.Signature, list[Verdict]],
@@ -315,10 +337,12 @@ def shrunk(
     alike: dict[causes.Signature, list[Verdict]],
     options: Options,
     args: argparse.Namespace,
+    ends: float = math.inf,
 ) -> tuple[list[causes.Cause], bool]:
     """The causes with a shrunk scenario each, written to --regressions as
     it comes, all said at the end: a slip's shrunk against the model alone
-    (`slip_shrunk`), the others' as `grouped` shrinks them; and whether an
+    (`slip_shrunk`), the others' as `grouped` shrinks them, no shrink going
+    on past `ends` (`time.monotonic`); and whether an
     interruption (Ctrl-C, SIGTERM) cut the shrinking short (what is not
     shrunk then stays as it was)."""
     if not found or not args.shrink_tries:
@@ -329,7 +353,7 @@ def shrunk(
     failure_of = {v.failure.name: v.failure for vs in alike.values() for v in vs if v.failure}
     try:
         for cause in list(by_slip):
-            slip_shrunk(cause, failure_of, options, args)
+            slip_shrunk(cause, failure_of, options, args, ends)
             if not cause.confirmed:
                 # Its FAILs are told apart as those no slip explains.
                 by_slip.remove(cause)
@@ -337,7 +361,7 @@ def shrunk(
                     taken = [v for v in verdicts if shown(v.path) in cause.scenarios]
                     if taken:
                         left[key] = left.get(key, []) + taken
-        rest, interrupted = grouped(left, options, args) if left else ([], False)
+        rest, interrupted = grouped(left, options, args, ends) if left else ([], False)
     except KeyboardInterrupt:
         print("interrupted: the causes not shrunk yet are kept as they are")
         return found, True
@@ -361,8 +385,9 @@ def slip_shrunk(
     failure_of: dict[str, slips.Failure],
     options: Options,
     args: argparse.Namespace,
+    ends: float = math.inf,
 ) -> None:
-    """Shrink a slip's cause against the model alone: its smallest FAIL,
+    """Shrink a slip's cause against the model alone (until `ends` at most): its smallest FAIL,
     while the model and the model with the slip answer it otherwise (no
     engine: a try costs two model replays); then the engine replayed once
     on what is left, which must agree with the slipped model there. The
@@ -377,6 +402,7 @@ def slip_shrunk(
         key=lambda f: (len(f.scenario.events), f.name),
     )
     seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
+    seconds = min(seconds, ends - time.monotonic())
     profile, lacks = smallest.profile, smallest.lacks
     shows = slips.shows(slip, profile, lacks)
     small = simplify(smallest.scenario, shows, seconds, max(args.shrink_tries, slips.TRIES))
@@ -397,7 +423,7 @@ def slip_shrunk(
             if alone(plain):
                 small, cause.alone = plain, True
             else:
-                fewer = simplify(small, alone, seconds, args.shrink_tries)
+                fewer = simplify(small, alone, ends - time.monotonic(), args.shrink_tries)
                 if fewer != small:
                     small, cause.alone = fewer, True
     except EngineFault:
@@ -424,17 +450,21 @@ def slip_shrunk(
 
 
 def grouped(
-    alike: dict[causes.Signature, list[Verdict]], options: Options, args: argparse.Namespace
+    alike: dict[causes.Signature, list[Verdict]],
+    options: Options,
+    args: argparse.Namespace,
+    ends: float = math.inf,
 ) -> tuple[list[causes.Cause], bool]:
     """The causes of a run's FAILs (bridge/checking/causes.py), each shrunk
-    scenario written to --regressions as it comes, all said at the end; and
+    scenario written to --regressions as it comes, all said at the end, no
+    shrink going on past `ends` (`time.monotonic`); and
     whether an interruption (Ctrl-C, SIGTERM) cut the grouping short: the
     FAILs not grouped yet are then each area's cause, not shrunk."""
     if not alike:
         return [], False
     fails = sum(map(len, alike.values()))
     shrinking = (
-        f"a scenario of each shrunk ({shrink_budget(args)} at most)"
+        f"a scenario of each shrunk ({shrink_budget(args)}{within(ends)} at most)"
         if args.shrink_tries
         else "nothing shrunk (--shrink-tries 0)"
     )
@@ -454,7 +484,8 @@ def grouped(
     interrupted = False
     try:
         with Ticker(progress, False):
-            for made, profile in find_causes(alike, options, args.jobs, args.shrink_tries, seconds):
+            shrinks = find_causes(alike, options, args.jobs, args.shrink_tries, seconds, ends)
+            for made, profile in shrinks:
                 grouped_now = {name for cause in made for name in cause.scenarios}
                 left = unexplained(left, grouped_now)
                 for cause in made:
@@ -468,6 +499,11 @@ def grouped(
     for cause in found:
         cause.slips_tried = True
     return ordered(found), interrupted
+
+
+def within(ends: float) -> str:
+    """What is left of the shrinks' time, as the grouping line says it ("" for no bound)."""
+    return "" if ends == math.inf else f", all within {max(ends - time.monotonic(), 0):.0f} s"
 
 
 def ordered(found: list[causes.Cause]) -> list[causes.Cause]:
