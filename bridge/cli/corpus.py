@@ -4,6 +4,7 @@ default), a line per scenario as it is checked, and the reports asked for."""
 from __future__ import annotations
 
 import argparse
+import heapq
 import math
 import re
 import time
@@ -148,7 +149,10 @@ def run(args: argparse.Namespace) -> int:
     began, started = time.monotonic(), datetime.now(UTC).isoformat(timespec="seconds")
     verdicts = []
     said = named = ""
-    checked = unless_broken(check_all(paths, options, args.jobs))
+    # FAILs listed as known once the run ends are no cause's: tried only after.
+    judge = Judge() if args.write_known_failures is None else None
+    idle = None if judge is None else judge.idle
+    checked = unless_broken(check_all(paths, options, args.jobs, idle))
     for k, verdict in enumerate(paged_if_broken(checked, verdicts, args, known, began), start=1):
         verdicts.append(verdict)
         said, named = said or verdict.agreement, named or verdict.declared
@@ -161,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
         if seen != "ok":
             print("    " + verdict.reason.replace("\n", "\n    "), flush=True)
         if seen == "FAIL":
+            if judge is not None and verdict.failure is not None:
+                judge.add(verdict.failure)
             print(
                 f"    {reproduction(verdict.path, options)}"
                 " for the states there and a shrunk scenario",
@@ -191,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.write_known_failures}: {len(known)} known failures")
     alike = failing(verdicts, known)
     stopped = [False]
-    found = explained(alike, options, seconds, stopped)
+    found = explained(alike, options, seconds, stopped, judge)
 
     def reported(found: list[causes.Cause]) -> Run:
         return Run(
@@ -284,14 +290,55 @@ def deadline(replay: float) -> float:
     return time.monotonic() + max(SHRINKING * replay, SHRINKING_AT_LEAST)
 
 
+class Judge:
+    """Rule slips tried on each FAIL as the replay brings it
+    (bridge/checking/slips.py `Explaining`), the smallest waiting first,
+    while this process would otherwise wait for the workers (`idle`), so
+    that little is left to try once the replay ends (`rest`)."""
+
+    def __init__(self) -> None:
+        self.waiting: list[tuple[tuple[int, str], slips.Failure]] = []
+        self.given: set[str] = set()
+        self.explaining: slips.Explaining | None = None
+        self.done = 0
+
+    def add(self, failure: slips.Failure) -> None:
+        """A FAIL to try (once)."""
+        if failure.name not in self.given:
+            self.given.add(failure.name)
+            heapq.heappush(self.waiting, (slips.size(failure), failure))
+
+    def idle(self) -> bool:
+        """Try the smallest FAIL waiting, if any: whether there was one."""
+        if not self.waiting:
+            return False
+        if self.explaining is None:
+            self.explaining = slips.Explaining()
+        self.explaining.add(heapq.heappop(self.waiting)[1])
+        self.done += 1
+        return True
+
+    def rest(self, seconds: float) -> tuple[list[slips.Explained], list[slips.Failure]]:
+        """Try every FAIL still waiting, scans stopping `seconds` from now:
+        what all the FAILs tried come to (slips.py `explain`)."""
+        if self.explaining is None:
+            self.explaining = slips.Explaining()
+        self.explaining.deadline = min(self.explaining.deadline, time.monotonic() + seconds)
+        while self.idle():
+            pass
+        return self.explaining.explained()
+
+
 def explained(
     alike: dict[causes.Signature, list[Verdict]],
     options: Options,
     replay: float,
     interrupted: list[bool],
+    judge: Judge | None = None,
 ) -> list[causes.Cause]:
     """The causes of a run's FAILs, said at once, before any shrink
-    (bridge/checking/slips.py `explain`): the FAILs one rule slip of the
+    (bridge/checking/slips.py `explain`, through `judge`, which may have
+    tried some during the replay): the FAILs one rule slip of the
     model explains are one cause, named by it; those no slip explains are
     one cause per area of SPEC (causes.py `Signature.area`), which
     shrinking may split. An interruption (Ctrl-C, SIGTERM) is kept in `interrupted`; the
@@ -302,16 +349,18 @@ def explained(
     print(f"grouping {fails} FAIL into causes: trying the model's rule slips ...", flush=True)
     of = {v.failure.name: key for key, vs in alike.items() for v in vs if v.failure is not None}
     failures = [v.failure for vs in alike.values() for v in vs if v.failure is not None]
-    done = [0]
+    judge = judge or Judge()
+    for failure in failures:
+        judge.add(failure)
 
     def progress(elapsed: float) -> str:
-        return f"  ... causes: {done[0]} of {len(failures)} FAILs tried ({elapsed:.0f} s)"
+        return f"  ... causes: {judge.done} of {len(judge.given)} FAILs tried ({elapsed:.0f} s)"
 
     groups: list[slips.Explained] = []
     try:
         with Ticker(progress, False):
             budget = max(SCANNING * replay, SCANNING_AT_LEAST)
-            groups, _ = slips.explain(failures, lambda k: done.__setitem__(0, k), budget)
+            groups, _ = judge.rest(budget)
     except KeyboardInterrupt:
         interrupted[0] = True
         print("interrupted: every FAIL is its area of SPEC's cause")

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import islice
+from multiprocessing import TimeoutError as NoResultYet
 from multiprocessing import get_context, util
 from pathlib import Path
 from typing import Any
@@ -467,30 +468,55 @@ class Workers:
             self.pool.terminate()
 
     def each(
-        self, function: Callable[[Any], Any], work: list[Any], path: Callable[[Any], Path]
+        self,
+        function: Callable[[Any], Any],
+        work: list[Any],
+        path: Callable[[Any], Path],
+        idle: Callable[[], bool] | None = None,
     ) -> Iterator[Any]:
         """`function` of each piece of work: in the order given in this
         process, or the largest scenario files first (so that no long
         scenario is left running alone at the end) in the workers, yielding
-        each as it comes."""
+        each as it comes. While no result is in, `idle` is called, for as
+        long as it says it did something (else the next result is waited for)."""
         if self.pool is None:
             yield from map(function, work)
             return
         work = sorted(work, key=lambda job: -path(job).stat().st_size)
-        yield from self.pool.imap_unordered(function, work)
+        results = self.pool.imap_unordered(function, work)
+        busy = idle is not None
+        while True:
+            try:
+                result = results.next(0 if busy else None)
+            except StopIteration:
+                return
+            except NoResultYet:
+                assert idle is not None
+                busy = idle()
+                continue
+            busy = idle is not None
+            yield result
 
 
 def largest_first(
-    function: Callable[[Any], Any], work: list[Any], path: Callable[[Any], Path], jobs: int
+    function: Callable[[Any], Any],
+    work: list[Any],
+    path: Callable[[Any], Path],
+    jobs: int,
+    idle: Callable[[], bool] | None = None,
 ) -> Iterator[Any]:
     """`function` of each piece of work (`Workers.each`), `jobs` at a time."""
     with Workers(jobs if len(work) > 1 else 1) as workers:
-        yield from workers.each(function, work, path)
+        yield from workers.each(function, work, path, idle)
 
 
-def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:
-    """`check` every scenario, `jobs` at a time (`largest_first`)."""
-    yield from largest_first(_check_job, [(p, options) for p in paths], lambda j: j[0], jobs)
+def check_all(
+    paths: list[Path], options: Options, jobs: int, idle: Callable[[], bool] | None = None
+) -> Iterator[Verdict]:
+    """`check` every scenario, `jobs` at a time (`largest_first`), `idle`
+    called while no verdict is in (`Workers.each`)."""
+    work = [(p, options) for p in paths]
+    yield from largest_first(_check_job, work, lambda j: j[0], jobs, idle)
 
 
 def _worker(counter: Any = None) -> None:
