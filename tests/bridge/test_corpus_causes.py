@@ -48,7 +48,9 @@ def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def corpus(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    code = cli.main(["corpus", "--jobs", "1", *args])
+    # A counted budget (not the replay's time): what a shrink keeps does not depend on load.
+    budget = [] if "--shrink-tries" in args else ["--shrink-tries", "400"]
+    code = cli.main(["corpus", "--jobs", "1", *budget, *args])
     return code, capsys.readouterr().out
 
 
