@@ -101,9 +101,8 @@ def add_parser(commands: Commands) -> None:
         "each cause's shrunk scenario",
         causes.TRIES,
         "group the FAILs by their first divergences alone, nothing shrunk",
+        f"all shrinks together {SHRINKING:g}x the replay's time, at least {SHRINKING_AT_LEAST:g} s",
     )
-    # Unless told otherwise, shrinking is also bounded by the replay's time (`deadline`).
-    command.set_defaults(shrink_tries=None)
     command.add_argument(
         "--write-known-causes",
         type=Path,
@@ -115,9 +114,6 @@ def add_parser(commands: Commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    bounded = args.shrink_tries is None and args.shrink_seconds is None
-    if args.shrink_tries is None:
-        args.shrink_tries = causes.TRIES
     shard = shard_of(args)
     chosen = scenarios(args, "check")
     paths = share(chosen, shard)
@@ -216,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
 
     if found:
         print(f"verdict before shrinking: {reported(found).summary()}", flush=True)
-    ends = deadline(seconds) if bounded else math.inf
+    ends = deadline(seconds) if args.shrink_seconds is None else math.inf
     if stopped[0]:
         interrupted = True
     else:
@@ -278,9 +274,9 @@ SCANNING_AT_LEAST = 2.0
 
 SHRINKING = 0.6
 """What share of the replay's time all shrinks together may take after the
-verdict (at least `SHRINKING_AT_LEAST` seconds), unless --shrink-tries or
---shrink-seconds is given, so that a red run ends within 2x of its replay:
-shrinks stop early, each cause's scenario kept as small as it got."""
+verdict (at least `SHRINKING_AT_LEAST` seconds), unless --shrink-seconds
+is given, so that a red run ends within 2x of its replay: shrinks stop
+early, each cause's scenario kept as small as it got."""
 
 SHRINKING_AT_LEAST = 3.0
 
