@@ -479,17 +479,11 @@ class Workers:
         scenario is left running alone at the end) in the workers, yielding
         each as it comes. While no result is in, `idle` is called, for as
         long as it says it did something (else the next result is waited
-        for); then the smaller half comes first, the smallest first (rule
-        slips are best tried on the smallest FAILs first: bridge/cli/corpus.py
-        `Judge`), and then the rest, the largest first, so that what `idle`
-        does with a large one is done while the smallest are checked."""
+        for)."""
         if self.pool is None:
             yield from map(function, work)
             return
         work = sorted(work, key=lambda job: -path(job).stat().st_size)
-        if idle is not None:
-            half = len(work) // 2
-            work = work[half:][::-1] + work[:half]
         results = self.pool.imap_unordered(function, work)
         busy = idle is not None
         while True:
