@@ -22,6 +22,7 @@ from bridge.formats.kit import CORPUS
 from bridge.formats.profile import SPEC
 from bridge.runs.corpus import (
     Options,
+    Workers,
     check,
     kept_member,
     make_engine,
@@ -122,3 +123,33 @@ def test_a_fail_the_run_kept_is_the_member_a_replay_makes(tmp_path: Path) -> Non
     kept = kept_member(verdict.failure, replayed.signature, replays)
     assert kept == replayed
     assert kept_member(verdict.failure, replayed.signature, None) is None
+
+
+def slow_square(n: int) -> int:
+    time.sleep(0.2)
+    return n * n
+
+
+def test_workers_do_something_else_while_no_result_is_in(tmp_path: Path) -> None:
+    """With workers, `idle` is called while they check (what the judge does
+    during a replay), for as long as it has something to do; every result
+    still comes."""
+    files = []
+    for n in range(4):
+        files.append(tmp_path / f"{n}.txt")
+        files[-1].write_text("x" * (n + 1))
+    calls: list[int] = []
+    got: list[int] = []
+
+    def idle() -> bool:
+        calls.append(len(got))
+        return len(calls) < 3  # three things to do, then the results are waited for
+
+    with Workers(2) as workers:
+        for result in workers.each(slow_square, list(range(4)), lambda n: files[n], idle):
+            got.append(result)
+    assert sorted(got) == [0, 1, 4, 9]
+    # The three were done at once, before any result (each takes a worker 0.2 s).
+    assert calls[:3] == [0, 0, 0]
+    # With nothing to do it waits: one call at most after each result, not a spin.
+    assert len(calls) <= 3 + len(got) + 1
