@@ -304,13 +304,21 @@ class Judge:
             self.given.add(failure.name)
             heapq.heappush(self.waiting, (slips.size(failure), failure))
 
-    def idle(self) -> bool:
-        """Try the smallest FAIL waiting, if any: whether there was one."""
+    def idle(self, quiet: bool = False) -> bool:
+        """Try the smallest FAIL waiting, if any: whether there was one.
+        Unless `quiet`, a line every 10 s says which FAIL holds back the
+        scenarios' lines."""
         if not self.waiting:
             return False
         if self.explaining is None:
             self.explaining = slips.Explaining()
-        self.explaining.add(heapq.heappop(self.waiting)[1])
+        failure = heapq.heappop(self.waiting)[1]
+
+        def line(elapsed: float) -> str:
+            return f"  ... rule slips tried on {Path(failure.name).name} ({elapsed:.0f} s)"
+
+        with Ticker(line, quiet):
+            self.explaining.add(failure)
         self.done += 1
         return True
 
@@ -320,7 +328,7 @@ class Judge:
         if self.explaining is None:
             self.explaining = slips.Explaining()
         self.explaining.deadline = min(self.explaining.deadline, time.monotonic() + seconds)
-        while self.idle():
+        while self.idle(quiet=True):
             pass
         return self.explaining.explained()
 
