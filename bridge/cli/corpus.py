@@ -101,7 +101,8 @@ def add_parser(commands: Commands) -> None:
         "each cause's shrunk scenario",
         causes.TRIES,
         "group the FAILs by their first divergences alone, nothing shrunk",
-        f"all shrinks together {SHRINKING:g}x the replay's time, at least {SHRINKING_AT_LEAST:g} s",
+        f"the shrinks end by {ENDING:g}x the replay's time from the run's start, "
+        f"and take at least {SHRINKING_AT_LEAST:g} s",
     )
     command.add_argument(
         "--write-known-causes",
@@ -212,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
 
     if found:
         print(f"verdict before shrinking: {reported(found).summary()}", flush=True)
-    ends = deadline(seconds) if args.shrink_seconds is None else math.inf
+    ends = deadline(began, seconds) if args.shrink_seconds is None else math.inf
     if stopped[0]:
         interrupted = True
     else:
@@ -272,18 +273,20 @@ SCANNING = 0.2
 
 SCANNING_AT_LEAST = 2.0
 
-SHRINKING = 0.6
-"""What share of the replay's time all shrinks together may take after the
-verdict (at least `SHRINKING_AT_LEAST` seconds), unless --shrink-seconds
-is given, so that a red run ends within 2x of its replay: shrinks stop
-early, each cause's scenario kept as small as it got."""
+ENDING = 1.8
+"""When the shrinks stop, as a multiple of the replay's time counted from
+the run's start (but never less than `SHRINKING_AT_LEAST` seconds after
+the verdict), unless --shrink-seconds is given, so that a red run ends
+within 2x of its replay: shrinks stop early, each cause's scenario kept as
+small as it got."""
 
 SHRINKING_AT_LEAST = 3.0
 
 
-def deadline(replay: float) -> float:
-    """When the shrinks of a run whose replay took `replay` seconds stop (`time.monotonic`)."""
-    return time.monotonic() + max(SHRINKING * replay, SHRINKING_AT_LEAST)
+def deadline(began: float, replay: float) -> float:
+    """When the shrinks of a run begun at `began` whose replay took `replay`
+    seconds stop (`time.monotonic`)."""
+    return max(began + ENDING * replay, time.monotonic() + SHRINKING_AT_LEAST)
 
 
 class Judge:
