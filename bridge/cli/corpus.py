@@ -4,7 +4,6 @@ default), a line per scenario as it is checked, and the reports asked for."""
 from __future__ import annotations
 
 import argparse
-import heapq
 import math
 import re
 import time
@@ -291,9 +290,12 @@ def deadline(began: float, replay: float) -> float:
 
 class Judge:
     """Rule slips tried on each FAIL as the replay brings it
-    (bridge/checking/slips.py `Explaining`), the smallest waiting first,
-    while this process would otherwise wait for the workers (`idle`), so
-    that little is left to try once the replay ends (`rest`)."""
+    (bridge/checking/slips.py `Explaining`) while this process would
+    otherwise wait for the workers (`idle`), so that little is left to try
+    once the replay ends (`rest`): the smallest waiting of a kind of first
+    divergence that may still be scanned (a scan of a large FAIL is dear),
+    else the largest waiting (the dearest to try, best tried while the
+    replay goes on)."""
 
     def __init__(self) -> None:
         self.waiting: list[tuple[tuple[int, str], slips.Failure]] = []
@@ -305,7 +307,7 @@ class Judge:
         """A FAIL to try (once)."""
         if failure.name not in self.given:
             self.given.add(failure.name)
-            heapq.heappush(self.waiting, (slips.size(failure), failure))
+            self.waiting.append((slips.size(failure), failure))
 
     def idle(self, quiet: bool = False) -> bool:
         """Try the smallest FAIL waiting, if any: whether there was one.
@@ -315,7 +317,7 @@ class Judge:
             return False
         if self.explaining is None:
             self.explaining = slips.Explaining()
-        failure = heapq.heappop(self.waiting)[1]
+        failure = self.chosen(self.explaining)
 
         def line(elapsed: float) -> str:
             return f"  ... rule slips tried on {Path(failure.name).name} ({elapsed:.0f} s)"
@@ -324,6 +326,14 @@ class Judge:
             self.explaining.add(failure)
         self.done += 1
         return True
+
+    def chosen(self, explaining: slips.Explaining) -> slips.Failure:
+        """The FAIL to try next, taken off `waiting` (see the class's words)."""
+        scanned = explaining.scanned
+        open_ = [w for w in self.waiting if scanned.get(w[1].signature, 0) < explaining.scans]
+        pick = min(open_, key=lambda w: w[0]) if open_ else max(self.waiting, key=lambda w: w[0])
+        self.waiting.remove(pick)
+        return pick[1]
 
     def rest(self, seconds: float) -> tuple[list[slips.Explained], list[slips.Failure]]:
         """Try every FAIL still waiting, scans stopping `seconds` from now:

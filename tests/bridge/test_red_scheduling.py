@@ -43,17 +43,19 @@ def scenario(events: int) -> Scenario:
     return Scenario(constants_dict(SMALL), [dict(message) for _ in range(events)])
 
 
-def failure(name: str, events: int) -> slips.Failure:
-    return slips.Failure(name, scenario(events), SPEC, (), 0, {})
+def failure(name: str, events: int, signature: str = "views@message") -> slips.Failure:
+    return slips.Failure(name, scenario(events), SPEC, (), 0, {}, signature)
 
 
-def test_the_judge_tries_the_smallest_fail_waiting_first(
+def test_the_judge_tries_the_smallest_fail_waiting_first_or_the_largest_never_scanned(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     tried: list[str] = []
 
     class Recording:
         deadline = math.inf
+        scans = 1
+        scanned = {"zoom@zoom": 1}  # no zoom FAIL is scanned any more
 
         def add(self, failure: slips.Failure) -> None:
             tried.append(failure.name)
@@ -68,9 +70,12 @@ def test_the_judge_tries_the_smallest_fail_waiting_first(
     judge.add(failure("small", 3))  # given twice, tried once
     assert judge.idle() and tried == ["small"]
     judge.add(failure("smaller", 1))  # one that came during the replay
+    # Of a kind no longer scanned: the largest first, before the smaller ones of it.
+    judge.add(failure("zoom_small", 2, "zoom@zoom"))
+    judge.add(failure("zoom_large", 50, "zoom@zoom"))
     judge.rest(1.0)
-    assert tried == ["small", "smaller", "middle", "big"]
-    assert not judge.idle() and judge.done == 4
+    assert tried == ["small", "smaller", "middle", "big", "zoom_large", "zoom_small"]
+    assert not judge.idle() and judge.done == 6
 
 
 class Unstartable:
