@@ -74,6 +74,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -557,7 +558,8 @@ class Replays:
     shrinking a scenario spends
     at most `tries` replays (and `seconds`), its progress in `progress`. An
     engine fault ends the probing: nothing diverges after it, and nothing
-    more is shrunk (`fault` says it)."""
+    more is shrunk (`fault` says it); so does `deadline` (`time.monotonic`),
+    which `late` then says."""
 
     def __init__(
         self,
@@ -572,6 +574,14 @@ class Replays:
         self.tries, self.seconds, self.accepted = tries, seconds, accepted
         self.fault: EngineFault | None = None
         self.progress: Progress | None = None
+        self.deadline = math.inf
+        self.late = False
+
+    def left(self) -> float:
+        """The seconds left before `deadline` (none: `late`)."""
+        left = self.deadline - time.monotonic()
+        self.late = self.late or left <= 0
+        return left
 
     def still(self, wanted: Signature) -> Callable[[Scenario], bool]:
         """Whether a scenario diverges with `wanted`, or for an area's
@@ -587,7 +597,7 @@ class Replays:
         )
 
     def diverges(self, scenario: Scenario, wanted: Signature) -> bool:
-        if self.fault is not None or not scenario.events:
+        if self.fault is not None or not scenario.events or self.left() <= 0:
             return False
         try:
             return self.still(wanted.provisional())(scenario)
@@ -596,11 +606,12 @@ class Replays:
             return False
 
     def shrunk(self, scenario: Scenario, wanted: Signature) -> Scenario:
-        if self.fault is not None:
+        seconds = min(self.seconds, self.left())
+        if self.fault is not None or seconds <= 0:
             return scenario
         self.progress = Progress(scenario, self.tries)
         small, fault = until_fault(
-            lambda still: simplify(scenario, still, self.seconds, self.tries),
+            lambda still: simplify(scenario, still, seconds, self.tries),
             self.still(wanted.provisional()),
             scenario,
             self.progress,

@@ -598,6 +598,49 @@ def scan(failure: Failure, deadline: float) -> list[Slip]:
     return found
 
 
+class Explaining:
+    """`explain` made one FAIL at a time, as FAILs come (`add`): what it
+    found so far is `explained()`. Scans stop at `deadline`
+    (`time.monotonic`), which the caller may move."""
+
+    def __init__(self, seconds: float = math.inf, scans: int = SCANS) -> None:
+        self.groups: list[Explained] = []
+        self.alone: list[Failure] = []
+        self.scanned: dict[str, int] = {}
+        self.scans = scans
+        catalogue()  # made once, before the clock starts
+        self.deadline = time.monotonic() + seconds
+
+    def add(self, failure: Failure) -> None:
+        """Explain one more FAIL (see `explain`)."""
+        if not failure.replayed():
+            self.alone.append(failure)
+            return
+        late = time.monotonic() >= self.deadline
+        for group in sorted(self.groups, key=lambda g: -len(g.failures)):
+            kept = [s for s in group.slips[: 1 if late else None] if failure.explained_by(s)]
+            if kept:
+                group.slips = kept
+                group.failures.append(failure)
+                return
+        both = together(failure, self.groups)
+        if both is not None:
+            both.failures.append(failure)
+            return
+        found: list[Slip] = []
+        if self.scanned.get(failure.signature, 0) < self.scans and not late:
+            self.scanned[failure.signature] = self.scanned.get(failure.signature, 0) + 1
+            found = scan(failure, self.deadline)
+        if found:
+            self.groups.append(Explained(sorted(found, key=lambda s: s.rank), [failure]))
+        else:
+            self.alone.append(failure)
+
+    def explained(self) -> tuple[list[Explained], list[Failure]]:
+        """The groups (the one of the most FAILs first) and the FAILs no slip explains."""
+        return sorted(self.groups, key=lambda g: (-len(g.failures), g.slip.rank)), self.alone
+
+
 def explain(
     failures: Iterable[Failure],
     progress: Callable[[int], None] = lambda _: None,
@@ -614,39 +657,18 @@ def explain(
     of each provisional signature that no group explains, and not after
     `seconds` (after which a FAIL is tried on each group's best slip
     alone): a FAIL left unscanned is one no slip explains."""
-    groups: list[Explained] = []
-    alone: list[Failure] = []
-    scanned: dict[str, int] = {}
-    catalogue()  # made once, before the clock starts
-    deadline = time.monotonic() + seconds
-    order = sorted(failures, key=lambda f: (len(f.scenario.events), f.name))
+    explaining = Explaining(seconds, scans)
+    order = sorted(failures, key=size)
     for done, failure in enumerate(order):
         progress(done)
-        if not failure.replayed():
-            alone.append(failure)
-            continue
-        late = time.monotonic() >= deadline
-        for group in sorted(groups, key=lambda g: -len(g.failures)):
-            kept = [s for s in group.slips[: 1 if late else None] if failure.explained_by(s)]
-            if kept:
-                group.slips = kept
-                group.failures.append(failure)
-                break
-        else:
-            both = together(failure, groups)
-            if both is not None:
-                both.failures.append(failure)
-                continue
-            found: list[Slip] = []
-            if scanned.get(failure.signature, 0) < scans and not late:
-                scanned[failure.signature] = scanned.get(failure.signature, 0) + 1
-                found = scan(failure, deadline)
-            if found:
-                groups.append(Explained(sorted(found, key=lambda s: s.rank), [failure]))
-            else:
-                alone.append(failure)
+        explaining.add(failure)
     progress(len(order))
-    return sorted(groups, key=lambda g: (-len(g.failures), g.slip.rank)), alone
+    return explaining.explained()
+
+
+def size(failure: Failure) -> tuple[int, str]:
+    """How dear a FAIL is to explain, as `explain` orders them: its events, then its name."""
+    return len(failure.scenario.events), failure.name
 
 
 def answers_of(

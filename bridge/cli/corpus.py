@@ -100,6 +100,8 @@ def add_parser(commands: Commands) -> None:
         "each cause's shrunk scenario",
         causes.TRIES,
         "group the FAILs by their first divergences alone, nothing shrunk",
+        f"the shrinks end by {ENDING:g}x the replay's time from the run's start, "
+        f"and take at least {SHRINKING_AT_LEAST:g} s",
     )
     command.add_argument(
         "--write-known-causes",
@@ -143,7 +145,10 @@ def run(args: argparse.Namespace) -> int:
     began, started = time.monotonic(), datetime.now(UTC).isoformat(timespec="seconds")
     verdicts = []
     said = named = ""
-    checked = unless_broken(check_all(paths, options, args.jobs))
+    # FAILs listed as known once the run ends are no cause's: tried only after.
+    judge = Judge() if args.write_known_failures is None else None
+    idle = None if judge is None else judge.idle
+    checked = unless_broken(check_all(paths, options, args.jobs, idle))
     for k, verdict in enumerate(paged_if_broken(checked, verdicts, args, known, began), start=1):
         verdicts.append(verdict)
         said, named = said or verdict.agreement, named or verdict.declared
@@ -156,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
         if seen != "ok":
             print("    " + verdict.reason.replace("\n", "\n    "), flush=True)
         if seen == "FAIL":
+            if judge is not None and verdict.failure is not None:
+                judge.add(verdict.failure)
             print(
                 f"    {reproduction(verdict.path, options)}"
                 " for the states there and a shrunk scenario",
@@ -186,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.write_known_failures}: {len(known)} known failures")
     alike = failing(verdicts, known)
     stopped = [False]
-    found = explained(alike, options, seconds, stopped)
+    found = explained(alike, options, seconds, stopped, judge)
 
     def reported(found: list[causes.Cause]) -> Run:
         return Run(
@@ -205,7 +212,11 @@ def run(args: argparse.Namespace) -> int:
 
     if found:
         print(f"verdict before shrinking: {reported(found).summary()}", flush=True)
-    found, interrupted = shrunk(found, alike, options, args) if not stopped[0] else (found, True)
+    ends = deadline(began, seconds) if args.shrink_seconds is None else math.inf
+    if stopped[0]:
+        interrupted = True
+    else:
+        found, interrupted = shrunk(found, alike, options, args, ends)
     if args.write_known_causes is not None:
         causes.write_known(args.write_known_causes, found, "--write-known-causes")
         print(f"wrote {args.write_known_causes}: {counted(len(found), 'cause')}")
@@ -261,15 +272,90 @@ SCANNING = 0.2
 
 SCANNING_AT_LEAST = 2.0
 
+ENDING = 1.8
+"""When the shrinks stop, as a multiple of the replay's time counted from
+the run's start (but never less than `SHRINKING_AT_LEAST` seconds after
+the verdict), unless --shrink-seconds is given, so that a red run ends
+within 2x of its replay: shrinks stop early, each cause's scenario kept as
+small as it got."""
+
+SHRINKING_AT_LEAST = 3.0
+
+
+def deadline(began: float, replay: float) -> float:
+    """When the shrinks of a run begun at `began` whose replay took `replay`
+    seconds stop (`time.monotonic`)."""
+    return max(began + ENDING * replay, time.monotonic() + SHRINKING_AT_LEAST)
+
+
+class Judge:
+    """Rule slips tried on each FAIL as the replay brings it
+    (bridge/checking/slips.py `Explaining`) while this process would
+    otherwise wait for the workers (`idle`), so that little is left to try
+    once the replay ends (`rest`): the smallest waiting of a kind of first
+    divergence that may still be scanned (a scan of a large FAIL is dear),
+    else the largest waiting (the dearest to try, best tried while the
+    replay goes on)."""
+
+    def __init__(self) -> None:
+        self.waiting: list[tuple[tuple[int, str], slips.Failure]] = []
+        self.given: set[str] = set()
+        self.explaining: slips.Explaining | None = None
+        self.done = 0
+
+    def add(self, failure: slips.Failure) -> None:
+        """A FAIL to try (once)."""
+        if failure.name not in self.given:
+            self.given.add(failure.name)
+            self.waiting.append((slips.size(failure), failure))
+
+    def idle(self, quiet: bool = False) -> bool:
+        """Try the smallest FAIL waiting, if any: whether there was one.
+        Unless `quiet`, a line every 10 s says which FAIL holds back the
+        scenarios' lines."""
+        if not self.waiting:
+            return False
+        if self.explaining is None:
+            self.explaining = slips.Explaining()
+        failure = self.chosen(self.explaining)
+
+        def line(elapsed: float) -> str:
+            return f"  ... rule slips tried on {Path(failure.name).name} ({elapsed:.0f} s)"
+
+        with Ticker(line, quiet):
+            self.explaining.add(failure)
+        self.done += 1
+        return True
+
+    def chosen(self, explaining: slips.Explaining) -> slips.Failure:
+        """The FAIL to try next, taken off `waiting` (see the class's words)."""
+        scanned = explaining.scanned
+        open_ = [w for w in self.waiting if scanned.get(w[1].signature, 0) < explaining.scans]
+        pick = min(open_, key=lambda w: w[0]) if open_ else max(self.waiting, key=lambda w: w[0])
+        self.waiting.remove(pick)
+        return pick[1]
+
+    def rest(self, seconds: float) -> tuple[list[slips.Explained], list[slips.Failure]]:
+        """Try every FAIL still waiting, scans stopping `seconds` from now:
+        what all the FAILs tried come to (slips.py `explain`)."""
+        if self.explaining is None:
+            self.explaining = slips.Explaining()
+        self.explaining.deadline = min(self.explaining.deadline, time.monotonic() + seconds)
+        while self.idle(quiet=True):
+            pass
+        return self.explaining.explained()
+
 
 def explained(
     alike: dict[causes.Signature, list[Verdict]],
     options: Options,
     replay: float,
     interrupted: list[bool],
+    judge: Judge | None = None,
 ) -> list[causes.Cause]:
     """The causes of a run's FAILs, said at once, before any shrink
-    (bridge/checking/slips.py `explain`): the FAILs one rule slip of the
+    (bridge/checking/slips.py `explain`, through `judge`, which may have
+    tried some during the replay): the FAILs one rule slip of the
     model explains are one cause, named by it; those no slip explains are
     one cause per area of SPEC (causes.py `Signature.area`), which
     shrinking may split. An interruption (Ctrl-C, SIGTERM) is kept in `interrupted`; the
@@ -280,16 +366,18 @@ def explained(
     print(f"grouping {fails} FAIL into causes: trying the model's rule slips ...", flush=True)
     of = {v.failure.name: key for key, vs in alike.items() for v in vs if v.failure is not None}
     failures = [v.failure for vs in alike.values() for v in vs if v.failure is not None]
-    done = [0]
+    judge = judge or Judge()
+    for failure in failures:
+        judge.add(failure)
 
     def progress(elapsed: float) -> str:
-        return f"  ... causes: {done[0]} of {len(failures)} FAILs tried ({elapsed:.0f} s)"
+        return f"  ... causes: {judge.done} of {len(judge.given)} FAILs tried ({elapsed:.0f} s)"
 
     groups: list[slips.Explained] = []
     try:
         with Ticker(progress, False):
             budget = max(SCANNING * replay, SCANNING_AT_LEAST)
-            groups, _ = slips.explain(failures, lambda k: done.__setitem__(0, k), budget)
+            groups, _ = judge.rest(budget)
     except KeyboardInterrupt:
         interrupted[0] = True
         print("interrupted: every FAIL is its area of SPEC's cause")
@@ -315,10 +403,12 @@ def shrunk(
     alike: dict[causes.Signature, list[Verdict]],
     options: Options,
     args: argparse.Namespace,
+    ends: float = math.inf,
 ) -> tuple[list[causes.Cause], bool]:
     """The causes with a shrunk scenario each, written to --regressions as
     it comes, all said at the end: a slip's shrunk against the model alone
-    (`slip_shrunk`), the others' as `grouped` shrinks them; and whether an
+    (`slip_shrunk`), the others' as `grouped` shrinks them, no shrink going
+    on past `ends` (`time.monotonic`); and whether an
     interruption (Ctrl-C, SIGTERM) cut the shrinking short (what is not
     shrunk then stays as it was)."""
     if not found or not args.shrink_tries:
@@ -329,7 +419,7 @@ def shrunk(
     failure_of = {v.failure.name: v.failure for vs in alike.values() for v in vs if v.failure}
     try:
         for cause in list(by_slip):
-            slip_shrunk(cause, failure_of, options, args)
+            slip_shrunk(cause, failure_of, options, args, ends)
             if not cause.confirmed:
                 # Its FAILs are told apart as those no slip explains.
                 by_slip.remove(cause)
@@ -337,7 +427,7 @@ def shrunk(
                     taken = [v for v in verdicts if shown(v.path) in cause.scenarios]
                     if taken:
                         left[key] = left.get(key, []) + taken
-        rest, interrupted = grouped(left, options, args) if left else ([], False)
+        rest, interrupted = grouped(left, options, args, ends) if left else ([], False)
     except KeyboardInterrupt:
         print("interrupted: the causes not shrunk yet are kept as they are")
         return found, True
@@ -361,8 +451,9 @@ def slip_shrunk(
     failure_of: dict[str, slips.Failure],
     options: Options,
     args: argparse.Namespace,
+    ends: float = math.inf,
 ) -> None:
-    """Shrink a slip's cause against the model alone: its smallest FAIL,
+    """Shrink a slip's cause against the model alone (until `ends` at most): its smallest FAIL,
     while the model and the model with the slip answer it otherwise (no
     engine: a try costs two model replays); then the engine replayed once
     on what is left, which must agree with the slipped model there. The
@@ -377,6 +468,7 @@ def slip_shrunk(
         key=lambda f: (len(f.scenario.events), f.name),
     )
     seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
+    seconds = min(seconds, ends - time.monotonic())
     profile, lacks = smallest.profile, smallest.lacks
     shows = slips.shows(slip, profile, lacks)
     small = simplify(smallest.scenario, shows, seconds, max(args.shrink_tries, slips.TRIES))
@@ -397,7 +489,7 @@ def slip_shrunk(
             if alone(plain):
                 small, cause.alone = plain, True
             else:
-                fewer = simplify(small, alone, seconds, args.shrink_tries)
+                fewer = simplify(small, alone, ends - time.monotonic(), args.shrink_tries)
                 if fewer != small:
                     small, cause.alone = fewer, True
     except EngineFault:
@@ -424,17 +516,21 @@ def slip_shrunk(
 
 
 def grouped(
-    alike: dict[causes.Signature, list[Verdict]], options: Options, args: argparse.Namespace
+    alike: dict[causes.Signature, list[Verdict]],
+    options: Options,
+    args: argparse.Namespace,
+    ends: float = math.inf,
 ) -> tuple[list[causes.Cause], bool]:
     """The causes of a run's FAILs (bridge/checking/causes.py), each shrunk
-    scenario written to --regressions as it comes, all said at the end; and
+    scenario written to --regressions as it comes, all said at the end, no
+    shrink going on past `ends` (`time.monotonic`); and
     whether an interruption (Ctrl-C, SIGTERM) cut the grouping short: the
     FAILs not grouped yet are then each area's cause, not shrunk."""
     if not alike:
         return [], False
     fails = sum(map(len, alike.values()))
     shrinking = (
-        f"a scenario of each shrunk ({shrink_budget(args)} at most)"
+        f"a scenario of each shrunk ({shrink_budget(args)}{within(ends)} at most)"
         if args.shrink_tries
         else "nothing shrunk (--shrink-tries 0)"
     )
@@ -454,7 +550,8 @@ def grouped(
     interrupted = False
     try:
         with Ticker(progress, False):
-            for made, profile in find_causes(alike, options, args.jobs, args.shrink_tries, seconds):
+            shrinks = find_causes(alike, options, args.jobs, args.shrink_tries, seconds, ends)
+            for made, profile in shrinks:
                 grouped_now = {name for cause in made for name in cause.scenarios}
                 left = unexplained(left, grouped_now)
                 for cause in made:
@@ -468,6 +565,11 @@ def grouped(
     for cause in found:
         cause.slips_tried = True
     return ordered(found), interrupted
+
+
+def within(ends: float) -> str:
+    """What is left of the shrinks' time, as the grouping line says it ("" for no bound)."""
+    return "" if ends == math.inf else f", all within {max(ends - time.monotonic(), 0):.0f} s"
 
 
 def ordered(found: list[causes.Cause]) -> list[causes.Cause]:

@@ -139,13 +139,17 @@ def checking(args: argparse.Namespace, **more: Any) -> Options:
 
 
 def shrink_options(
-    command: argparse.ArgumentParser, written: str, tries: int = TRIES, none: str = ""
+    command: argparse.ArgumentParser,
+    written: str,
+    tries: int = TRIES,
+    none: str = "",
+    seconds: str = "no limit",
 ) -> None:
     """`--regressions`, where the shrunk scenario (`written`) goes, and
     `--shrink-tries` and `--shrink-seconds`: what shrinking a divergence
     may spend, counted in replays so that a busy machine shrinks as far as a
     quiet one (`tries` unless told; 0 allowed when `none` says what it
-    does); seconds only a cap."""
+    does); seconds only a cap (by default `seconds`)."""
     command.add_argument(
         "--regressions",
         type=Path,
@@ -161,7 +165,7 @@ def shrink_options(
         f"shrinks as far{'; 0: ' + none if none else ''})",
     )
     command.add_argument(
-        "--shrink-seconds", type=positive, help="shrinking's time at most (default: no limit)"
+        "--shrink-seconds", type=positive, help=f"shrinking's time at most (default: {seconds})"
     )
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import islice
+from multiprocessing import TimeoutError as NoResultYet
 from multiprocessing import get_context, util
 from pathlib import Path
 from typing import Any
@@ -467,30 +468,56 @@ class Workers:
             self.pool.terminate()
 
     def each(
-        self, function: Callable[[Any], Any], work: list[Any], path: Callable[[Any], Path]
+        self,
+        function: Callable[[Any], Any],
+        work: list[Any],
+        path: Callable[[Any], Path],
+        idle: Callable[[], bool] | None = None,
     ) -> Iterator[Any]:
         """`function` of each piece of work: in the order given in this
         process, or the largest scenario files first (so that no long
         scenario is left running alone at the end) in the workers, yielding
-        each as it comes."""
+        each as it comes. While no result is in, `idle` is called, for as
+        long as it says it did something (else the next result is waited
+        for)."""
         if self.pool is None:
             yield from map(function, work)
             return
         work = sorted(work, key=lambda job: -path(job).stat().st_size)
-        yield from self.pool.imap_unordered(function, work)
+        results = self.pool.imap_unordered(function, work)
+        busy = idle is not None
+        while True:
+            try:
+                result = results.next(0 if busy else None)
+            except StopIteration:
+                return
+            except NoResultYet:
+                assert idle is not None
+                busy = idle()
+                continue
+            busy = idle is not None
+            yield result
 
 
 def largest_first(
-    function: Callable[[Any], Any], work: list[Any], path: Callable[[Any], Path], jobs: int
+    function: Callable[[Any], Any],
+    work: list[Any],
+    path: Callable[[Any], Path],
+    jobs: int,
+    idle: Callable[[], bool] | None = None,
 ) -> Iterator[Any]:
     """`function` of each piece of work (`Workers.each`), `jobs` at a time."""
     with Workers(jobs if len(work) > 1 else 1) as workers:
-        yield from workers.each(function, work, path)
+        yield from workers.each(function, work, path, idle)
 
 
-def check_all(paths: list[Path], options: Options, jobs: int) -> Iterator[Verdict]:
-    """`check` every scenario, `jobs` at a time (`largest_first`)."""
-    yield from largest_first(_check_job, [(p, options) for p in paths], lambda j: j[0], jobs)
+def check_all(
+    paths: list[Path], options: Options, jobs: int, idle: Callable[[], bool] | None = None
+) -> Iterator[Verdict]:
+    """`check` every scenario, `jobs` at a time (`largest_first`), `idle`
+    called while no verdict is in (`Workers.each`)."""
+    work = [(p, options) for p in paths]
+    yield from largest_first(_check_job, work, lambda j: j[0], jobs, idle)
 
 
 def _worker(counter: Any = None) -> None:
@@ -538,12 +565,17 @@ def unless_broken(verdicts: Iterator[Verdict], count: int = SAME_FAULTS) -> Iter
             close()
 
 
-CauseJob = tuple[Signature, list[tuple[Path, int | None, Signature]], Options, int, float]
+Failing = tuple[Path, int | None, Signature, Failure | None]
+"""A failing scenario as grouping takes it: its path, the position of its
+first divergence (None at the final detail request), that divergence's
+provisional signature, and what the run kept of it (slips.py `Failure`:
+the scenario up to the divergence; None when it kept none)."""
+
+CauseJob = tuple[Signature, list[Failing], Options, int, float, float]
 """One area's failing scenarios (causes.py `Signature.area`; named by the
-provisional signature of most of them), each with the position of its
-first divergence (None at the final detail request) and that divergence's
-provisional signature, how to check them, and shrinking's budget for each
-representative: tries, seconds."""
+provisional signature of most of them), how to check them, shrinking's
+budget for each representative (tries, seconds), and when all shrinking
+ends (`time.monotonic`; inf for never)."""
 
 Grouped = tuple[list[Cause], Profile | None]
 """The causes of one area, their shrunk scenarios marked
@@ -578,20 +610,39 @@ def member(path: Path, position: int | None, subject: Engine, options: Options) 
     return Member(shown(path), signature(found), cut(scenario, found)), replays
 
 
+def kept_member(failure: Failure | None, key: Signature, replays: Replays | None) -> Member | None:
+    """A failing scenario as the run kept it, without replaying it: once
+    one replay has shown how the engine declares itself (`replays`), under
+    the same profile and lacking the same; None otherwise."""
+    if failure is None or replays is None:
+        return None
+    if (failure.profile, failure.lacks) != (replays.profile, replays.lacks):
+        return None
+    return Member(failure.name, key, failure.scenario)
+
+
 def causes_of(job: CauseJob) -> Grouped:
     """The causes of one area's failing scenarios (causes.py `group`), each
-    shrunk scenario marked for writing. A scenario that cannot be replayed
-    again as it failed, or an engine that faults, leaves what it touches in
-    a cause of its provisional signature not shrunk, never an error."""
-    _, failing, options, tries, seconds = job
+    shrunk scenario marked for writing. The first is replayed again (how
+    the engine declares itself), the others taken as the run kept them. A
+    scenario that cannot be replayed again as it failed, or an engine that
+    faults, leaves what it touches in a cause of its provisional signature
+    not shrunk, never an error; so does the deadline, except that the
+    scenarios it left untried go to the one cause of their provisional
+    signature shrunk when there is one (as `group` joins those a shrunk
+    scenario's kinds no longer show)."""
+    _, failing, options, tries, seconds, deadline = job
     subject = make_engine(options)
     members: list[Member] = []
     unreplayed: dict[Signature, list[str]] = {}
     replays: Replays | None = None
     faulted = False
     try:
-        for path, position, key in failing:
-            made = None
+        for path, position, key, failure in failing:
+            made = kept_member(failure, key, replays)
+            if made is not None:
+                members.append(made)
+                continue
             try:
                 made = None if faulted else member(path, position, subject, options)
             except EngineFault:
@@ -607,8 +658,10 @@ def causes_of(job: CauseJob) -> Grouped:
             replays = made[1]
         causes: list[Cause] = []
         if replays is not None:
-            replays.tries, replays.seconds = tries, seconds
+            replays.tries, replays.seconds, replays.deadline = tries, seconds, deadline
             causes = group(members, replays)
+            if replays.late:
+                causes = untried_joined(causes)
     finally:
         subject.close()
     for key, names in unreplayed.items():
@@ -630,6 +683,24 @@ def causes_of(job: CauseJob) -> Grouped:
             shrunk = replace(cause.shrunk, generator=generator, notes=notes)
             cause.shrunk = marked(shrunk, profile)
     return causes, profile
+
+
+def untried_joined(causes: list[Cause]) -> list[Cause]:
+    """The causes, each not shrunk (what the deadline left untried) joined
+    to the one shrunk cause of its provisional signature, when there is
+    exactly one."""
+    kept: list[Cause] = []
+    for cause in causes:
+        shrunk = [
+            c
+            for c in causes
+            if c.shrunk is not None and c.signature.provisional() == cause.signature.provisional()
+        ]
+        if cause.shrunk is None and len(shrunk) == 1:
+            shrunk[0].scenarios.extend(cause.scenarios)
+        else:
+            kept.append(cause)
+    return kept
 
 
 def _causes_job(job: CauseJob) -> Grouped:
@@ -661,25 +732,27 @@ def find_causes(
     jobs: int,
     tries: int,
     seconds: float = math.inf,
+    deadline: float = math.inf,
 ) -> Iterator[Grouped]:
     """The causes of each area's FAILs (causes.py `Signature.area`), `jobs`
-    areas at a time, as each is grouped; with no `tries`, each area is one
-    cause, not shrunk, without a replay."""
-    areas: dict[str, list[tuple[Path, int | None, Signature]]] = {}
+    areas at a time, as each is grouped, no shrink going past `deadline`
+    (`time.monotonic`); with no `tries`, each area is one cause, not
+    shrunk, without a replay."""
+    areas: dict[str, list[Failing]] = {}
     for key, verdicts in sorted(alike.items(), key=lambda kv: -len(kv[1])):
-        failing = [(v.path, (v.divergence or {}).get("position"), key) for v in verdicts]
+        failing = [(v.path, (v.divergence or {}).get("position"), key, v.failure) for v in verdicts]
         areas.setdefault(key.area(), []).extend(failing)
     if tries <= 0:
         for failing in areas.values():
             yield by_area(failing), None
         return
     work: list[CauseJob] = [
-        (failing[0][2], failing, options, tries, seconds) for failing in areas.values()
+        (failing[0][2], failing, options, tries, seconds, deadline) for failing in areas.values()
     ]
     yield from largest_first(_causes_job, work, lambda job: job[1][0][0], jobs)
 
 
-def by_area(failing: list[tuple[Path, int | None, Signature]]) -> list[Cause]:
+def by_area(failing: list[Failing]) -> list[Cause]:
     """FAILs of one area as one cause not shrunk, named by the provisional
     signature of most of them (`failing` lists those first)."""
-    return [Cause(failing[0][2], [shown(path) for path, _, _ in failing])]
+    return [Cause(failing[0][2], [shown(path) for path, *_ in failing])]

@@ -23,6 +23,7 @@ import bridge
 from bridge import cli
 from bridge.checking.causes import parse, read_known
 from bridge.formats.invocation import command
+from tests.bridge.helpers import NEVER
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED = f"{sys.executable} {ROOT / 'tests' / 'bridge' / 'engines' / 'planted.py'}"
@@ -48,7 +49,9 @@ def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def corpus(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    code = cli.main(["corpus", "--jobs", "1", *args])
+    # Not bounded by the replay's time: what a shrink keeps does not depend on load.
+    budget = ["--shrink-seconds", NEVER]
+    code = cli.main(["corpus", "--jobs", "1", *budget, *args])
     return code, capsys.readouterr().out
 
 

@@ -90,9 +90,17 @@ def test_jobs_take_the_largest_scenarios_first_and_report_in_name_order(
         def __exit__(self, *_: object) -> None:
             return None
 
-        def imap_unordered(self, function: Any, work: list[Any]) -> list[Any]:
+        def imap_unordered(self, function: Any, work: list[Any]) -> Any:
             fed.extend(path.name for path, _ in work)
-            return [function(job) for job in reversed(work)]
+            answers = iter([function(job) for job in reversed(work)])
+
+            class Results:
+                """As a pool's results: each in turn, `next` with a timeout."""
+
+                def next(self, timeout: float | None = None) -> Any:
+                    return next(answers)
+
+            return Results()
 
         def close(self) -> None:
             """No job is left: the workers would end."""

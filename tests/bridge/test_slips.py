@@ -22,6 +22,7 @@ import impl
 from bridge import cli
 from bridge.checking import slips
 from model import render, text
+from tests.bridge.helpers import NEVER
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "bridge" / "engines"))
@@ -81,7 +82,9 @@ def test_a_slip_is_applied_where_the_model_is_used_and_taken_back() -> None:
 
 
 def corpus(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    code = cli.main(["corpus", "--jobs", "1", "--engine", "impl", *args])
+    # Not bounded by the replay's time: what a shrink keeps does not depend on load.
+    budget = ["--shrink-seconds", NEVER]
+    code = cli.main(["corpus", "--jobs", "1", "--engine", "impl", *budget, *args])
     return code, capsys.readouterr().out
 
 

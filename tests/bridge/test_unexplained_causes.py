@@ -17,6 +17,7 @@ import pytest
 
 import impl
 from bridge import cli
+from tests.bridge.helpers import NEVER
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "bridge" / "engines"))
@@ -53,6 +54,7 @@ def corpus(capsys: pytest.CaptureFixture[str], tmp_path: Path, *names: str) -> t
     only = [arg for name in names for arg in ("--only", name)]
     report = tmp_path / "r.json"
     args = ["corpus", "--jobs", "1", "--engine", "impl", "--shrink-tries", "150", *only]
+    args += ["--shrink-seconds", NEVER]  # not bounded by the replay's time
     code = cli.main([*args, "--regressions", str(tmp_path / "found"), "--json", str(report)])
     out = capsys.readouterr().out
     assert code == 1, out

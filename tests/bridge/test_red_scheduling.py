@@ -1,0 +1,160 @@
+"""What a red run spends, and in what order (issue 40, "red as fast as
+green"; bridge/cli/corpus.py, bridge/runs/corpus.py): rule slips are tried
+on the smallest FAIL waiting while the replay runs; grouping takes a FAIL
+as the run kept it instead of replaying it; and shrinks stop at a deadline
+set by the replay's time, what they left untried joined to the one cause
+of its kind that was shrunk. Speed itself is row 18 of BENCHMARKS.md."""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from bridge.checking import slips
+from bridge.checking.causes import Cause, Member, Replays, Signature, group
+from bridge.cli import corpus as cli_corpus
+from bridge.formats.kit import CORPUS
+from bridge.formats.profile import SPEC
+from bridge.runs.corpus import (
+    Options,
+    Workers,
+    check,
+    kept_member,
+    make_engine,
+    member,
+    untried_joined,
+)
+from scenarios.format import Scenario
+from scenarios.strategies import constants_dict
+from tests.bridge.helpers import SMALL
+
+ROOT = Path(__file__).resolve().parents[2]
+PLANTED = f"{sys.executable} {ROOT / 'tests' / 'bridge' / 'engines' / 'planted.py'} free_leaf"
+VIEWS = Signature("views", "message")
+
+
+def scenario(events: int) -> Scenario:
+    message = {"event": "message", "kind": "user", "text": "x"}
+    return Scenario(constants_dict(SMALL), [dict(message) for _ in range(events)])
+
+
+def failure(name: str, events: int, signature: str = "views@message") -> slips.Failure:
+    return slips.Failure(name, scenario(events), SPEC, (), 0, {}, signature)
+
+
+def test_the_judge_tries_the_smallest_fail_waiting_first_or_the_largest_never_scanned(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tried: list[str] = []
+
+    class Recording:
+        deadline = math.inf
+        scans = 1
+        scanned = {"zoom@zoom": 1}  # no zoom FAIL is scanned any more
+
+        def add(self, failure: slips.Failure) -> None:
+            tried.append(failure.name)
+
+        def explained(self) -> tuple[list[slips.Explained], list[slips.Failure]]:
+            return [], []
+
+    monkeypatch.setattr(slips, "Explaining", Recording)
+    judge = cli_corpus.Judge()
+    for name, events in (("big", 40), ("small", 3), ("middle", 12)):
+        judge.add(failure(name, events))
+    judge.add(failure("small", 3))  # given twice, tried once
+    assert judge.idle() and tried == ["small"]
+    judge.add(failure("smaller", 1))  # one that came during the replay
+    # Of a kind no longer scanned: the largest first, before the smaller ones of it.
+    judge.add(failure("zoom_small", 2, "zoom@zoom"))
+    judge.add(failure("zoom_large", 50, "zoom@zoom"))
+    judge.rest(1.0)
+    assert tried == ["small", "smaller", "middle", "big", "zoom_large", "zoom_small"]
+    assert not judge.idle() and judge.done == 6
+
+
+class Unstartable:
+    """An engine that must not be started: a past deadline replays nothing."""
+
+    name = "unstartable"
+    reused = False
+
+    def start(self, scenario: Scenario) -> object:
+        raise AssertionError("started after the deadline")
+
+    def close(self) -> None:
+        pass
+
+
+def test_past_its_deadline_grouping_replays_nothing() -> None:
+    probe = Replays(Unstartable(), SPEC, ())  # type: ignore[arg-type]
+    probe.deadline = time.monotonic() - 1
+    members = [Member(name, VIEWS, scenario(5)) for name in ("a", "b")]
+    assert probe.shrunk(scenario(5), VIEWS) == scenario(5)
+    (cause,) = group(members, probe)
+    assert probe.late and cause.shrunk is None and sorted(cause.scenarios) == ["a", "b"]
+
+
+def test_the_fails_a_deadline_left_untried_join_the_one_shrunk_cause_of_their_kind() -> None:
+    small = scenario(2)
+    shrunk = Cause(VIEWS.keeping(small), ["a"], "a", small)
+    untried = Cause(VIEWS, ["b", "c"])
+    other = Cause(Signature("queue", "start"), ["d"])
+    joined = untried_joined([shrunk, untried, other])
+    assert [c.scenarios for c in joined] == [["a", "b", "c"], ["d"]]
+    # Two causes of that kind shrunk: which one the untried are of is not known.
+    twin = Cause(replace(VIEWS, keeps=("message", "start")), ["e"], "e", small)
+    untried = Cause(VIEWS, ["b"])
+    assert untried in untried_joined([shrunk, twin, untried])
+
+
+def test_a_fail_the_run_kept_is_the_member_a_replay_makes(tmp_path: Path) -> None:
+    """Grouping takes a FAIL as the replay kept it: the same scenario up
+    to the divergence and signature as replaying it again would give."""
+    options = Options(PLANTED, quiet=True)
+    path = CORPUS / "random_07.jsonl"
+    verdict = check(path, options)
+    assert verdict.status == "FAIL" and verdict.failure is not None
+    engine = make_engine(options)
+    try:
+        replayed, replays = member(path, verdict.divergence["position"], engine, options)
+    finally:
+        engine.close()
+    kept = kept_member(verdict.failure, replayed.signature, replays)
+    assert kept == replayed
+    assert kept_member(verdict.failure, replayed.signature, None) is None
+
+
+def slow_square(n: int) -> int:
+    time.sleep(0.2)
+    return n * n
+
+
+def test_workers_do_something_else_while_no_result_is_in(tmp_path: Path) -> None:
+    """With workers, `idle` is called while they check (what the judge does
+    during a replay), for as long as it has something to do; every result
+    still comes."""
+    files = []
+    for n in range(4):
+        files.append(tmp_path / f"{n}.txt")
+        files[-1].write_text("x" * (n + 1))
+    calls: list[int] = []
+    got: list[int] = []
+
+    def idle() -> bool:
+        calls.append(len(got))
+        return len(calls) < 3  # three things to do, then the results are waited for
+
+    with Workers(2) as workers:
+        for result in workers.each(slow_square, list(range(4)), lambda n: files[n], idle):
+            got.append(result)
+    assert sorted(got) == [0, 1, 4, 9]
+    # The three were done at once, before any result (each takes a worker 0.2 s).
+    assert calls[:3] == [0, 0, 0]
+    # With nothing to do it waits: one call at most after each result, not a spin.
+    assert len(calls) <= 3 + len(got) + 1
