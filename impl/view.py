@@ -35,6 +35,7 @@ from typing import Final
 from impl.constants import PLACEHOLDER
 from impl.digest import MASK, line_hash
 from impl.render import row
+from impl.text import flat_size
 from impl.text import size as text_size
 from impl.tree import Node, Tree, first
 
@@ -46,10 +47,12 @@ class View:
     `digest` the protocol's digest of its lines (impl/digest.py), `pairs` the
     heaps of mergeable pairs by level, `top` above every level with a pair,
     `shrinking` the sawtooth flag (SPEC 3.3), and `merges` the parents its
-    last batch made."""
+    last batch made. Under `flat_sizes` a line's text counts as its size
+    flattened (SPEC 10)."""
 
-    def __init__(self, tree: Tree) -> None:
+    def __init__(self, tree: Tree, flat_sizes: bool = False) -> None:
         self.tree = tree
+        self.flat_sizes = flat_sizes
         self.lines: dict[int, int] = {}
         self.order: list[Node] = []
         self.starts: list[int] = []
@@ -65,7 +68,7 @@ class View:
 
     def copy(self) -> View:
         """An independent view with the same lines and state (SPEC 3.4)."""
-        other = View(self.tree)
+        other = View(self.tree, self.flat_sizes)
         other.lines = self.lines.copy()
         other.order = self.order.copy()
         other.starts = self.starts.copy()
@@ -152,17 +155,24 @@ class View:
         self._snapshot = None
         self.count += 1
         self.digest = (self.digest + line_hash(0, index)) & MASK
-        found = self.tree.sizes[0][index]
-        self.size += PLACEHOLDER_SIZE if found < 0 else found
+        self.size += PLACEHOLDER_SIZE if self.tree.sizes[0][index] < 0 else self.text_size(leaf)
         if index & 1:
             self._offer(0, index - 1)
+
+    def text_size(self, node: Node) -> int:
+        """A built line's size: its text's bytes, or under `flat_sizes` its
+        text's with each run of line breaks one byte (SPEC 3, 10)."""
+        level, index = node
+        if self.flat_sizes:
+            return flat_size(self.tree.texts[level][index])  # type: ignore[arg-type]
+        return self.tree.sizes[level][index]
 
     def built(self, node: Node) -> None:
         """`node` was just built: a line of it drops its placeholder, and a pair
         under it may become mergeable (SPEC 3.1, 3.3)."""
         level, index = node
         if self.lines.get(index << level, -1) == level:
-            self.size += self.tree.sizes[level][index] - PLACEHOLDER_SIZE
+            self.size += self.text_size(node) - PLACEHOLDER_SIZE
         if level > 0:
             self._offer(level - 1, 2 * index)
 
@@ -189,8 +199,8 @@ class View:
         up = (level + 1, left >> 1)
         gone = line_hash(level, left) + line_hash(level, left + 1)
         self.digest = (self.digest - gone + line_hash(level + 1, left >> 1)) & MASK
-        sizes = self.tree.sizes
-        self.size += sizes[level + 1][left >> 1] - sizes[level][left] - sizes[level][left + 1]
+        size = self.text_size
+        self.size += size(up) - size(pair) - size((level, left + 1))
         start = left << level
         del self.lines[(left + 1) << level]
         self.lines[start] = level + 1

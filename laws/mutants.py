@@ -478,6 +478,18 @@ BREAKS = [
         ("no_ahead_holds_no_leaf",),
     ),
     Break(
+        "flat_sizes inert",
+        "model/view.py",
+        (
+            (
+                "return texts.flat_size(text) if profile.flat_sizes else texts.size(text)",
+                "return texts.size(text)",
+            ),
+        ),
+        "laws",
+        ("flat_sizes_counted",),
+    ),
+    Break(
         "due measured from the first message, in the engine",
         "impl/view.py",
         (

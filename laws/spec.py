@@ -94,9 +94,15 @@ def built(state: State, line: Line) -> bool:
 
 
 def line_size(state: State, line: Line) -> int:
+    """A line's size as the state's profile measures it: raw bytes, or
+    under `flat_sizes` each run of line breaks one byte (SPEC 3, 10)."""
     level, index = line
     text = machine.text(state, Node(level, bits.from_int(index)))
-    return 29 if text is None else texts.size(text)
+    if text is None:
+        return 29
+    if state.profile.flat_sizes:
+        return texts.size(re.sub("[\r\n]+", " ", text))
+    return texts.size(text)
 
 
 def view_size(state: State, view: tuple[Node, ...]) -> int:

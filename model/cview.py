@@ -8,6 +8,7 @@ from model import tree as trees
 from model import view as views
 from model.bits import Bits
 from model.node import Node
+from model.profile import Profile
 from model.sawtooth import Sawtooth, batched, receive
 from model.tree import Tree
 from model.view import View
@@ -21,15 +22,17 @@ def follow(
     tree: Tree,
     cceiling: int,
     cfloor: int,
+    profile: Profile,
 ) -> Sawtooth:
     """The compaction view after a message (SPEC 3.4): when the chat view's
     batch merged, the chat view merged further down to CFLOOR; otherwise the
     leaf appended, merged down to CFLOOR when over CCEILING or still shrinking."""
     if chat.merges:
         return batched(
-            views.fit_bytes(chat.view, count, tree, cfloor, chat.size, chat.pairs), cfloor
+            views.fit_bytes(chat.view, count, tree, cfloor, chat.size, chat.pairs, profile),
+            cfloor,
         )
-    return receive(csaw, leaf, count, tree, cceiling, cfloor)
+    return receive(csaw, leaf, count, tree, cceiling, cfloor, profile)
 
 
 def context_end(node: Node) -> Bits:

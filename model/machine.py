@@ -72,8 +72,8 @@ def _build(state: State, node: Node, line: str) -> State:
     return replace(
         state,
         tree=done.tree,
-        chat=resized(state.chat, done.tree, done.nodes),
-        compaction=resized(state.compaction, done.tree, done.nodes),
+        chat=resized(state.chat, done.tree, done.nodes, state.profile),
+        compaction=resized(state.compaction, done.tree, done.nodes, state.profile),
         queue=queues.after_build(state.queue, done, state.profile),
     )
 
@@ -101,9 +101,10 @@ def _message(state: State, event: Message) -> State:
         state = _build(state, leaf, line)
     else:
         state = replace(state, queue=queues.add_unbuilt_leaf(state.queue, leaf))
-    chat = receive(state.chat, leaf, count, state.tree, c.ceiling, c.floor)
+    p = state.profile
+    chat = receive(state.chat, leaf, count, state.tree, c.ceiling, c.floor, p)
     compaction = cviews.follow(
-        state.compaction, chat, leaf, count, state.tree, c.cceiling, c.cfloor
+        state.compaction, chat, leaf, count, state.tree, c.cceiling, c.cfloor, p
     )
     return replace(state, chat=chat, compaction=compaction)
 

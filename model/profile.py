@@ -117,6 +117,7 @@ class Profile:
     free_leaves: str = "at_once"
     flat_lines: bool = False
     ahead_limit: str = "bound"
+    flat_sizes: bool = False
 
     def __post_init__(self) -> None:
         for kind, word in self.kind_words:
@@ -238,6 +239,8 @@ def deviations(profile: Profile) -> list[str]:
         out.append("flat_lines")
     if profile.ahead_limit != "bound":
         out.append(f"ahead_limit {profile.ahead_limit}")
+    if profile.flat_sizes:
+        out.append("flat_sizes")
     return out
 
 
@@ -272,6 +275,7 @@ def options(profile: Profile) -> dict[str, Any]:
         "free_leaves": profile.free_leaves,
         "flat_lines": profile.flat_lines,
         "ahead_limit": profile.ahead_limit,
+        "flat_sizes": profile.flat_sizes,
     }
 
 
@@ -304,6 +308,7 @@ TYPES: dict[str, Any] = {
     "free_leaves": FREE_LEAVES,
     "flat_lines": bool,
     "ahead_limit": AHEAD_LIMITS,
+    "flat_sizes": bool,
 }
 """Each option of SPEC 10 as the protocol writes it: a JSON type (a number
 for `float`, an integer taken too), or the strings it may be."""

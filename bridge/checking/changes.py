@@ -266,6 +266,7 @@ FIELD_CONCERNS = {
         "ahead_limit",
     ),
     "started": ("calls",),
+    "size": ("flat_sizes",),
 }
 """The profile options tried first when a field differs, whatever the event."""
 

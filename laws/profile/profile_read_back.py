@@ -37,6 +37,7 @@ OPTIONS = (
     "free_leaves",
     "flat_lines",
     "ahead_limit",
+    "flat_sizes",
 )
 """SPEC 10's options, in its order."""
 

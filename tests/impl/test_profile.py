@@ -265,3 +265,17 @@ def test_ahead_limit_none_in_the_engine() -> None:
     assert none.candidates() == ((0, 0), (0, 1))
     none.start((0, 1))
     assert none.running() == [(0, 1)]
+
+
+def test_flat_sizes_in_the_engine() -> None:
+    small = Constants(node=32, ceiling=18, floor=10, jobs=2, ahead=2, failures=3)
+    spec, flat = Planner(small), Planner(small, Profile.from_json({"flat_sizes": True}))
+    assert flat.profile == Profile(flat_sizes=True)
+    for p in (spec, flat):
+        p.message("user", "a\r\n\r\nb")
+    assert (spec.size(), flat.size()) == (12, 9)
+    assert spec.message("user", "hi").chat_batch and spec.size() == 21
+    assert not flat.message("user", "hi").chat_batch and flat.size() == 17
+    assert flat.view() == ((0, 0), (0, 1))
+    with pytest.raises(ValueError, match="flat_sizes"):
+        Profile.from_json({"flat_sizes": 1})

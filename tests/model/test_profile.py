@@ -378,3 +378,18 @@ def test_ahead_limit_none_as_spec_10_s_example() -> None:
     none = run(Profile(ahead_limit="none"), LONG, LONG, constants=c)
     assert machine.candidates(none) == (N(0, 0), N(0, 1))
     assert machine.step(none, start(0, 1)).queue.running == (N(0, 1),)
+
+
+def test_flat_sizes_as_spec_10_s_example() -> None:
+    small = replace(C, node=32, ceiling=18, floor=10)
+    events = (Message("user", "a\r\n\r\nb"), Message("user", "hi"))
+    spec = run(Profile(), events[0], constants=small)
+    flat = run(Profile(flat_sizes=True), events[0], constants=small)
+    assert machine.render(spec) == machine.render(flat) == "<chat>\n0+1|user: a  b\n</chat>"
+    assert (machine.size(spec), machine.size(flat)) == (12, 9)
+    spec, flat = machine.step(spec, events[1]), machine.step(flat, events[1])
+    # SPEC: 12 + 8 bytes, over CEILING 18: the batch merges into the free 0+2.
+    assert machine.merges(spec) == (N(1, 0),) and machine.size(spec) == 21
+    # flat_sizes: 9 + 8 = 17 bytes, no batch.
+    assert machine.merges(flat) == () and machine.size(flat) == 17
+    assert machine.view(flat) == (N(0, 0), N(0, 1)) and not machine.shrinking(flat)
