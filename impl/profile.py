@@ -34,6 +34,7 @@ CHOICES = {
     "trim_set": ("unicode", "javascript", "ascii"),
     "free_leaves": ("at_once", "queued"),
     "ahead_limit": ("bound", "none"),
+    "batches": ("messages", "builds"),
 }
 """The options that are one of a few strings, SPEC's first."""
 
@@ -69,7 +70,7 @@ class Profile:
     number from 1 to 4 in hundredths), `word_cut` (cut "word"), `ellipsis`
     (one line of at most 3 bytes), `keeps_overlong` (overlong "kept"),
     `asks_again` (replies_out "asks"), `given_line`, `trim_set`, `queues_free_leaves`
-    (free_leaves "queued"), `flat_lines`, `ahead_limit` and `flat_sizes`."""
+    (free_leaves "queued"), `flat_lines`, `ahead_limit`, `flat_sizes` and `batches`."""
 
     trim_lines: bool = False
     kind_words: dict[str, str] = field(default_factory=dict)
@@ -100,6 +101,7 @@ class Profile:
     flat_lines: bool = False
     ahead_limit: str = "bound"
     flat_sizes: bool = False
+    batches: str = "messages"
 
     def __post_init__(self) -> None:
         for name in STRINGS:
@@ -215,6 +217,7 @@ class Profile:
             "flat_lines": self.flat_lines,
             "ahead_limit": self.ahead_limit,
             "flat_sizes": self.flat_sizes,
+            "batches": self.batches,
         }
 
 

@@ -20,6 +20,7 @@ from laws.line import (  # noqa: F401
 )
 from laws.profile import (  # noqa: F401
     bare_zoom_drops_tags,
+    builds_run_batches,
     ellipsis_marks_cut,
     empty_chat_shows_blank_line,
     empty_reply_fails_call,
@@ -111,6 +112,7 @@ zoom_one_shows_head bare_zoom_drops_tags unbuilt_zoom_refused
 tolerance_widens_fit word_cut_drops_last_word ellipsis_marks_cut kept_best_stays_whole
 run_out_asks_again given_line_rechosen trim_set_names_whitespace
 queued_free_leaf_waits flat_lines_spaced no_ahead_holds_no_leaf flat_sizes_counted
+builds_run_batches
 profile_read_back
 """.split()
 """The laws of SPEC 8, in the order of its tables."""

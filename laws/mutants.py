@@ -114,8 +114,8 @@ BREAKS = [
         "model/cview.py",
         (
             (
-                "views.fit_bytes(chat.view, count, tree, cfloor, chat.size, chat.pairs)",
-                "views.fit_bytes(chat.view, count, tree, cceiling, chat.size, chat.pairs)",
+                "return further(chat, count, tree, cfloor, profile)",
+                "return further(chat, count, tree, cceiling, profile)",
             ),
         ),
         "laws",
@@ -488,6 +488,13 @@ BREAKS = [
         ),
         "laws",
         ("flat_sizes_counted",),
+    ),
+    Break(
+        "batches inert",
+        "model/machine.py",
+        (('if state.profile.batches == "messages" or', "if True or"),),
+        "laws",
+        ("builds_run_batches",),
     ),
     Break(
         "due measured from the first message, in the engine",

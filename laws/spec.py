@@ -142,6 +142,19 @@ def built_after_batch(step: Step) -> bool:
     return not was <= set(leaves_unbuilt(step.after))
 
 
+def batch_at_build(step: Step) -> bool:
+    """Whether a taken `end` ran a batch under `batches: builds`: its node is
+    built after it and the chat view was shrinking before it (SPEC 3.3, 10)."""
+    event = step.event
+    return (
+        not step.refused
+        and isinstance(event, End)
+        and step.before.profile.batches == "builds"
+        and step.before.chat.shrinking
+        and built(step.after, plain(event.node))
+    )
+
+
 def batch_due(step_before: State, event: object) -> bool:
     """Whether a message starts a batch: the view is shrinking, or over CEILING
     once the message's line is appended (SPEC 3.3): its leaf's placeholder,
@@ -162,11 +175,13 @@ def name(line: Line) -> str:
     return f"{first}+{end - first}"
 
 
-def replay_merges(step_before: State, event: Message, merges: tuple[Node, ...]) -> list[list[Line]]:
-    """The views a batch passes through: the old view with the message's leaf
+def replay_merges(step_before: State, event: Event, merges: tuple[Node, ...]) -> list[list[Line]]:
+    """The views a batch passes through: the old view with a message's leaf
     appended, then each logged merge applied to the pair of its two halves.
     Raises AssertionError naming a merge whose halves are not adjacent lines."""
-    view = lines(step_before.chat.view) + [(0, count(step_before))]
+    view = lines(step_before.chat.view)
+    if isinstance(event, Message):
+        view.append((0, count(step_before)))
     out = [list(view)]
     for parent in merges:
         level, index = plain(parent)

@@ -65,6 +65,9 @@ TRIM_SETS = ("unicode", "javascript", "ascii")
 FREE_LEAVES = ("at_once", "queued")
 """When a leaf whose line fits NODE is built (SPEC 2, 4, 10, option `free_leaves`)."""
 
+BATCHES = ("messages", "builds")
+"""Which events run the chat view's batch (SPEC 3.3, 10, option `batches`)."""
+
 AHEAD_LIMITS = ("bound", "none")
 """Whether AHEAD bounds the leaves that may start (SPEC 4, 10, option `ahead_limit`)."""
 
@@ -118,6 +121,7 @@ class Profile:
     flat_lines: bool = False
     ahead_limit: str = "bound"
     flat_sizes: bool = False
+    batches: str = "messages"
 
     def __post_init__(self) -> None:
         for kind, word in self.kind_words:
@@ -241,6 +245,8 @@ def deviations(profile: Profile) -> list[str]:
         out.append(f"ahead_limit {profile.ahead_limit}")
     if profile.flat_sizes:
         out.append("flat_sizes")
+    if profile.batches != "messages":
+        out.append(f"batches {profile.batches}")
     return out
 
 
@@ -276,6 +282,7 @@ def options(profile: Profile) -> dict[str, Any]:
         "flat_lines": profile.flat_lines,
         "ahead_limit": profile.ahead_limit,
         "flat_sizes": profile.flat_sizes,
+        "batches": profile.batches,
     }
 
 
@@ -309,6 +316,7 @@ TYPES: dict[str, Any] = {
     "flat_lines": bool,
     "ahead_limit": AHEAD_LIMITS,
     "flat_sizes": bool,
+    "batches": BATCHES,
 }
 """Each option of SPEC 10 as the protocol writes it: a JSON type (a number
 for `float`, an integer taken too), or the strings it may be."""

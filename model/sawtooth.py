@@ -45,7 +45,15 @@ def receive(
     pairs = views.appended(grown, saw.pairs, lambda n: trees.is_built(tree, n))
     if not (saw.shrinking or size > ceiling):
         return Sawtooth(grown, False, (), size, pairs)
-    return batched(views.fit_bytes(grown, count, tree, floor, size, pairs, profile), floor)
+    return batch(Sawtooth(grown, saw.shrinking, (), size, pairs), count, tree, floor, profile)
+
+
+def batch(saw: Sawtooth, count: Bits, tree: Tree, floor: int, profile: Profile) -> Sawtooth:
+    """One batch: the most due mergeable pair merged while the view is over
+    `floor` (SPEC 3.1, 3.3)."""
+    return batched(
+        views.fit_bytes(saw.view, count, tree, floor, saw.size, saw.pairs, profile), floor
+    )
 
 
 def batched(batch: views.Fit, floor: int) -> Sawtooth:

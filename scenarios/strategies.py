@@ -128,6 +128,7 @@ def engine_profiles(draw: st.DrawFn) -> EngineProfile:
         flat_lines=draw(st.booleans()),
         ahead_limit=draw(st.sampled_from(["bound", "bound", "bound", "none"])),
         flat_sizes=draw(st.booleans()),
+        batches=draw(st.sampled_from(["messages", "builds"])),
     )
 
 

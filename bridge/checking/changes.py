@@ -206,6 +206,7 @@ CONCERNS = {
         "given_line",
         "trim_set",
         "flat_lines",
+        "batches",
     ),
     "fail": ("retry", "failure_cap", "held_takes_job"),
     "message": (
@@ -267,6 +268,9 @@ FIELD_CONCERNS = {
     ),
     "started": ("calls",),
     "size": ("flat_sizes",),
+    "merges": ("batches",),
+    "cmerges": ("batches",),
+    "shrinking": ("batches",),
 }
 """The profile options tried first when a field differs, whatever the event."""
 

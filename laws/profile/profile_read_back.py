@@ -38,6 +38,7 @@ OPTIONS = (
     "flat_lines",
     "ahead_limit",
     "flat_sizes",
+    "batches",
 )
 """SPEC 10's options, in its order."""
 

@@ -69,6 +69,7 @@ PROFILES = st.one_of(
             "flat_lines": st.booleans(),
             "ahead_limit": st.sampled_from(["bound", "none"]),
             "flat_sizes": st.booleans(),
+            "batches": st.sampled_from(["messages", "builds"]),
             "kinds": st.sets(st.sampled_from(KINDS), min_size=1).map(
                 lambda some: [kind for kind in KINDS if kind in some]
             ),

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
+from impl.chat import Chat
 from impl.constants import Constants
 from impl.errors import Refused
 from impl.planner import Planner
@@ -279,3 +281,34 @@ def test_flat_sizes_in_the_engine() -> None:
     assert flat.view() == ((0, 0), (0, 1))
     with pytest.raises(ValueError, match="flat_sizes"):
         Profile.from_json({"flat_sizes": 1})
+
+
+def test_batches_at_builds_in_the_engine_and_across_a_restart(tmp_path: Path) -> None:
+    small = Constants(node=16, ceiling=50, floor=15, jobs=2, ahead=2, failures=3)
+    builds = Profile.from_json({"batches": "builds"})
+    assert builds == Profile(batches="builds")
+    with Chat.open(tmp_path, small, profile=builds) as chat:
+        chat.append("user", LONG)
+        chat.append("user", LONG)
+        for index, line in ((0, "a" * 10), (1, "b" * 10)):
+            chat.claim(0, index)
+            chat.put(0, index, line)
+        assert chat.planner.shrinking() and chat.view() == ((0, 0), (0, 1))
+        chat.claim(1, 0)
+        chat.put(1, 0, "ab")
+        # The end that built 0+2 ran the batch SPEC runs at the next message.
+        assert chat.view() == chat.compaction_view() == ((1, 0),)
+        assert chat.planner.chat.merges == ((1, 0),) and not chat.planner.shrinking()
+    with Chat.open(tmp_path, small, profile=builds) as chat:
+        assert chat.view() == chat.compaction_view() == ((1, 0),)
+        assert not chat.planner.shrinking()
+    spec = Planner(small)
+    for event in (("user", LONG), ("user", LONG)):
+        spec.message(*event)
+    for index, line in ((0, "a" * 10), (1, "b" * 10)):
+        spec.start((0, index))
+        spec.end((0, index), line)
+    spec.start((1, 0))
+    assert not spec.end((1, 0), "ab").chat_batch and spec.view() == ((0, 0), (0, 1))
+    with pytest.raises(ValueError, match="batches"):
+        Profile.from_json({"batches": "ends"})

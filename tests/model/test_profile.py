@@ -393,3 +393,26 @@ def test_flat_sizes_as_spec_10_s_example() -> None:
     # flat_sizes: 9 + 8 = 17 bytes, no batch.
     assert machine.merges(flat) == () and machine.size(flat) == 17
     assert machine.view(flat) == (N(0, 0), N(0, 1)) and not machine.shrinking(flat)
+
+
+def test_batches_at_builds_as_spec_10_s_example() -> None:
+    small = replace(C, ceiling=50, floor=15)
+    events = (LONG, LONG, start(0, 0), start(0, 1), end(0, 0, "a" * 10), end(0, 1, "b" * 10))
+    spec = run(Profile(), *events, constants=small)
+    builds = run(Profile(batches="builds"), *events, constants=small)
+    for state in (spec, builds):
+        # Two placeholders over CEILING, no pair mergeable: shrinking; the
+        # leaves' ends (a batch that merges nothing under builds) leave it so.
+        assert machine.shrinking(state) and machine.size(state) == 20
+        assert machine.candidates(state) == (N(1, 0),)
+    spec, builds = (
+        machine.step(machine.step(s, start(1, 0)), end(1, 0, "ab")) for s in (spec, builds)
+    )
+    assert machine.view(spec) == (N(0, 0), N(0, 1)) and machine.shrinking(spec)
+    assert machine.merges(spec) == ()
+    assert machine.view(builds) == (N(1, 0),) and not machine.shrinking(builds)
+    assert machine.merges(builds) == (N(1, 0),) and machine.size(builds) == 2
+    assert machine.compaction_view(builds) == (N(1, 0),)
+    # SPEC's next message merges them there.
+    spec = machine.step(spec, Message("user", "hi"))
+    assert machine.merges(spec) == (N(1, 0),)
