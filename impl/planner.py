@@ -67,8 +67,8 @@ class Planner:
         self.constants = constants or Constants()
         self.profile = profile or Profile()
         self.tree = Tree(self.constants.node, self.profile.kind_words)
-        self.chat = View(self.tree, self.profile.flat_sizes)
-        self.cview = View(self.tree, self.profile.flat_sizes)
+        self.chat = View(self.tree, self.profile.flat_sizes, self.profile.row_sizes)
+        self.cview = View(self.tree, self.profile.flat_sizes, self.profile.row_sizes)
         self.queue = Queue(
             self.constants.jobs,
             # `ahead_limit: none` (SPEC 10): no count of unbuilt leaves reaches this AHEAD.

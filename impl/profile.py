@@ -70,7 +70,7 @@ class Profile:
     number from 1 to 4 in hundredths), `word_cut` (cut "word"), `ellipsis`
     (one line of at most 3 bytes), `keeps_overlong` (overlong "kept"),
     `asks_again` (replies_out "asks"), `given_line`, `trim_set`, `queues_free_leaves`
-    (free_leaves "queued"), `flat_lines`, `ahead_limit`, `flat_sizes` and `batches`."""
+    (free_leaves "queued"), `flat_lines`, `ahead_limit`, `flat_sizes`, `batches` and `row_sizes`."""
 
     trim_lines: bool = False
     kind_words: dict[str, str] = field(default_factory=dict)
@@ -102,6 +102,7 @@ class Profile:
     ahead_limit: str = "bound"
     flat_sizes: bool = False
     batches: str = "messages"
+    row_sizes: bool = False
 
     def __post_init__(self) -> None:
         for name in STRINGS:
@@ -174,6 +175,7 @@ class Profile:
             held_takes_job=given["held_takes_job"],
             flat_lines=given["flat_lines"],
             flat_sizes=given["flat_sizes"],
+            row_sizes=given["row_sizes"],
             tolerance=float(tolerance),
             ellipsis=given["ellipsis"],
             **{name: given[name] for name in STRINGS},
@@ -218,6 +220,7 @@ class Profile:
             "ahead_limit": self.ahead_limit,
             "flat_sizes": self.flat_sizes,
             "batches": self.batches,
+            "row_sizes": self.row_sizes,
         }
 
 
@@ -228,6 +231,7 @@ BOOLEANS = (
     "held_takes_job",
     "flat_lines",
     "flat_sizes",
+    "row_sizes",
 )
 """The options that are true or false."""
 

@@ -39,6 +39,7 @@ from laws.profile import (  # noqa: F401
     queued_free_leaf_waits,
     ready_merges_keep_arrival,
     retried_start_first,
+    row_sizes_count_heads,
     run_out_asks_again,
     self_resume_ends_settled_wait,
     self_starts_every_candidate,
@@ -112,7 +113,7 @@ zoom_one_shows_head bare_zoom_drops_tags unbuilt_zoom_refused
 tolerance_widens_fit word_cut_drops_last_word ellipsis_marks_cut kept_best_stays_whole
 run_out_asks_again given_line_rechosen trim_set_names_whitespace
 queued_free_leaf_waits flat_lines_spaced no_ahead_holds_no_leaf flat_sizes_counted
-builds_run_batches
+builds_run_batches row_sizes_count_heads
 profile_read_back
 """.split()
 """The laws of SPEC 8, in the order of its tables."""

@@ -497,6 +497,13 @@ BREAKS = [
         ("builds_run_batches",),
     ),
     Break(
+        "row_sizes inert",
+        "model/view.py",
+        (("return size + row_head(node) if profile.row_sizes else size", "return size"),),
+        "laws",
+        ("row_sizes_count_heads",),
+    ),
+    Break(
         "due measured from the first message, in the engine",
         "impl/view.py",
         (

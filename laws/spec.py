@@ -94,19 +94,34 @@ def built(state: State, line: Line) -> bool:
 
 
 def line_size(state: State, line: Line) -> int:
-    """A line's size as the state's profile measures it: raw bytes, or
-    under `flat_sizes` each run of line breaks one byte (SPEC 3, 10)."""
+    """A line's size as the state's profile measures it (`measured`)."""
     level, index = line
-    text = machine.text(state, Node(level, bits.from_int(index)))
+    return measured(state, machine.text(state, Node(level, bits.from_int(index))), line)
+
+
+def measured(state: State, text: str | None, line: Line) -> int:
+    """The size of view line `line` with `text` (None while unbuilt) as the
+    state's profile measures it: raw bytes, or under `flat_sizes` each run of
+    line breaks one byte, and under `row_sizes` with `{start}+{count}|` and a
+    newline (SPEC 3, 10)."""
+    head = len(name(line)) + 2 if state.profile.row_sizes else 0
     if text is None:
-        return 29
+        return 29 + head
     if state.profile.flat_sizes:
-        return texts.size(re.sub("[\r\n]+", " ", text))
-    return texts.size(text)
+        return texts.size(re.sub("[\r\n]+", " ", text)) + head
+    return texts.size(text) + head
 
 
 def view_size(state: State, view: tuple[Node, ...]) -> int:
     return sum(line_size(state, line) for line in lines(view))
+
+
+def views_measured(state: State) -> None:
+    """Each view's size is the sum of its lines' sizes as `line_size`
+    measures them under the state's profile (SPEC 3, 10)."""
+    for what, saw in (("chat view", state.chat), ("compaction view", state.compaction)):
+        expected = view_size(state, saw.view)
+        assert saw.size == expected, f"the {what} measures {saw.size} bytes, not {expected}"
 
 
 def mergeable_pairs(state: State, view: tuple[Node, ...]) -> list[int]:
@@ -166,7 +181,8 @@ def batch_due(step_before: State, event: object) -> bool:
         return True
     line = message_line(step_before, event)
     paid = texts.size(line) > step_before.constants.node
-    leaf = 29 if paid or step_before.profile.free_leaves == "queued" else texts.size(line)
+    unbuilt = paid or step_before.profile.free_leaves == "queued"
+    leaf = measured(step_before, None if unbuilt else line, (0, count(step_before)))
     return view_size(step_before, step_before.chat.view) + leaf > step_before.constants.ceiling
 
 

@@ -122,6 +122,7 @@ class Profile:
     ahead_limit: str = "bound"
     flat_sizes: bool = False
     batches: str = "messages"
+    row_sizes: bool = False
 
     def __post_init__(self) -> None:
         for kind, word in self.kind_words:
@@ -247,6 +248,8 @@ def deviations(profile: Profile) -> list[str]:
         out.append("flat_sizes")
     if profile.batches != "messages":
         out.append(f"batches {profile.batches}")
+    if profile.row_sizes:
+        out.append("row_sizes")
     return out
 
 
@@ -283,6 +286,7 @@ def options(profile: Profile) -> dict[str, Any]:
         "ahead_limit": profile.ahead_limit,
         "flat_sizes": profile.flat_sizes,
         "batches": profile.batches,
+        "row_sizes": profile.row_sizes,
     }
 
 
@@ -317,6 +321,7 @@ TYPES: dict[str, Any] = {
     "ahead_limit": AHEAD_LIMITS,
     "flat_sizes": bool,
     "batches": BATCHES,
+    "row_sizes": bool,
 }
 """Each option of SPEC 10 as the protocol writes it: a JSON type (a number
 for `float`, an integer taken too), or the strings it may be."""

@@ -67,7 +67,8 @@ def resized(saw: Sawtooth, tree: Tree, built: tuple[Node, ...], profile: Profile
     placeholder, which changes only the size, and a pair whose parent was
     built becomes mergeable (SPEC 3.1, 3.3)."""
     change = sum(
-        views.line_size(tree, node, profile) - views.measured(PLACEHOLDER, profile)
+        views.line_size(tree, node, profile)
+        - views.in_row(views.measured(PLACEHOLDER, profile), node, profile)
         for node in built
         if views.position(saw.view, node) is not None
     )

@@ -37,11 +37,23 @@ def measured(text: str, profile: Profile) -> int:
     return texts.flat_size(text) if profile.flat_sizes else texts.size(text)
 
 
+def row_head(node: Node) -> int:
+    """The bytes a view's row adds to its text: `{start}+{count}|` and the
+    newline (SPEC 3, 10 `row_sizes`)."""
+    return texts.size(nodes.name(node)) + 2
+
+
+def in_row(size: int, node: Node, profile: Profile) -> int:
+    """A line's text's size as the line's size: under `row_sizes` with its
+    row's head (SPEC 3, 10)."""
+    return size + row_head(node) if profile.row_sizes else size
+
+
 def line_size(tree: Tree, node: Node, profile: Profile) -> int:
     """A line's size: its node's text, or the placeholder's 29 bytes, as
-    `measured` (SPEC 3, 10)."""
+    `measured`, `in_row` (SPEC 3, 10)."""
     line = trees.text(tree, node)
-    return measured(PLACEHOLDER if line is None else line, profile)
+    return in_row(measured(PLACEHOLDER if line is None else line, profile), node, profile)
 
 
 def size(view: View, tree: Tree, profile: Profile) -> int:

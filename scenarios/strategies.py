@@ -129,6 +129,7 @@ def engine_profiles(draw: st.DrawFn) -> EngineProfile:
         ahead_limit=draw(st.sampled_from(["bound", "bound", "bound", "none"])),
         flat_sizes=draw(st.booleans()),
         batches=draw(st.sampled_from(["messages", "builds"])),
+        row_sizes=draw(st.booleans()),
     )
 
 

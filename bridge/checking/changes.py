@@ -267,7 +267,7 @@ FIELD_CONCERNS = {
         "ahead_limit",
     ),
     "started": ("calls",),
-    "size": ("flat_sizes",),
+    "size": ("flat_sizes", "row_sizes"),
     "merges": ("batches",),
     "cmerges": ("batches",),
     "shrinking": ("batches",),

@@ -39,6 +39,7 @@ OPTIONS = (
     "ahead_limit",
     "flat_sizes",
     "batches",
+    "row_sizes",
 )
 """SPEC 10's options, in its order."""
 

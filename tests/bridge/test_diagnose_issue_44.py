@@ -18,6 +18,7 @@ ISSUE_44_ENGINES = {
     "no AHEAD": ({"ahead_limit": "none"}, ("random_00",)),
     "sizes flattened": ({"flat_sizes": True}, ("random_00",)),
     "batches at builds": ({"batches": "builds"}, ("refused_one_wait_0",)),
+    "sizes with the row's head": ({"row_sizes": True}, ("random_00",)),
 }
 """Engines that differ from SPEC in one option of issue 44, and the corpus
 scenarios that show it."""

@@ -312,3 +312,15 @@ def test_batches_at_builds_in_the_engine_and_across_a_restart(tmp_path: Path) ->
     assert not spec.end((1, 0), "ab").chat_batch and spec.view() == ((0, 0), (0, 1))
     with pytest.raises(ValueError, match="batches"):
         Profile.from_json({"batches": "ends"})
+
+
+def test_row_sizes_in_the_engine() -> None:
+    small = Constants(node=512, ceiling=20, floor=10, jobs=2, ahead=2, failures=3)
+    rows = Planner(small, Profile.from_json({"row_sizes": True}))
+    assert rows.profile == Profile(row_sizes=True)
+    assert not rows.message("user", "hi").chat_batch and rows.size() == len("0+1|user: hi\n")
+    assert rows.message("unii", "yo").chat_batch and rows.chat.merges == ((1, 0),)
+    assert rows.view() == ((1, 0),) and rows.size() == 22 and rows.shrinking()
+    assert rows.cview.size == 22
+    with pytest.raises(ValueError, match="row_sizes"):
+        Profile.from_json({"row_sizes": "yes"})

@@ -416,3 +416,18 @@ def test_batches_at_builds_as_spec_10_s_example() -> None:
     # SPEC's next message merges them there.
     spec = machine.step(spec, Message("user", "hi"))
     assert machine.merges(spec) == (N(1, 0),)
+
+
+def test_row_sizes_as_spec_10_s_example() -> None:
+    small = replace(C, node=512, ceiling=20, floor=10)
+    events = (Message("user", "hi"), Message("unii", "yo"))
+    spec = run(Profile(), *events, constants=small)
+    rows = run(Profile(row_sizes=True), *events, constants=small)
+    # Each row: `0+1|` (4 bytes), the 8-byte line, a newline.
+    assert machine.size(spec) == 16 and machine.merges(spec) == ()
+    assert machine.merges(rows) == (N(1, 0),) and machine.view(rows) == (N(1, 0),)
+    assert machine.size(rows) == len("0+2|user: hi\nunii: yo\n") == 22
+    assert machine.shrinking(rows)
+    # With flat_sizes too, the merged text's line break is one byte either way.
+    both = run(Profile(row_sizes=True, flat_sizes=True), *events, constants=small)
+    assert machine.size(both) == 22
