@@ -240,16 +240,12 @@ def deviations(profile: Profile) -> list[str]:
     for name in ("overlong", "replies_out", "given_line", "trim_set", "free_leaves"):
         if getattr(profile, name) != TYPES[name][0]:
             out.append(f"{name} {getattr(profile, name)}")
-    if profile.flat_lines:
-        out.append("flat_lines")
-    if profile.ahead_limit != "bound":
-        out.append(f"ahead_limit {profile.ahead_limit}")
-    if profile.flat_sizes:
-        out.append("flat_sizes")
-    if profile.batches != "messages":
-        out.append(f"batches {profile.batches}")
-    if profile.row_sizes:
-        out.append("row_sizes")
+    for name in ("flat_lines", "ahead_limit", "flat_sizes", "batches", "row_sizes"):
+        value = getattr(profile, name)
+        if TYPES[name] is bool and value:
+            out.append(name)
+        elif TYPES[name] is not bool and value != TYPES[name][0]:
+            out.append(f"{name} {value}")
     return out
 
 
