@@ -218,10 +218,17 @@ class Chat:
     def put(self, level: int, index: int, line: str) -> None:
         """A call ends with its line of 1 to NODE bytes: the node is built and
         logged, with the free parents it completes (SPEC 2, 4, 5, 6)."""
-        p = self._writing()
+        p, store = self._writing(), self.store
         outcome = p.end((level, index), line)
         try:
-            self.store.log_nodes(p, outcome.built)
+            store.log_nodes(p, outcome.built)
+            # Under `batches: builds` (SPEC 10) the end may have run batches.
+            if outcome.chat_batch:
+                store.log_batch(p, compaction=False)
+            if outcome.cview_batch:
+                store.log_batch(p, compaction=True)
+            if outcome.chat_batch:
+                store.save_view(p)
         finally:
             self._changed()
 

@@ -67,8 +67,8 @@ class Planner:
         self.constants = constants or Constants()
         self.profile = profile or Profile()
         self.tree = Tree(self.constants.node, self.profile.kind_words)
-        self.chat = View(self.tree)
-        self.cview = View(self.tree)
+        self.chat = View(self.tree, self.profile.flat_sizes, self.profile.row_sizes)
+        self.cview = View(self.tree, self.profile.flat_sizes, self.profile.row_sizes)
         self.queue = Queue(
             self.constants.jobs,
             # `ahead_limit: none` (SPEC 10): no count of unbuilt leaves reaches this AHEAD.
@@ -253,7 +253,7 @@ class Planner:
             if line_size > self._limit:
                 line = self.chooser(line).finish()
                 line_size = -1
-        return self._resumed(self._install(node, line, line_size))
+        return self._ended(node, self._install(node, line, line_size))
 
     def end_replies(self, node: Node, replies: list[str], checked: bool = False) -> Outcome:
         """The call for `node` ends with the replies it got; the line is
@@ -271,13 +271,28 @@ class Planner:
             for reply in replies:
                 line = chooser.offer(reply)
                 if line is not None:
-                    return self._resumed(self._install(node, line))
+                    return self._ended(node, self._install(node, line))
         except EmptyReply:
-            return self._resumed(self._failed(node))
+            return self._ended(node, self._failed(node))
         if self.profile.asks_again and chooser.read < chooser.tries:
             self.asking[node] = chooser
             return Outcome([])
-        return self._resumed(self._install(node, chooser.finish()))
+        return self._ended(node, self._install(node, chooser.finish()))
+
+    def _ended(self, node: Node, outcome: Outcome) -> Outcome:
+        """After a call's `end`: under `batches: builds`, when its node is
+        built, the batch of a shrinking chat view, to FLOOR, and when that
+        merges, the compaction view is the chat view merged further down to
+        CFLOOR (SPEC 3.3, 3.4, 10); then a wait the view settles may end."""
+        if self.profile.batches == "builds" and self.chat.shrinking and self.tree.is_built(node):
+            c = self.constants
+            self.chat.batch(c.floor)
+            outcome.chat_batch = True
+            if self.chat.merges:
+                self.cview = self.chat.copy()
+                self.cview.batch(c.cfloor)
+                outcome.cview_batch = True
+        return self._resumed(outcome)
 
     def chooser(self, source: str) -> LineChooser:
         """A line chooser for a call on `source`, with the profile's chooser

@@ -34,6 +34,7 @@ CHOICES = {
     "trim_set": ("unicode", "javascript", "ascii"),
     "free_leaves": ("at_once", "queued"),
     "ahead_limit": ("bound", "none"),
+    "batches": ("messages", "builds"),
 }
 """The options that are one of a few strings, SPEC's first."""
 
@@ -69,7 +70,7 @@ class Profile:
     number from 1 to 4 in hundredths), `word_cut` (cut "word"), `ellipsis`
     (one line of at most 3 bytes), `keeps_overlong` (overlong "kept"),
     `asks_again` (replies_out "asks"), `given_line`, `trim_set`, `queues_free_leaves`
-    (free_leaves "queued"), `flat_lines` and `ahead_limit`."""
+    (free_leaves "queued"), `flat_lines`, `ahead_limit`, `flat_sizes`, `batches` and `row_sizes`."""
 
     trim_lines: bool = False
     kind_words: dict[str, str] = field(default_factory=dict)
@@ -99,6 +100,9 @@ class Profile:
     queues_free_leaves: bool = False
     flat_lines: bool = False
     ahead_limit: str = "bound"
+    flat_sizes: bool = False
+    batches: str = "messages"
+    row_sizes: bool = False
 
     def __post_init__(self) -> None:
         for name in STRINGS:
@@ -142,7 +146,7 @@ class Profile:
         for name, allowed in CHOICES.items():
             if name in options and options[name] not in allowed:
                 raise ValueError(f"{name} is one of {allowed}, not {options[name]!r}")
-        for name in ("trim_lines", "need_first", "ahead_in_wait", "held_takes_job", "flat_lines"):
+        for name in BOOLEANS:
             if name in options and not isinstance(options[name], bool):
                 raise ValueError(f"{name} is true or false, not {options[name]!r}")
         tolerance = options.get("tolerance", 1)
@@ -170,6 +174,8 @@ class Profile:
             retry_at_message=given["retry"] == "message",
             held_takes_job=given["held_takes_job"],
             flat_lines=given["flat_lines"],
+            flat_sizes=given["flat_sizes"],
+            row_sizes=given["row_sizes"],
             tolerance=float(tolerance),
             ellipsis=given["ellipsis"],
             **{name: given[name] for name in STRINGS},
@@ -212,8 +218,22 @@ class Profile:
             "free_leaves": self._said("free_leaves"),
             "flat_lines": self.flat_lines,
             "ahead_limit": self.ahead_limit,
+            "flat_sizes": self.flat_sizes,
+            "batches": self.batches,
+            "row_sizes": self.row_sizes,
         }
 
+
+BOOLEANS = (
+    "trim_lines",
+    "need_first",
+    "ahead_in_wait",
+    "held_takes_job",
+    "flat_lines",
+    "flat_sizes",
+    "row_sizes",
+)
+"""The options that are true or false."""
 
 OPTIONS = tuple(Profile().to_json())
 """The options of SPEC 10, in its order."""

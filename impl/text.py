@@ -4,8 +4,12 @@ impl/textscan.py."""
 
 from __future__ import annotations
 
+import re
+
 from impl.errors import Refused
 from impl.textscan import utf8_size
+
+_BREAK_RUNS = re.compile("[\r\n]+")
 
 
 def size(text: str) -> int:
@@ -13,6 +17,12 @@ def size(text: str) -> int:
     when it has none."""
     found = utf8_size(text)
     return found if found >= 0 else len(text.encode("utf-8"))
+
+
+def flat_size(text: str) -> int:
+    """`text`'s size with each run of `\\r` and `\\n` counted as one byte
+    (SPEC 10 `flat_sizes`)."""
+    return size(_BREAK_RUNS.sub(" ", text))
 
 
 _SPACE_SEPARATORS = (

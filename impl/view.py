@@ -35,8 +35,9 @@ from typing import Final
 from impl.constants import PLACEHOLDER
 from impl.digest import MASK, line_hash
 from impl.render import row
+from impl.text import flat_size
 from impl.text import size as text_size
-from impl.tree import Node, Tree, first
+from impl.tree import Node, Tree, first, name
 
 PLACEHOLDER_SIZE: Final = text_size(PLACEHOLDER)
 
@@ -46,10 +47,14 @@ class View:
     `digest` the protocol's digest of its lines (impl/digest.py), `pairs` the
     heaps of mergeable pairs by level, `top` above every level with a pair,
     `shrinking` the sawtooth flag (SPEC 3.3), and `merges` the parents its
-    last batch made."""
+    last batch made. Under `flat_sizes` a line's text counts as its size
+    flattened, and under `row_sizes` a line counts its row's head too (SPEC
+    10)."""
 
-    def __init__(self, tree: Tree) -> None:
+    def __init__(self, tree: Tree, flat_sizes: bool = False, row_sizes: bool = False) -> None:
         self.tree = tree
+        self.flat_sizes = flat_sizes
+        self.row_sizes = row_sizes
         self.lines: dict[int, int] = {}
         self.order: list[Node] = []
         self.starts: list[int] = []
@@ -65,7 +70,7 @@ class View:
 
     def copy(self) -> View:
         """An independent view with the same lines and state (SPEC 3.4)."""
-        other = View(self.tree)
+        other = View(self.tree, self.flat_sizes, self.row_sizes)
         other.lines = self.lines.copy()
         other.order = self.order.copy()
         other.starts = self.starts.copy()
@@ -152,17 +157,34 @@ class View:
         self._snapshot = None
         self.count += 1
         self.digest = (self.digest + line_hash(0, index)) & MASK
-        found = self.tree.sizes[0][index]
-        self.size += PLACEHOLDER_SIZE if found < 0 else found
+        self.size += self.line_size(leaf)
         if index & 1:
             self._offer(0, index - 1)
+
+    def line_size(self, node: Node) -> int:
+        """A line's size: its text's bytes (under `flat_sizes` with each run
+        of line breaks one byte), or the placeholder's while unbuilt; under
+        `row_sizes` with its row's head, `{start}+{count}|` and the newline
+        (SPEC 3, 10)."""
+        level, index = node
+        found = self.tree.sizes[level][index]
+        if found < 0:
+            found = PLACEHOLDER_SIZE
+        elif self.flat_sizes:
+            found = flat_size(self.tree.texts[level][index])  # type: ignore[arg-type]
+        return found + self._head(node)
+
+    def _head(self, node: Node) -> int:
+        """What a row adds to its text's size: under `row_sizes` its head and
+        newline, otherwise nothing (SPEC 10)."""
+        return len(name(node)) + 2 if self.row_sizes else 0
 
     def built(self, node: Node) -> None:
         """`node` was just built: a line of it drops its placeholder, and a pair
         under it may become mergeable (SPEC 3.1, 3.3)."""
         level, index = node
         if self.lines.get(index << level, -1) == level:
-            self.size += self.tree.sizes[level][index] - PLACEHOLDER_SIZE
+            self.size += self.line_size(node) - PLACEHOLDER_SIZE - self._head(node)
         if level > 0:
             self._offer(level - 1, 2 * index)
 
@@ -189,8 +211,8 @@ class View:
         up = (level + 1, left >> 1)
         gone = line_hash(level, left) + line_hash(level, left + 1)
         self.digest = (self.digest - gone + line_hash(level + 1, left >> 1)) & MASK
-        sizes = self.tree.sizes
-        self.size += sizes[level + 1][left >> 1] - sizes[level][left] - sizes[level][left + 1]
+        size = self.line_size
+        self.size += size(up) - size(pair) - size((level, left + 1))
         start = left << level
         del self.lines[(left + 1) << level]
         self.lines[start] = level + 1

@@ -20,10 +20,12 @@ from laws.line import (  # noqa: F401
 )
 from laws.profile import (  # noqa: F401
     bare_zoom_drops_tags,
+    builds_run_batches,
     ellipsis_marks_cut,
     empty_chat_shows_blank_line,
     empty_reply_fails_call,
     flat_lines_spaced,
+    flat_sizes_counted,
     given_line_rechosen,
     goes_on_past_not_shorter,
     held_takes_a_job,
@@ -37,6 +39,7 @@ from laws.profile import (  # noqa: F401
     queued_free_leaf_waits,
     ready_merges_keep_arrival,
     retried_start_first,
+    row_sizes_count_heads,
     run_out_asks_again,
     self_resume_ends_settled_wait,
     self_starts_every_candidate,
@@ -109,7 +112,8 @@ empty_reply_fails_call goes_on_past_not_shorter retried_start_first
 zoom_one_shows_head bare_zoom_drops_tags unbuilt_zoom_refused
 tolerance_widens_fit word_cut_drops_last_word ellipsis_marks_cut kept_best_stays_whole
 run_out_asks_again given_line_rechosen trim_set_names_whitespace
-queued_free_leaf_waits flat_lines_spaced no_ahead_holds_no_leaf
+queued_free_leaf_waits flat_lines_spaced no_ahead_holds_no_leaf flat_sizes_counted
+builds_run_batches row_sizes_count_heads
 profile_read_back
 """.split()
 """The laws of SPEC 8, in the order of its tables."""

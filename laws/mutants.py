@@ -118,8 +118,8 @@ BREAKS = [
         "model/cview.py",
         (
             (
-                "views.fit_bytes(chat.view, count, tree, cfloor, chat.size, chat.pairs)",
-                "views.fit_bytes(chat.view, count, tree, cceiling, chat.size, chat.pairs)",
+                "return further(chat, count, tree, cfloor, profile)",
+                "return further(chat, count, tree, cceiling, profile)",
             ),
         ),
         "laws",
@@ -485,6 +485,32 @@ BREAKS = [
         (('return self.ahead_limit == "bound" and not', "return not"),),
         "laws",
         ("no_ahead_holds_no_leaf",),
+    ),
+    Break(
+        "flat_sizes inert",
+        "model/view.py",
+        (
+            (
+                "return texts.flat_size(text) if profile.flat_sizes else texts.size(text)",
+                "return texts.size(text)",
+            ),
+        ),
+        "laws",
+        ("flat_sizes_counted",),
+    ),
+    Break(
+        "batches inert",
+        "model/machine.py",
+        (('if state.profile.batches == "messages" or', "if True or"),),
+        "laws",
+        ("builds_run_batches",),
+    ),
+    Break(
+        "row_sizes inert",
+        "model/view.py",
+        (("return size + row_head(node) if profile.row_sizes else size", "return size"),),
+        "laws",
+        ("row_sizes_count_heads",),
     ),
     Break(
         "due measured from the first message, in the engine",

@@ -94,13 +94,34 @@ def built(state: State, line: Line) -> bool:
 
 
 def line_size(state: State, line: Line) -> int:
+    """A line's size as the state's profile measures it (`measured`)."""
     level, index = line
-    text = machine.text(state, Node(level, bits.from_int(index)))
-    return 29 if text is None else texts.size(text)
+    return measured(state, machine.text(state, Node(level, bits.from_int(index))), line)
+
+
+def measured(state: State, text: str | None, line: Line) -> int:
+    """The size of view line `line` with `text` (None while unbuilt) as the
+    state's profile measures it: raw bytes, or under `flat_sizes` each run of
+    line breaks one byte, and under `row_sizes` with `{start}+{count}|` and a
+    newline (SPEC 3, 10)."""
+    head = len(name(line)) + 2 if state.profile.row_sizes else 0
+    if text is None:
+        return 29 + head
+    if state.profile.flat_sizes:
+        return texts.size(re.sub("[\r\n]+", " ", text)) + head
+    return texts.size(text) + head
 
 
 def view_size(state: State, view: tuple[Node, ...]) -> int:
     return sum(line_size(state, line) for line in lines(view))
+
+
+def views_measured(state: State) -> None:
+    """Each view's size is the sum of its lines' sizes as `line_size`
+    measures them under the state's profile (SPEC 3, 10)."""
+    for what, saw in (("chat view", state.chat), ("compaction view", state.compaction)):
+        expected = view_size(state, saw.view)
+        assert saw.size == expected, f"the {what} measures {saw.size} bytes, not {expected}"
 
 
 def mergeable_pairs(state: State, view: tuple[Node, ...]) -> list[int]:
@@ -136,6 +157,19 @@ def built_after_batch(step: Step) -> bool:
     return not was <= set(leaves_unbuilt(step.after))
 
 
+def batch_at_build(step: Step) -> bool:
+    """Whether a taken `end` ran a batch under `batches: builds`: its node is
+    built after it and the chat view was shrinking before it (SPEC 3.3, 10)."""
+    event = step.event
+    return (
+        not step.refused
+        and isinstance(event, End)
+        and step.before.profile.batches == "builds"
+        and step.before.chat.shrinking
+        and built(step.after, plain(event.node))
+    )
+
+
 def batch_due(step_before: State, event: object) -> bool:
     """Whether a message starts a batch: the view is shrinking, or over CEILING
     once the message's line is appended (SPEC 3.3): its leaf's placeholder,
@@ -147,7 +181,8 @@ def batch_due(step_before: State, event: object) -> bool:
         return True
     line = message_line(step_before, event)
     paid = texts.size(line) > step_before.constants.node
-    leaf = 29 if paid or step_before.profile.free_leaves == "queued" else texts.size(line)
+    unbuilt = paid or step_before.profile.free_leaves == "queued"
+    leaf = measured(step_before, None if unbuilt else line, (0, count(step_before)))
     return view_size(step_before, step_before.chat.view) + leaf > step_before.constants.ceiling
 
 
@@ -156,11 +191,13 @@ def name(line: Line) -> str:
     return f"{first}+{end - first}"
 
 
-def replay_merges(step_before: State, event: Message, merges: tuple[Node, ...]) -> list[list[Line]]:
-    """The views a batch passes through: the old view with the message's leaf
+def replay_merges(step_before: State, event: Event, merges: tuple[Node, ...]) -> list[list[Line]]:
+    """The views a batch passes through: the old view with a message's leaf
     appended, then each logged merge applied to the pair of its two halves.
     Raises AssertionError naming a merge whose halves are not adjacent lines."""
-    view = lines(step_before.chat.view) + [(0, count(step_before))]
+    view = lines(step_before.chat.view)
+    if isinstance(event, Message):
+        view.append((0, count(step_before)))
     out = [list(view)]
     for parent in merges:
         level, index = plain(parent)

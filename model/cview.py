@@ -5,10 +5,10 @@ from __future__ import annotations
 from model import bits
 from model import node as nodes
 from model import tree as trees
-from model import view as views
 from model.bits import Bits
 from model.node import Node
-from model.sawtooth import Sawtooth, batched, receive
+from model.profile import Profile
+from model.sawtooth import Sawtooth, batch, receive
 from model.tree import Tree
 from model.view import View
 
@@ -21,15 +21,20 @@ def follow(
     tree: Tree,
     cceiling: int,
     cfloor: int,
+    profile: Profile,
 ) -> Sawtooth:
     """The compaction view after a message (SPEC 3.4): when the chat view's
     batch merged, the chat view merged further down to CFLOOR; otherwise the
     leaf appended, merged down to CFLOOR when over CCEILING or still shrinking."""
     if chat.merges:
-        return batched(
-            views.fit_bytes(chat.view, count, tree, cfloor, chat.size, chat.pairs), cfloor
-        )
-    return receive(csaw, leaf, count, tree, cceiling, cfloor)
+        return further(chat, count, tree, cfloor, profile)
+    return receive(csaw, leaf, count, tree, cceiling, cfloor, profile)
+
+
+def further(chat: Sawtooth, count: Bits, tree: Tree, cfloor: int, profile: Profile) -> Sawtooth:
+    """The compaction view once the chat view's batch merged: the chat view
+    merged further down to CFLOOR (SPEC 3.4)."""
+    return batch(chat, count, tree, cfloor, profile)
 
 
 def context_end(node: Node) -> Bits:

@@ -25,7 +25,7 @@ from model.line import choose_line, cut_best, fits, over_line
 from model.node import Node
 from model.profile import Profile
 from model.queue import Queue
-from model.sawtooth import Sawtooth, receive, resized
+from model.sawtooth import Sawtooth, batch, receive, resized
 from model.tree import Tree
 from model.view import View
 
@@ -72,8 +72,8 @@ def _build(state: State, node: Node, line: str) -> State:
     return replace(
         state,
         tree=done.tree,
-        chat=resized(state.chat, done.tree, done.nodes),
-        compaction=resized(state.compaction, done.tree, done.nodes),
+        chat=resized(state.chat, done.tree, done.nodes, state.profile),
+        compaction=resized(state.compaction, done.tree, done.nodes, state.profile),
         queue=queues.after_build(state.queue, done, state.profile),
     )
 
@@ -101,9 +101,10 @@ def _message(state: State, event: Message) -> State:
         state = _build(state, leaf, line)
     else:
         state = replace(state, queue=queues.add_unbuilt_leaf(state.queue, leaf))
-    chat = receive(state.chat, leaf, count, state.tree, c.ceiling, c.floor)
+    p = state.profile
+    chat = receive(state.chat, leaf, count, state.tree, c.ceiling, c.floor, p)
     compaction = cviews.follow(
-        state.compaction, chat, leaf, count, state.tree, c.cceiling, c.cfloor
+        state.compaction, chat, leaf, count, state.tree, c.cceiling, c.cfloor, p
     )
     return replace(state, chat=chat, compaction=compaction)
 
@@ -163,6 +164,23 @@ def _end(state: State, event: End) -> State:
     for reply in event.replies:
         _check_utf8(reply, "a reply")
     return _chosen(state, event.node, event.replies)
+
+
+def _batch_at_build(state: State, node: Node) -> State:
+    """SPEC 3.3, 3.4, 10: under `batches: builds` an `end` after which its
+    node is built runs the batch of a shrinking chat view, to FLOOR; when
+    that batch merges, the compaction view is the chat view merged further
+    down to CFLOOR."""
+    if state.profile.batches == "messages" or not state.chat.shrinking:
+        return state
+    if not trees.is_built(state.tree, node):
+        return state
+    c, p = state.constants, state.profile
+    chat = batch(state.chat, state.count, state.tree, c.floor, p)
+    if not chat.merges:
+        return replace(state, chat=chat)
+    compaction = cviews.further(chat, state.count, state.tree, c.cfloor, p)
+    return replace(state, chat=chat, compaction=compaction)
 
 
 def _trimmed(line: str, p: Profile) -> str | None:
@@ -252,7 +270,7 @@ def _apply(state: State, event: Event) -> State:
                 raise Refused("self_starts", "under calls: self the engine starts its own calls")
             return _start(state, event.node)
         case End():
-            return _end(state, event)
+            return _batch_at_build(_end(state, event), event.node)
         case Fail():
             return _fail(state, event)
         case Wait():
@@ -291,7 +309,8 @@ def resumed(state: State) -> State:
 def step(state: State, event: Event) -> State:
     """The state after `event`, or `Refused` naming the first rule it breaks
     (SPEC 4.1); the state it was given is unchanged either way. Only a
-    message runs a batch; under `resume: self` a wait on a settled view then
+    message runs a batch (under `batches: builds`, an `end` that builds
+    its node too); under `resume: self` a wait on a settled view then
     ends, and under `calls: self` the engine then starts every candidate,
     in queue order, after building the free leaves the queue offers under
     `free_leaves: queued` (SPEC 3.3, 4, 10)."""

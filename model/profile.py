@@ -65,6 +65,9 @@ TRIM_SETS = ("unicode", "javascript", "ascii")
 FREE_LEAVES = ("at_once", "queued")
 """When a leaf whose line fits NODE is built (SPEC 2, 4, 10, option `free_leaves`)."""
 
+BATCHES = ("messages", "builds")
+"""Which events run the chat view's batch (SPEC 3.3, 10, option `batches`)."""
+
 AHEAD_LIMITS = ("bound", "none")
 """Whether AHEAD bounds the leaves that may start (SPEC 4, 10, option `ahead_limit`)."""
 
@@ -117,6 +120,9 @@ class Profile:
     free_leaves: str = "at_once"
     flat_lines: bool = False
     ahead_limit: str = "bound"
+    flat_sizes: bool = False
+    batches: str = "messages"
+    row_sizes: bool = False
 
     def __post_init__(self) -> None:
         for kind, word in self.kind_words:
@@ -234,10 +240,12 @@ def deviations(profile: Profile) -> list[str]:
     for name in ("overlong", "replies_out", "given_line", "trim_set", "free_leaves"):
         if getattr(profile, name) != TYPES[name][0]:
             out.append(f"{name} {getattr(profile, name)}")
-    if profile.flat_lines:
-        out.append("flat_lines")
-    if profile.ahead_limit != "bound":
-        out.append(f"ahead_limit {profile.ahead_limit}")
+    for name in ("flat_lines", "ahead_limit", "flat_sizes", "batches", "row_sizes"):
+        value = getattr(profile, name)
+        if TYPES[name] is bool and value:
+            out.append(name)
+        elif TYPES[name] is not bool and value != TYPES[name][0]:
+            out.append(f"{name} {value}")
     return out
 
 
@@ -272,6 +280,9 @@ def options(profile: Profile) -> dict[str, Any]:
         "free_leaves": profile.free_leaves,
         "flat_lines": profile.flat_lines,
         "ahead_limit": profile.ahead_limit,
+        "flat_sizes": profile.flat_sizes,
+        "batches": profile.batches,
+        "row_sizes": profile.row_sizes,
     }
 
 
@@ -304,6 +315,9 @@ TYPES: dict[str, Any] = {
     "free_leaves": FREE_LEAVES,
     "flat_lines": bool,
     "ahead_limit": AHEAD_LIMITS,
+    "flat_sizes": bool,
+    "batches": BATCHES,
+    "row_sizes": bool,
 }
 """Each option of SPEC 10 as the protocol writes it: a JSON type (a number
 for `float`, an integer taken too), or the strings it may be."""

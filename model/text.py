@@ -65,6 +65,16 @@ def spaced(text: str) -> str:
     return text.replace("\r", " ").replace("\n", " ")
 
 
+def flat_size(text: str) -> int:
+    """`text`'s size once flattened with each run of `\\r` and `\\n` one byte
+    (SPEC 10 `flat_sizes`)."""
+    breaks = "\r\n"
+    runs = sum(
+        1 for at, c in enumerate(text) if c in breaks and (at == 0 or text[at - 1] not in breaks)
+    )
+    return size(text) - sum(1 for c in text if c in breaks) + runs
+
+
 def flatten(text: str) -> str:
     """`text` with every `\\r\\n`, `\\r` and `\\n` turned into one space (SPEC 3)."""
     return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")

@@ -21,6 +21,7 @@ from model.bits import Bits
 from model.constants import PLACEHOLDER
 from model.due import Order, more_due
 from model.node import Node
+from model.profile import Profile
 from model.tree import Tree
 
 View = tuple[Node, ...]
@@ -29,15 +30,35 @@ Pairs = tuple[Node, ...]
 """A view's mergeable pairs, each named by its older line, oldest first (SPEC 3.1)."""
 
 
-def line_size(tree: Tree, node: Node) -> int:
-    """A line's size: its node's raw text, or the placeholder's 29 bytes (SPEC 3)."""
+def measured(text: str, profile: Profile) -> int:
+    """The size a line's text counts for in a view: its raw bytes, or under
+    `flat_sizes` its bytes flattened, each run of line breaks one byte
+    (SPEC 3, 10)."""
+    return texts.flat_size(text) if profile.flat_sizes else texts.size(text)
+
+
+def row_head(node: Node) -> int:
+    """The bytes a view's row adds to its text: `{start}+{count}|` and the
+    newline (SPEC 3, 10 `row_sizes`)."""
+    return texts.size(nodes.name(node)) + 2
+
+
+def in_row(size: int, node: Node, profile: Profile) -> int:
+    """A line's text's size as the line's size: under `row_sizes` with its
+    row's head (SPEC 3, 10)."""
+    return size + row_head(node) if profile.row_sizes else size
+
+
+def line_size(tree: Tree, node: Node, profile: Profile) -> int:
+    """A line's size: its node's text, or the placeholder's 29 bytes, as
+    `measured`, `in_row` (SPEC 3, 10)."""
     line = trees.text(tree, node)
-    return texts.size(PLACEHOLDER if line is None else line)
+    return in_row(measured(PLACEHOLDER if line is None else line, profile), node, profile)
 
 
-def size(view: View, tree: Tree) -> int:
+def size(view: View, tree: Tree, profile: Profile) -> int:
     """The sum of the view's line sizes (SPEC 3)."""
-    return sum(line_size(tree, line) for line in view)
+    return sum(line_size(tree, line, profile) for line in view)
 
 
 def line_at(view: View, message: Bits) -> int:
@@ -182,6 +203,7 @@ def fit_bytes(
     budget: int,
     size: int,
     pairs: Pairs,
+    profile: Profile,
     order: Order = more_due,
 ) -> Fit:
     """`fit` to a byte budget: merge a view of `size` bytes, whose mergeable
@@ -190,7 +212,7 @@ def fit_bytes(
         view,
         count,
         lambda n: trees.is_built(tree, n),
-        lambda n: line_size(tree, n),
+        lambda n: line_size(tree, n, profile),
         budget,
         order,
         size,

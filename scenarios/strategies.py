@@ -127,6 +127,9 @@ def engine_profiles(draw: st.DrawFn) -> EngineProfile:
         free_leaves=draw(st.sampled_from(["at_once", "queued"])),
         flat_lines=draw(st.booleans()),
         ahead_limit=draw(st.sampled_from(["bound", "bound", "bound", "none"])),
+        flat_sizes=draw(st.booleans()),
+        batches=draw(st.sampled_from(["messages", "builds"])),
+        row_sizes=draw(st.booleans()),
     )
 
 

@@ -123,13 +123,13 @@ def merged(view: tuple[Node, ...], made: tuple[Node, ...]) -> tuple[Node, ...] |
 
 
 def sawtooth(
-    view: tuple[Node, ...], shrinking: bool, made: tuple[Node, ...], tree: Tree
+    view: tuple[Node, ...], shrinking: bool, made: tuple[Node, ...], tree: Tree, profile: Profile
 ) -> Sawtooth:
-    """A view taken from the engine, as the model keeps one (SPEC 3.1, 3.3)."""
+    """A view taken from the engine, as the model keeps one (SPEC 3.1, 3.3),
+    measured as the profile measures (SPEC 10)."""
     built = lambda n: trees.is_built(tree, n)  # noqa: E731
-    return Sawtooth(
-        view, shrinking, made, views.size(view, tree), views.mergeable_pairs(view, built)
-    )
+    size = views.size(view, tree, profile)
+    return Sawtooth(view, shrinking, made, size, views.mergeable_pairs(view, built))
 
 
 Adopting = Callable[[list[dict[str, Any]]], "Shadow"]
@@ -191,13 +191,13 @@ class Shadow:
             view = self.view(before.chat, after, found, "view", "merges", count, grew)
             if view is None or type(shrinking) is not bool:
                 return None
-            saw = sawtooth(view[0], shrinking, view[1], after.tree)
+            saw = sawtooth(view[0], shrinking, view[1], after.tree, after.profile)
             after, taken = replace(after, chat=saw), True
         if any(name in CVIEWS for name in fields):
             view = self.view(before.compaction, after, found, "cview", "cmerges", count, grew)
             if view is None:
                 return None
-            saw = sawtooth(view[0], after.compaction.shrinking, view[1], after.tree)
+            saw = sawtooth(view[0], after.compaction.shrinking, view[1], after.tree, after.profile)
             after, taken = replace(after, compaction=saw), True
         if "size" in fields or chat:  # a view taken is measured as the engine measures it
             size = found.get("size")

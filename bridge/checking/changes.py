@@ -206,6 +206,7 @@ CONCERNS = {
         "given_line",
         "trim_set",
         "flat_lines",
+        "batches",
     ),
     "fail": ("retry", "failure_cap", "held_takes_job"),
     "message": (
@@ -266,6 +267,10 @@ FIELD_CONCERNS = {
         "ahead_limit",
     ),
     "started": ("calls",),
+    "size": ("flat_sizes", "row_sizes"),
+    "merges": ("batches",),
+    "cmerges": ("batches",),
+    "shrinking": ("batches",),
 }
 """The profile options tried first when a field differs, whatever the event."""
 

@@ -1,5 +1,14 @@
 from laws.registry import Step, step_law
-from laws.spec import built_after_batch, count, fitted, line_size, lines, plain, view_size
+from laws.spec import (
+    batch_at_build,
+    built_after_batch,
+    count,
+    fitted,
+    line_size,
+    lines,
+    plain,
+    view_size,
+)
 from model.events import Message
 
 
@@ -9,6 +18,8 @@ def cview_sawtooth(step: Step) -> None:
     when it is then over CCEILING or still shrinking, and it ends at or under CFLOOR
     unless no pair is mergeable."""
     before, after, c = step.before, step.after, step.after.constants
+    if batch_at_build(step) and after.chat.merges:
+        return  # the chat view merged: law cview_follows_chat
     if not isinstance(step.event, Message) or step.refused:
         assert lines(after.compaction.view) == lines(before.compaction.view), (
             "the compaction view changed without a message"

@@ -37,6 +37,9 @@ OPTIONS = (
     "free_leaves",
     "flat_lines",
     "ahead_limit",
+    "flat_sizes",
+    "batches",
+    "row_sizes",
 )
 """SPEC 10's options, in its order."""
 

@@ -1,12 +1,13 @@
 from laws.registry import Step, step_law
-from laws.spec import built, lines, name, plain, replay_merges
+from laws.spec import batch_at_build, built, lines, name, plain, replay_merges
 from model.events import Message
 
 
 @step_law
 def merge_is_one_pair(step: Step) -> None:
     """A merge replaces two sibling lines with their built parent, or changes nothing."""
-    if not isinstance(step.event, Message) or step.refused:
+    batched = isinstance(step.event, Message) or batch_at_build(step)
+    if not batched or step.refused:
         assert step.after.chat.view == step.before.chat.view, "a view changed without a message"
         return
     views = replay_merges(step.before, step.event, step.after.chat.merges)

@@ -93,6 +93,26 @@ def test_keep_going_compares_most_events_past_the_early_differences(
         assert said["compared_after_adoption"] == str(scenario["coverage"]["adoption"]["compared"])
 
 
+def test_declaring_its_three_options_checks_it_with_no_adoption(
+    tmp_path: Path, engine_path: None
+) -> None:
+    """SPEC 10 has an option for each of its differences now: declared, they
+    check the engine on every event; with `batches` left SPEC's, the batch
+    an `end` ran is a divergence."""
+    three = {"flat_lines": True, "row_sizes": True, "batches": "builds"}
+    declares = f"{ENGINE} --declares {shlex.quote(json.dumps(three))}"
+    code, data, _ = corpus(tmp_path, declares, names=SAMPLE[:1])
+    assert code == 0, data["scenarios"]
+    assert data["coverage"]["compared"] == data["coverage"]["events"] > 0
+    assert data["coverage"]["adoption"]["compared"] == 0
+    two = {"flat_lines": True, "row_sizes": True}
+    code, data, _ = corpus(
+        tmp_path, f"{ENGINE} --declares {shlex.quote(json.dumps(two))}", names=SAMPLE[:1]
+    )
+    divergence = data["scenarios"][0]["divergence"]
+    assert code == 1 and divergence["field"] in ("size", "merges", "shrinking"), divergence
+
+
 def test_a_bug_after_an_adopted_difference_is_caught_and_marked(
     tmp_path: Path, engine_path: None, capsys: pytest.CaptureFixture[str]
 ) -> None:

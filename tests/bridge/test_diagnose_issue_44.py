@@ -16,6 +16,9 @@ ISSUE_44_ENGINES = {
     "free leaves queued": ({"free_leaves": "queued"}, ("random_00",)),
     "lines flattened": ({"flat_lines": True}, ("random_00",)),
     "no AHEAD": ({"ahead_limit": "none"}, ("random_00",)),
+    "sizes flattened": ({"flat_sizes": True}, ("random_00",)),
+    "batches at builds": ({"batches": "builds"}, ("refused_one_wait_0",)),
+    "sizes with the row's head": ({"row_sizes": True}, ("random_00",)),
 }
 """Engines that differ from SPEC in one option of issue 44, and the corpus
 scenarios that show it."""

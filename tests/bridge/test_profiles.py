@@ -36,7 +36,7 @@ def test_the_deviant_engine_agrees_under_its_declared_profile(name: str) -> None
         "declares deviations: trim_lines; kind_words (unii -> talk, "
         "user -> you); need_first off; failure_cap none; calls self; ahead_in_wait off; "
         "zoom_unbuilt refused; overlong kept; replies_out asks; given_line reply; trim_set ascii; "
-        "free_leaves queued; flat_lines"
+        "free_leaves queued; flat_lines; flat_sizes; batches builds"
     )
 
 
@@ -69,7 +69,7 @@ def test_the_engine_agrees_under_the_policies_profile(name: str) -> None:
         "declares deviations: empty_chat blank_line; retry tick; "
         "held_takes_job; merge_order ready; resume self; empty_reply fails; not_shorter goes_on; "
         'retried first; zoom_one headed; zoom_halves bare; tolerance 1.25; cut word; ellipsis "…"; '
-        "trim_set javascript; ahead_limit none"
+        "trim_set javascript; ahead_limit none; row_sizes"
     )
 
 

@@ -68,6 +68,9 @@ PROFILES = st.one_of(
             "free_leaves": st.sampled_from(["at_once", "queued"]),
             "flat_lines": st.booleans(),
             "ahead_limit": st.sampled_from(["bound", "none"]),
+            "flat_sizes": st.booleans(),
+            "batches": st.sampled_from(["messages", "builds"]),
+            "row_sizes": st.booleans(),
             "kinds": st.sets(st.sampled_from(KINDS), min_size=1).map(
                 lambda some: [kind for kind in KINDS if kind in some]
             ),

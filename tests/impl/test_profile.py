@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
+from impl.chat import Chat
 from impl.constants import Constants
 from impl.errors import Refused
 from impl.planner import Planner
@@ -265,3 +267,60 @@ def test_ahead_limit_none_in_the_engine() -> None:
     assert none.candidates() == ((0, 0), (0, 1))
     none.start((0, 1))
     assert none.running() == [(0, 1)]
+
+
+def test_flat_sizes_in_the_engine() -> None:
+    small = Constants(node=32, ceiling=18, floor=10, jobs=2, ahead=2, failures=3)
+    spec, flat = Planner(small), Planner(small, Profile.from_json({"flat_sizes": True}))
+    assert flat.profile == Profile(flat_sizes=True)
+    for p in (spec, flat):
+        p.message("user", "a\r\n\r\nb")
+    assert (spec.size(), flat.size()) == (12, 9)
+    assert spec.message("user", "hi").chat_batch and spec.size() == 21
+    assert not flat.message("user", "hi").chat_batch and flat.size() == 17
+    assert flat.view() == ((0, 0), (0, 1))
+    with pytest.raises(ValueError, match="flat_sizes"):
+        Profile.from_json({"flat_sizes": 1})
+
+
+def test_batches_at_builds_in_the_engine_and_across_a_restart(tmp_path: Path) -> None:
+    small = Constants(node=16, ceiling=50, floor=15, jobs=2, ahead=2, failures=3)
+    builds = Profile.from_json({"batches": "builds"})
+    assert builds == Profile(batches="builds")
+    with Chat.open(tmp_path, small, profile=builds) as chat:
+        chat.append("user", LONG)
+        chat.append("user", LONG)
+        for index, line in ((0, "a" * 10), (1, "b" * 10)):
+            chat.claim(0, index)
+            chat.put(0, index, line)
+        assert chat.planner.shrinking() and chat.view() == ((0, 0), (0, 1))
+        chat.claim(1, 0)
+        chat.put(1, 0, "ab")
+        # The end that built 0+2 ran the batch SPEC runs at the next message.
+        assert chat.view() == chat.compaction_view() == ((1, 0),)
+        assert chat.planner.chat.merges == ((1, 0),) and not chat.planner.shrinking()
+    with Chat.open(tmp_path, small, profile=builds) as chat:
+        assert chat.view() == chat.compaction_view() == ((1, 0),)
+        assert not chat.planner.shrinking()
+    spec = Planner(small)
+    for event in (("user", LONG), ("user", LONG)):
+        spec.message(*event)
+    for index, line in ((0, "a" * 10), (1, "b" * 10)):
+        spec.start((0, index))
+        spec.end((0, index), line)
+    spec.start((1, 0))
+    assert not spec.end((1, 0), "ab").chat_batch and spec.view() == ((0, 0), (0, 1))
+    with pytest.raises(ValueError, match="batches"):
+        Profile.from_json({"batches": "ends"})
+
+
+def test_row_sizes_in_the_engine() -> None:
+    small = Constants(node=512, ceiling=20, floor=10, jobs=2, ahead=2, failures=3)
+    rows = Planner(small, Profile.from_json({"row_sizes": True}))
+    assert rows.profile == Profile(row_sizes=True)
+    assert not rows.message("user", "hi").chat_batch and rows.size() == len("0+1|user: hi\n")
+    assert rows.message("unii", "yo").chat_batch and rows.chat.merges == ((1, 0),)
+    assert rows.view() == ((1, 0),) and rows.size() == 22 and rows.shrinking()
+    assert rows.cview.size == 22
+    with pytest.raises(ValueError, match="row_sizes"):
+        Profile.from_json({"row_sizes": "yes"})

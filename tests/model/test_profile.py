@@ -378,3 +378,56 @@ def test_ahead_limit_none_as_spec_10_s_example() -> None:
     none = run(Profile(ahead_limit="none"), LONG, LONG, constants=c)
     assert machine.candidates(none) == (N(0, 0), N(0, 1))
     assert machine.step(none, start(0, 1)).queue.running == (N(0, 1),)
+
+
+def test_flat_sizes_as_spec_10_s_example() -> None:
+    small = replace(C, node=32, ceiling=18, floor=10)
+    events = (Message("user", "a\r\n\r\nb"), Message("user", "hi"))
+    spec = run(Profile(), events[0], constants=small)
+    flat = run(Profile(flat_sizes=True), events[0], constants=small)
+    assert machine.render(spec) == machine.render(flat) == "<chat>\n0+1|user: a  b\n</chat>"
+    assert (machine.size(spec), machine.size(flat)) == (12, 9)
+    spec, flat = machine.step(spec, events[1]), machine.step(flat, events[1])
+    # SPEC: 12 + 8 bytes, over CEILING 18: the batch merges into the free 0+2.
+    assert machine.merges(spec) == (N(1, 0),) and machine.size(spec) == 21
+    # flat_sizes: 9 + 8 = 17 bytes, no batch.
+    assert machine.merges(flat) == () and machine.size(flat) == 17
+    assert machine.view(flat) == (N(0, 0), N(0, 1)) and not machine.shrinking(flat)
+
+
+def test_batches_at_builds_as_spec_10_s_example() -> None:
+    small = replace(C, ceiling=50, floor=15)
+    events = (LONG, LONG, start(0, 0), start(0, 1), end(0, 0, "a" * 10), end(0, 1, "b" * 10))
+    spec = run(Profile(), *events, constants=small)
+    builds = run(Profile(batches="builds"), *events, constants=small)
+    for state in (spec, builds):
+        # Two placeholders over CEILING, no pair mergeable: shrinking; the
+        # leaves' ends (a batch that merges nothing under builds) leave it so.
+        assert machine.shrinking(state) and machine.size(state) == 20
+        assert machine.candidates(state) == (N(1, 0),)
+    spec, builds = (
+        machine.step(machine.step(s, start(1, 0)), end(1, 0, "ab")) for s in (spec, builds)
+    )
+    assert machine.view(spec) == (N(0, 0), N(0, 1)) and machine.shrinking(spec)
+    assert machine.merges(spec) == ()
+    assert machine.view(builds) == (N(1, 0),) and not machine.shrinking(builds)
+    assert machine.merges(builds) == (N(1, 0),) and machine.size(builds) == 2
+    assert machine.compaction_view(builds) == (N(1, 0),)
+    # SPEC's next message merges them there.
+    spec = machine.step(spec, Message("user", "hi"))
+    assert machine.merges(spec) == (N(1, 0),)
+
+
+def test_row_sizes_as_spec_10_s_example() -> None:
+    small = replace(C, node=512, ceiling=20, floor=10)
+    events = (Message("user", "hi"), Message("unii", "yo"))
+    spec = run(Profile(), *events, constants=small)
+    rows = run(Profile(row_sizes=True), *events, constants=small)
+    # Each row: `0+1|` (4 bytes), the 8-byte line, a newline.
+    assert machine.size(spec) == 16 and machine.merges(spec) == ()
+    assert machine.merges(rows) == (N(1, 0),) and machine.view(rows) == (N(1, 0),)
+    assert machine.size(rows) == len("0+2|user: hi\nunii: yo\n") == 22
+    assert machine.shrinking(rows)
+    # With flat_sizes too, the merged text's line break is one byte either way.
+    both = run(Profile(row_sizes=True, flat_sizes=True), *events, constants=small)
+    assert machine.size(both) == 22

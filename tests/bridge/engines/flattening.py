@@ -10,20 +10,27 @@ see past (bridge/checking/adopt.py):
   is shrinking (SPEC 3.3 runs one only at a message).
 
 Each shows early in nearly every scenario of the corpus (the corpus's texts
-hold `\\r\\n`), and stops a replay that does not adopt. With `--bug` it also
+hold `\\r\\n`), and stops a replay that does not adopt. SPEC 10 has an
+option for each now (`flat_lines`, `row_sizes`, `batches: builds`): with
+`--declares JSON` the engine declares that profile in its answer to the
+header while its planner runs SPEC's own with the three differences above
+written in, as an engine written apart from this project would. With `--bug` it also
 has ahead_bug.py's planted off-by-one bug (a leaf offered with AHEAD
 unbuilt leaves before it): a real bug, no difference to adopt. Plain
 Python, so that the patches reach the planner."""
 
+import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 os.environ["OPTCHAT_PURE"] = "1"
 sys.path.insert(0, str(Path(__file__).parent))
 
 from impl import planner, protocol  # noqa: E402
 from impl import view as views  # noqa: E402
+from impl.profile import Profile  # noqa: E402
 from impl.text import size  # noqa: E402
 from impl.tree import Node, name  # noqa: E402
 
@@ -64,11 +71,26 @@ def plant() -> None:
     views.View.merge = merged  # type: ignore[method-assign]
 
 
+def declare(said: dict[str, Any]) -> None:
+    """Answer the header declaring the profile `said`, whatever the planner runs."""
+    answer = protocol.ready
+
+    def ready(profile: Profile) -> dict[str, Any]:
+        return {**answer(profile), "profile": said}
+
+    protocol.ready = ready
+
+
 if __name__ == "__main__":
-    if "--bug" in sys.argv:
+    args = sys.argv[1:]
+    if "--bug" in args:
         import ahead_bug
 
         ahead_bug.plant()
-        sys.argv.remove("--bug")
+        args.remove("--bug")
     plant()
-    sys.exit(protocol.main(sys.argv[1:]))
+    if "--declares" in args:
+        at = args.index("--declares")
+        declare(json.loads(args[at + 1]))
+        del args[at : at + 2]
+    sys.exit(protocol.main(args))
