@@ -91,7 +91,7 @@ from bridge.checking.shrink import (
     simplify,
     until_fault,
 )
-from bridge.checking.slips import Slip, by_id
+from bridge.checking.slips import Slip, by_id, listed
 from bridge.formats.capabilities import Capability
 from bridge.formats.invocation import command
 from bridge.formats.limits import NONE as NONE_ACCEPTED
@@ -242,11 +242,6 @@ PLURALS = {
     "zoom": "zooms",
 }
 """Each kind of event, as a cause says what its shrunk scenario keeps."""
-
-
-def listed(words: list[str]) -> str:
-    """`a`, `a and b`, `a, b and c`."""
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def rule_of(found: Divergence | Mapping[str, Any]) -> str:

@@ -47,7 +47,7 @@ from pathlib import Path
 from types import CodeType, FrameType, FunctionType
 from typing import Any
 
-from bridge.checking.compare import first_difference, run
+from bridge.checking.compare import Past, first_difference, run
 from bridge.formats.capabilities import Capability, ignored_fields
 from bridge.wire.engine import Engine
 from bridge.wire.stream import Exchange, from_model
@@ -77,6 +77,11 @@ TAGS = {
     ast.NotEq: "ne", ast.In: "in", ast.NotIn: "notin", ast.Is: "is", ast.IsNot: "isnot",
 }  # fmt: skip
 
+PAST = 16
+"""How many answers past its first divergence a replay that stops there
+reads for judging rule slips (`Failure.refuted`): a few events more of a
+process already running."""
+
 SCANS = 3
 """How many FAILs of one provisional signature are tried on every slip at most."""
 
@@ -85,7 +90,7 @@ TRIES = 2000
 """How many tries shrinking a slip's cause against the model makes at most
 (each two model replays, no engine)."""
 
-RANKS = {"compare": 0, "bound": 1, "order": 2, "not": 3, "drop": 4, "skip": 5}
+RANKS = {"compare": 0, "bound": 1, "order": 2, "not": 3, "drop": 4, "skip": 5, "constant": 6}
 """How small each kind of change is: of two slips that explain as much, the smaller names it."""
 
 
@@ -113,6 +118,8 @@ class Slip:
     section: str = field(compare=False)
     """The SPEC section the docstring cites (`SPEC 4`), or ""."""
     code: CodeType = field(compare=False, repr=False)
+    sites: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
+    """For a constant's slip, the lines (module, line) that read the constant."""
 
     @property
     def rank(self) -> tuple[int, int, str]:
@@ -132,6 +139,12 @@ class Slip:
 
     def said(self) -> str:
         """The slip in words: where, what the rule is for, what changed."""
+        if self.kind == "constant":
+            spec = f"; {self.section}" if self.section else ""
+            return (
+                f"{self.before} (SPEC 7, model/constants.py) is read as `{self.after}` "
+                f"in every rule that reads it ({self.about}{spec})"
+            )
         spec = f", {self.section}" if self.section else ""
         about = f": {self.about}" if self.about else ""
         return (
@@ -373,10 +386,93 @@ def replaced(function: Any, old: ast.AST, new: ast.AST) -> Any:
     return copy.deepcopy(function, memo)
 
 
+Read = tuple[str, int, str, str | None]
+"""Where a constant is read: the model's module, the line, the function, its docstring."""
+
+
+def reads(name: str) -> list[Read]:
+    """Where the model's modules (`MODULES`, then the machine that drives
+    them) read the constant `name` of a `Constants` (`c.name`, `constants.name`)."""
+    found: list[Read] = []
+    for module in (*MODULES, "machine"):
+        path = Path(import_module(f"model.{module}").__file__ or "")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in tree.body:
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            doc = ast.get_docstring(function) or ast.get_docstring(tree)
+            found += [
+                (module, node.lineno, function.name, doc)
+                for node in ast.walk(function)
+                if isinstance(node, ast.Attribute)
+                and node.attr == name
+                and unparsed(node.value).split(".")[-1] in ("c", "constants")
+            ]
+    return found
+
+
+def constant_slips() -> Iterator[Slip]:
+    """A constant of SPEC 7 (each integer field of model/constants.py's
+    `Constants`) one more and one less as a whole: in every rule that reads
+    it at once, as an engine that states it once, wrongly, has it. Applied
+    by giving `Constants.__post_init__` a last line that shifts it, so that
+    the model's constants, made afresh for each replay, carry the shift."""
+    module = import_module("model.constants")
+    path = Path(module.__file__ or "")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    (made,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Constants"]
+    (post,) = [n for n in made.body if isinstance(n, ast.FunctionDef) and n.name == "__post_init__"]
+    for node in made.body:
+        if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+            continue
+        if unparsed(node.annotation) != "int":
+            continue
+        name, shown = node.target.id, node.target.id.upper()
+        read = reads(name)
+        if not read:
+            continue
+        readers = list(dict.fromkeys(f"`{function}`" for _, _, function, _ in read))
+        about = f"read by {listed(readers)}"
+        section = section_of(*(doc for _, _, _, doc in read))
+        sites = tuple((module, line) for module, line, _, _ in read)
+        for by, tag in ((1, "plus1"), (-1, "minus1")):
+            sign = "+" if by > 0 else "-"
+            shift = ast.parse(f"object.__setattr__(self, {name!r}, self.{name} {sign} 1)").body
+            code = compiled(replace_body(post, [*post.body, *shift]), path)
+            if code is None:
+                continue
+            yield Slip(
+                f"slip:constants.{name}.{tag}.0",
+                "constants",
+                "Constants.__post_init__",
+                node.lineno,
+                node.end_lineno or node.lineno,
+                shown,
+                f"{shown} {sign} 1",
+                "constant",
+                about,
+                section,
+                code,
+                sites,
+            )
+
+
+def replace_body(function: ast.FunctionDef, body: list[ast.stmt]) -> ast.FunctionDef:
+    """A copy of a function (a node) with another body."""
+    changed = copy.deepcopy(function)
+    changed.body = body
+    return changed
+
+
+def listed(words: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
 @cache
 def catalogue() -> tuple[Slip, ...]:
-    """Every slip of the model's rules (`MODULES`)."""
-    return tuple(slip for name in MODULES for slip in slips_of(name))
+    """Every slip of the model's rules (`MODULES`), then of its constants (`constant_slips`)."""
+    return (*(slip for name in MODULES for slip in slips_of(name)), *constant_slips())
 
 
 def by_id() -> dict[str, Slip]:
@@ -384,7 +480,10 @@ def by_id() -> dict[str, Slip]:
 
 
 def live(slip: Slip) -> FunctionType:
-    function = getattr(import_module(f"model.{slip.module}"), slip.function)
+    """The function a slip changes (a method named `Class.method`)."""
+    function: Any = import_module(f"model.{slip.module}")
+    for name in slip.function.split("."):
+        function = getattr(function, name)
     assert isinstance(function, FunctionType)
     return function
 
@@ -486,14 +585,22 @@ class Failure:
     model's, once replayed."""
     ran: Lines | None = field(default=None, repr=False)
     """The lines of the model it ran, once replayed with a trace."""
+    past: list[Past] = field(default_factory=list, repr=False)
+    """The engine's answers read past the divergence (bridge/checking/compare.py
+    `Result.past`), each with the answer SPEC's model gives there."""
+    longer: Scenario | None = field(default=None, repr=False)
+    """The scenario up to the last of those (None when there are none)."""
 
-    def answers(self) -> Iterator[dict[str, Any]]:
+    def answers(self, further: bool = False) -> Iterator[dict[str, Any]]:
         """The model's answers, as they are now (with any slip applied), up
-        to the diverging one."""
-        sent = (e for e in from_model(self.scenario, self.profile, False, self.lacks) if e.sent)
+        to the diverging one; `further`, up to the last one read past it."""
+        scenario, last = self.scenario, self.index
+        if further and self.longer is not None:
+            scenario, last = self.longer, self.index + len(self.past)
+        sent = (e for e in from_model(scenario, self.profile, False, self.lacks) if e.sent)
         for k, exchange in enumerate(sent):
             yield answered(exchange)
-            if k == self.index:
+            if k == last:
                 return
 
     def replayed(self) -> bool:
@@ -526,22 +633,27 @@ class Failure:
         """Whether the model ran the slip's lines on this scenario (with
         `at_divergence`, while it answered the diverging line)."""
         ran = self.trace()
-        for line in range(slip.line, slip.last + 1):
-            step = ran.get((slip.module, line))
+        lines = slip.sites or [(slip.module, n) for n in range(slip.line, slip.last + 1)]
+        for line in lines:
+            step = ran.get(line)
             if step is not None and (step == self.index or not at_divergence):
                 return True
         return False
 
     def explained_by(self, *slips: Slip) -> bool:
         """Whether the model with `slips` agrees with every answer the engine
-        gave up to the divergence (before it, those the model gave)."""
+        gave up to the divergence (before it, those the model gave), and is
+        not refuted past it (`refuted`)."""
         if not self.replayed() or (self.ran is not None and not all(map(self.reaches, slips))):
             return False
         assert self.expected is not None
         got = 0
-        with applied(*slips, events=len(self.scenario.events)):
+        with applied(*slips, events=len((self.longer or self.scenario).events)):
             try:
-                for k, answer in enumerate(self.answers()):
+                answers = self.answers(further=True)
+                for k, answer in enumerate(answers):
+                    if k > self.index:
+                        return not self.refuted(answer, k - self.index - 1, answers)
                     engine = self.answer if k == self.index else self.expected[k]
                     if self.differs(answer, engine):
                         return False
@@ -549,6 +661,20 @@ class Failure:
             except Exception:  # a slip can break the model anywhere
                 return False
         return got == self.index + 1
+
+    def refuted(self, answer: dict[str, Any], at: int, rest: Iterator[dict[str, Any]]) -> bool:
+        """Whether the slipped model's answers past the divergence (`answer`,
+        the `at`-th of them, then `rest`) are refuted by the engine's read
+        there (`past`): by an answer where the engine gives what SPEC's model
+        gives and the slipped model does not (the engine's rule is SPEC's
+        there, not the slip's). An answer where the engine differs from both
+        refutes nothing: the states parted at the divergence, and another of
+        its bugs may show."""
+        for k, slipped in enumerate((answer, *rest), start=at):
+            _, expected, found = self.past[k]
+            if self.differs(slipped, found) and not self.differs(expected, found):
+                return True
+        return False
 
 
 def answered(exchange: Exchange) -> dict[str, Any]:
