@@ -77,10 +77,14 @@ TAGS = {
     ast.NotEq: "ne", ast.In: "in", ast.NotIn: "notin", ast.Is: "is", ast.IsNot: "isnot",
 }  # fmt: skip
 
-PAST = 16
+PAST = 100
 """How many answers past its first divergence a replay that stops there
-reads for judging rule slips (`Failure.refuted`): a few events more of a
-process already running."""
+reads for judging rule slips (`Failure.refuted`): events more of a process
+already running, and model replays only for the slips that agree up to the
+divergence. A slip can mimic a bug for a while (AHEAD + 1 in the queue is
+a running leaf not counted toward AHEAD while one runs): the answer that
+tells them apart came 27 answers past the divergence on one corpus
+scenario (refused_one_wait_0, tests/bridge/test_unexplained_causes.py)."""
 
 SCANS = 3
 """How many FAILs of one provisional signature are tried on every slip at most."""

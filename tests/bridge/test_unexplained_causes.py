@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "bridge" / "engines"))
 
 import ahead_running  # noqa: E402
+import lone_cr  # noqa: E402
 import zoom_newest_first  # noqa: E402
 
 from impl import protocol  # noqa: E402
@@ -89,6 +90,75 @@ def test_two_bugs_no_slip_explains_are_two_causes(
     assert all(c["slip"] is None for c in report["causes"])
 
 
+LONE_CR = {
+    "random_10": "render_timed_out_crc@timeout",
+    "both_kind_utf8": "render_timed_out@detail",
+    "both_node_exists_ahead_bound": "render@detail",
+    "random_07": "render_crc@message",
+    "zoom_0": "zoom@zoom",
+}
+"""Scenarios where a lone `\r` left unflattened (lone_cr.py) shows first,
+each with the field and the event where: the timed-out render (its text,
+its checksum) at the end and at a timeout, the render at the end and its
+checksum at a message, a zoom's halves."""
+AHEAD_ALONE = {
+    "refused_retry_waits_0": "queue@start",
+    "refused_zoom_2": "queue@message",
+    "refused_one_wait_0": "queue@fail",
+}
+"""Scenarios where the AHEAD bug shows first beside it, in the queue at a
+start, a message and a fail."""
+
+
+def first_divergences(report: dict) -> dict[str, str]:
+    """Each FAIL's first divergence as `FIELD@KIND`, read from the JSON report."""
+    found = {}
+    for shown in report["scenarios"]:
+        first = shown["divergence"]
+        kind = (first["event"] or {}).get("event", "detail")
+        found[Path(shown["scenario"]).stem] = f"{first['field']}@{kind}"
+    return found
+
+
+@pytest.mark.skipif(impl.COMPILED, reason="a planted bug never reaches the C build; see below")
+def test_two_bugs_of_one_engine_each_seen_in_several_ways_are_two_causes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lone `\r` left in renders and zooms (a slip of the model's
+    flattening explains it) and a running leaf not counted toward AHEAD
+    (none does) in one engine: one cause each, the first named by the slip,
+    the second said to be unexplained, each shrunk to its bug alone."""
+    with monkeypatch.context() as patched:
+        lone_cr.plant(patched.setattr)
+        ahead_running.plant(patched.setattr)
+        out, report = corpus(capsys, tmp_path, *LONE_CR, *AHEAD_ALONE)
+    assert first_divergences(report) == {**LONE_CR, **AHEAD_ALONE}
+    n = len(LONE_CR) + len(AHEAD_ALONE)
+    assert f"verdict before shrinking: {n} scenarios: {n} FAIL from 2 causes" in out
+    assert out.splitlines()[-1].startswith(f"{n} scenarios: {n} FAIL from 2 causes"), out
+    by_slip = {c["slip"] is not None: c for c in report["causes"]}
+    text, queue = by_slip[True], by_slip[False]
+    assert (text["slip"]["file"], text["slip"]["function"]) == ("model/text.py", "flatten")
+    assert sorted(Path(p).stem for p in text["scenarios"]) == sorted(LONE_CR)
+    assert f"your engine agrees with SPEC on all {len(LONE_CR)} of these if in `flatten`" in out
+    assert queue["part"] == "queue" and "no rule slip explains it" in queue["said"]
+    assert sorted(Path(p).stem for p in queue["scenarios"]) == sorted(AHEAD_ALONE)
+    for plant, own, other in (
+        (lone_cr.plant, text["shrunk"], queue["shrunk"]),
+        (ahead_running.plant, queue["shrunk"], text["shrunk"]),
+    ):
+        with monkeypatch.context() as patched:
+            plant(patched.setattr)
+            code = cli.main(
+                ["corpus", "--jobs", "1", "--engine", "impl", "--shrink-tries", "0",
+                 str(tmp_path / "found" / "scenarios")]
+            )  # fmt: skip
+            said = capsys.readouterr().out
+        assert code == 1, said
+        assert re.findall(r"FAIL (\S+)\.jsonl", said) == [Path(own).stem], said
+        assert Path(other).stem in said
+
+
 @pytest.mark.skipif(not impl.COMPILED, reason="the tests above run here")
 def test_the_unexplained_plants_in_plain_python() -> None:
     """The planted-bug tests above, in a process whose planner is plain Python."""
@@ -96,4 +166,5 @@ def test_the_unexplained_plants_in_plain_python() -> None:
         __file__,
         "test_one_bug_shown_at_several_kinds_of_events_is_one_cause",
         "test_two_bugs_no_slip_explains_are_two_causes",
+        "test_two_bugs_of_one_engine_each_seen_in_several_ways_are_two_causes",
     )
