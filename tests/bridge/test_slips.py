@@ -200,7 +200,8 @@ def test_one_constant_off_by_one_at_two_sites_is_one_cause(
     for shown in written["scenarios"]:
         first = shown["divergence"]
         part = f"refused.{first['expected']}" if first["field"] == "refused" else first["field"]
-        assert f"{part}@{first['event']['event']}" == AHEAD_SITES[Path(shown["scenario"]).stem], shown
+        where = AHEAD_SITES[Path(shown["scenario"]).stem]
+        assert f"{part}@{first['event']['event']}" == where, shown
     (cause,) = written["causes"]
     assert cause["id"] == "slip:constants.ahead.plus1.0", out
     assert sorted(Path(p).stem for p in cause["scenarios"]) == sorted(AHEAD_SITES)
