@@ -12,7 +12,11 @@ the two sides of a concatenation of lists or tuples swapped),
 every condition negated (an `if`, a conditional expression, a filter of a
 comprehension), every operand of an `and` or an `or` dropped, every `not`
 dropped, a filter of a comprehension dropped, and a step of a chain of
-calls of one method skipped (`a.replace(...).replace(...)`). Each slip
+calls of one method skipped (`a.replace(...).replace(...)`); and each
+integer constant of SPEC 7 the model reads one more and one less as a
+whole, in every rule that reads it at once (`constant_slips`: an engine
+that states AHEAD once, wrongly, breaks both rules that read it, and
+that is one bug, where no slip of one site explains both). Each slip
 has an id stable from run to run
 (`slip:MODULE.FUNCTION.CHANGE.N`, N counting that change in that function
 in the order of its code) and words: the function's docstring, which cites
@@ -21,10 +25,14 @@ its SPEC section, and the change.
 A slip is applied by giving the live function the changed code
 (`applied`): every module that imported the function holds the same
 function object, and the model keeps no caches. `Failure` is what a FAIL
-leaves for explaining it: its scenario up to the first divergence, and the
-engine's answer there. A slip explains it when the model with the slip
-agrees with every answer the engine gave up to there (`explains`); only
-slips at lines the model ran on that scenario are tried (`ran`). `explain`
+leaves for explaining it: its scenario up to the first divergence, the
+engine's answer there, and the engine's answers read past it (`PAST`). A
+slip explains it when the model with the slip agrees with every answer the
+engine gave up to there and is not refuted past it (`Failure.explained_by`,
+`Failure.refuted`): a slip that mimics a bug at its first sign and parts
+from it later is not a cause, so the causes said before shrinking are
+those said after. Only slips at lines the model ran on that scenario are
+tried (`Failure.reaches`; a constant's, at the lines that read it). `explain`
 covers a run's FAILs with as few slips as it can.
 """
 
