@@ -29,7 +29,7 @@ leaves for explaining it: its scenario up to the first divergence, the
 engine's answer there, and the engine's answers read past it (`PAST`). A
 slip explains it when the model with the slip agrees with every answer the
 engine gave up to there and is not refuted past it (`Failure.explained_by`,
-`Failure.refuted`): a slip that mimics a bug at its first sign and parts
+`Failure.refutes`): a slip that mimics a bug at its first sign and parts
 from it later is not a cause, so the causes said before shrinking are
 those said after. Only slips at lines the model ran on that scenario are
 tried (`Failure.reaches`; a constant's, at the lines that read it). `explain`
@@ -87,7 +87,7 @@ TAGS = {
 
 PAST = 100
 """How many answers past its first divergence a replay that stops there
-reads for judging rule slips (`Failure.refuted`): events more of a process
+reads for judging rule slips (`Failure.refutes`): events more of a process
 already running, and model replays only for the slips that agree up to the
 divergence. A slip can mimic a bug for a while (AHEAD + 1 in the queue is
 a running leaf not counted toward AHEAD while one runs): the answer that
@@ -602,6 +602,9 @@ class Failure:
     `Result.past`), each with the answer SPEC's model gives there."""
     longer: Scenario | None = field(default=None, repr=False)
     """The scenario up to the last of those (None when there are none)."""
+    refuted: set[Slip] = field(default_factory=set, repr=False, compare=False)
+    """The slips that agreed with the engine up to the divergence and were
+    refuted past it (`explained_by`)."""
 
     def answers(self, further: bool = False) -> Iterator[dict[str, Any]]:
         """The model's answers, as they are now (with any slip applied), up
@@ -655,7 +658,7 @@ class Failure:
     def explained_by(self, *slips: Slip) -> bool:
         """Whether the model with `slips` agrees with every answer the engine
         gave up to the divergence (before it, those the model gave), and is
-        not refuted past it (`refuted`)."""
+        not refuted past it (`refutes`); a slip refuted is kept in `refuted`."""
         if not self.replayed() or (self.ran is not None and not all(map(self.reaches, slips))):
             return False
         assert self.expected is not None
@@ -665,7 +668,10 @@ class Failure:
                 answers = self.answers(further=True)
                 for k, answer in enumerate(answers):
                     if k > self.index:
-                        return not self.refuted(answer, k - self.index - 1, answers)
+                        wrong = self.refutes(answer, k - self.index - 1, answers)
+                        if wrong and len(slips) == 1:
+                            self.refuted.add(slips[0])
+                        return not wrong
                     engine = self.answer if k == self.index else self.expected[k]
                     if self.differs(answer, engine):
                         return False
@@ -674,7 +680,7 @@ class Failure:
                 return False
         return got == self.index + 1
 
-    def refuted(self, answer: dict[str, Any], at: int, rest: Iterator[dict[str, Any]]) -> bool:
+    def refutes(self, answer: dict[str, Any], at: int, rest: Iterator[dict[str, Any]]) -> bool:
         """Whether the slipped model's answers past the divergence (`answer`,
         the `at`-th of them, then `rest`) are refuted by the engine's read
         there (`past`): by an answer where the engine gives what SPEC's model
@@ -742,22 +748,52 @@ def explain(
     seconds: float = math.inf,
     scans: int = SCANS,
 ) -> tuple[list[Explained], list[Failure]]:
-    """The run's FAILs covered by as few slips as found (greedy): the
-    smallest scenarios first; each tried first on the slips that explain a
-    group already (the group of the most FAILs first), a slip that does so
-    kept for the group; then on two groups' slips together (`together`);
-    else on every slip at a line its replay ran (a
-    scan), those that explain it a new group. Also the FAILs no slip
-    explains. Scans, the dear part, are made on the `scans` smallest FAILs
-    of each provisional signature that no group explains, and not after
-    `seconds` (after which a FAIL is tried on each group's best slip
-    alone): a FAIL left unscanned is one no slip explains."""
-    groups: list[Explained] = []
-    alone: list[Failure] = []
-    scanned: dict[str, int] = {}
+    """The run's FAILs covered by as few slips as found (`cover`), and the
+    FAILs no slip explains. A slip refuted past the divergence of any FAIL
+    (`Failure.refuted`) is not the engine's rule: the engine, one program,
+    gives SPEC's answer there where the slip's model does not. A slip can
+    still mimic a bug up to the end of another FAIL, so when a group's
+    slips were refuted on some FAIL, the FAILs are covered again without
+    every slip refuted so far, and what is still named by one after that is
+    left to no slip."""
     catalogue()  # made once, before the clock starts
     deadline = time.monotonic() + seconds
     order = sorted(failures, key=lambda f: (len(f.scenario.events), f.name))
+    groups, alone = cover(order, set(), deadline, scans, progress)
+    refuted = {slip for failure in order for slip in failure.refuted}
+    if any(slip in refuted for group in groups for slip in group.slips):
+        groups, alone = cover(order, refuted, deadline, scans, progress)
+        refuted = {slip for failure in order for slip in failure.refuted}
+    kept = []
+    for group in groups:
+        group.slips = [slip for slip in group.slips if slip not in refuted]
+        if group.slips:
+            kept.append(group)
+        else:
+            alone += group.failures
+    return sorted(kept, key=lambda g: (-len(g.failures), g.slip.rank)), alone
+
+
+def cover(
+    order: list[Failure],
+    ruled_out: set[Slip],
+    deadline: float,
+    scans: int,
+    progress: Callable[[int], None],
+) -> tuple[list[Explained], list[Failure]]:
+    """FAILs (smallest first) covered by as few slips as found, greedily,
+    none of `ruled_out`: each tried first on the slips that explain a group
+    already (the group of the most FAILs first), a slip that does so kept
+    for the group; then on two groups' slips together (`together`); else on
+    every slip at a line its replay ran (a scan), those that explain it a
+    new group. Also the FAILs no slip explains. Scans, the dear part, are
+    made on the `scans` smallest FAILs of each provisional signature that no
+    group explains, and not after `deadline` (after which a FAIL is tried on
+    each group's best slip alone): a FAIL left unscanned is one no slip
+    explains."""
+    groups: list[Explained] = []
+    alone: list[Failure] = []
+    scanned: dict[str, int] = {}
     for done, failure in enumerate(order):
         progress(done)
         if not failure.replayed():
@@ -778,13 +814,13 @@ def explain(
             found: list[Slip] = []
             if scanned.get(failure.signature, 0) < scans and not late:
                 scanned[failure.signature] = scanned.get(failure.signature, 0) + 1
-                found = scan(failure, deadline)
+                found = [s for s in scan(failure, deadline) if s not in ruled_out]
             if found:
                 groups.append(Explained(sorted(found, key=lambda s: s.rank), [failure]))
             else:
                 alone.append(failure)
     progress(len(order))
-    return sorted(groups, key=lambda g: (-len(g.failures), g.slip.rank)), alone
+    return groups, alone
 
 
 def answers_of(

@@ -17,6 +17,8 @@ import pytest
 
 import impl
 from bridge import cli
+from bridge.checking import slips
+from bridge.runs.corpus import Options, check
 from tests.bridge.helpers import in_plain_python
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,6 +161,36 @@ def test_two_bugs_of_one_engine_each_seen_in_several_ways_are_two_causes(
         assert Path(other).stem in said
 
 
+MIMICKED = ["both_node_exists_need_first", "refused_need_first_1"]
+"""Scenarios that end before the AHEAD bug parts from AHEAD + 1 (with one
+leaf running, a running leaf not counted is one more leaf offered)."""
+PARTED = ["refused_zoom_2"]
+"""A scenario where it parts from it past the divergence: the engine offers
+SPEC's queue where AHEAD + 1's model offers one leaf more."""
+
+
+@pytest.mark.skipif(impl.COMPILED, reason="a planted bug never reaches the C build; see below")
+def test_a_slip_refuted_on_one_fail_explains_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine is one program: a slip whose model the engine parts from
+    on one FAIL is not its rule on the FAILs it mimics to their end, and
+    the verdict before shrinking says one cause, no slip, as the end does."""
+    ahead_running.plant(monkeypatch.setattr)
+    wider = slips.by_id()["slip:constants.ahead.plus1.0"]
+    failures = {
+        name: check(ROOT / "scenarios" / "corpus" / f"{name}.jsonl", Options(engine="impl")).failure
+        for name in [*MIMICKED, *PARTED]
+    }
+    for name, failure in failures.items():
+        assert failure is not None and failure.explained_by(wider) == (name in MIMICKED), name
+    out, report = corpus(capsys, tmp_path, *MIMICKED, *PARTED)
+    n = len(MIMICKED) + len(PARTED)
+    assert f"verdict before shrinking: {n} scenarios: {n} FAIL from 1 cause" in out
+    (cause,) = report["causes"]
+    assert cause["slip"] is None and cause["part"] == "queue", out
+
+
 @pytest.mark.skipif(not impl.COMPILED, reason="the tests above run here")
 def test_the_unexplained_plants_in_plain_python() -> None:
     """The planted-bug tests above, in a process whose planner is plain Python."""
@@ -167,4 +199,5 @@ def test_the_unexplained_plants_in_plain_python() -> None:
         "test_one_bug_shown_at_several_kinds_of_events_is_one_cause",
         "test_two_bugs_no_slip_explains_are_two_causes",
         "test_two_bugs_of_one_engine_each_seen_in_several_ways_are_two_causes",
+        "test_a_slip_refuted_on_one_fail_explains_none",
     )
