@@ -190,6 +190,7 @@ def replay_checked(
     subject: Engine,
     options: Options,
     coverage: Coverage | None = None,
+    past: int = 0,
 ) -> tuple[Profile, Result, Ready]:
     """Start the engine on the scenario and compare its answers, as they
     arrive, with the scenario's transcript (or the model) under the engine's
@@ -200,7 +201,9 @@ def replay_checked(
     scenario's events counted after the replay (a streamed scenario is read
     only as far as the replay went). A scenario outside the constants of
     `--constants` is skipped before the engine is started on it, one outside
-    those the engine declares before any event is sent."""
+    those the engine declares before any event is sent. A replay that stops
+    at its divergence reads `past` answers more (compare.py `run`), for
+    judging rule slips past it (slips.py `PAST`)."""
     if options.constants is not None:
         within(scenario, options.constants)
     try:
@@ -228,7 +231,7 @@ def replay_checked(
             lacks,
             coverage,
             adopting,
-            past=PAST,
+            past=past,
         )
     why = None
     if result.unsupported is None and result.divergence is None and not coverage.stopped:
@@ -288,7 +291,7 @@ def checked(
     sound = False
     coverage = Coverage()
     try:
-        profile, result, ready = replay_checked(path, scenario, subject, options, coverage)
+        profile, result, ready = replay_checked(path, scenario, subject, options, coverage, PAST)
     except Skipped as skipped:
         sound = True
         count = scenario.count()
