@@ -402,10 +402,10 @@ Read = tuple[str, int, str, str | None]
 """Where a constant is read: the model's module, the line, the function, its docstring."""
 
 
-def reads(name: str) -> list[Read]:
+def reads() -> dict[str, list[Read]]:
     """Where the model's modules (`MODULES`, then the machine that drives
-    them) read the constant `name` of a `Constants` (`c.name`, `constants.name`)."""
-    found: list[Read] = []
+    them) read each constant of a `Constants` (`c.name`, `constants.name`), by name."""
+    found: dict[str, list[Read]] = {}
     for module in (*MODULES, "machine"):
         path = Path(import_module(f"model.{module}").__file__ or "")
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -413,13 +413,14 @@ def reads(name: str) -> list[Read]:
             if not isinstance(function, ast.FunctionDef):
                 continue
             doc = ast.get_docstring(function) or ast.get_docstring(tree)
-            found += [
-                (module, node.lineno, function.name, doc)
-                for node in ast.walk(function)
-                if isinstance(node, ast.Attribute)
-                and node.attr == name
-                and unparsed(node.value).split(".")[-1] in ("c", "constants")
-            ]
+            for node in ast.walk(function):
+                if isinstance(node, ast.Attribute) and unparsed(node.value).split(".")[-1] in (
+                    "c",
+                    "constants",
+                ):
+                    found.setdefault(node.attr, []).append(
+                        (module, node.lineno, function.name, doc)
+                    )
     return found
 
 
@@ -434,13 +435,14 @@ def constant_slips() -> Iterator[Slip]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     (made,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Constants"]
     (post,) = [n for n in made.body if isinstance(n, ast.FunctionDef) and n.name == "__post_init__"]
+    read_where = reads()
     for node in made.body:
         if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
             continue
         if unparsed(node.annotation) != "int":
             continue
         name, shown = node.target.id, node.target.id.upper()
-        read = reads(name)
+        read = read_where.get(name, [])
         if not read:
             continue
         readers = list(dict.fromkeys(f"`{function}`" for _, _, function, _ in read))
