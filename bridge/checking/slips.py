@@ -604,9 +604,14 @@ class Failure:
     `Result.past`), each with the answer SPEC's model gives there."""
     longer: Scenario | None = field(default=None, repr=False)
     """The scenario up to the last of those (None when there are none)."""
-    refuted: set[Slip] = field(default_factory=set, repr=False, compare=False)
+    refuted: set[Slip] = field(default_factory=set, init=False, repr=False, compare=False)
     """The slips that agreed with the engine up to the divergence and were
     refuted past it (`explained_by`)."""
+    judged: dict[tuple[Slip, ...], bool] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """What `explained_by` found for each set of slips tried (a second
+    cover of the FAILs, `explain`, asks again)."""
 
     def answers(self, further: bool = False) -> Iterator[dict[str, Any]]:
         """The model's answers, as they are now (with any slip applied), up
@@ -658,6 +663,13 @@ class Failure:
         return False
 
     def explained_by(self, *slips: Slip) -> bool:
+        """Whether the model with `slips` explains the FAIL (`judge`), judged
+        once for each set of slips."""
+        if slips not in self.judged:
+            self.judged[slips] = self.judge(*slips)
+        return self.judged[slips]
+
+    def judge(self, *slips: Slip) -> bool:
         """Whether the model with `slips` agrees with every answer the engine
         gave up to the divergence (before it, those the model gave), and is
         not refuted past it (`refutes`); a slip refuted is kept in `refuted`."""
