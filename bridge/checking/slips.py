@@ -672,7 +672,10 @@ class Failure:
     def judge(self, *slips: Slip) -> bool:
         """Whether the model with `slips` agrees with every answer the engine
         gave up to the divergence (before it, those the model gave), and is
-        not refuted past it (`refutes`); a slip refuted is kept in `refuted`."""
+        not refuted past it (`refutes`). A slip is kept in `refuted` when the
+        engine gave SPEC's answer where its model gives another: past the
+        divergence (`refutes`), or before it (where the engine gave SPEC's
+        answers, as it would not with the slip's rule)."""
         if not self.replayed() or (self.ran is not None and not all(map(self.reaches, slips))):
             return False
         assert self.expected is not None
@@ -688,6 +691,8 @@ class Failure:
                         return not wrong
                     engine = self.answer if k == self.index else self.expected[k]
                     if self.differs(answer, engine):
+                        if k < self.index and len(slips) == 1:
+                            self.refuted.add(slips[0])  # the engine gave SPEC's answer there
                         return False
                     got += 1
             except Exception:  # a slip can break the model anywhere
