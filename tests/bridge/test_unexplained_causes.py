@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "bridge" / "engines"))
 
 import ahead_running  # noqa: E402
+import free_leaf_queued  # noqa: E402
 import lone_cr  # noqa: E402
 import zoom_newest_first  # noqa: E402
 
@@ -191,6 +192,33 @@ def test_a_slip_refuted_on_one_fail_explains_none(
     assert cause["slip"] is None and cause["part"] == "queue", out
 
 
+QUEUED = {"chooser_0": True, "both_built_once_need_first": False}
+"""Scenarios where a free leaf left queued (free_leaf_queued.py) shows,
+each with whether `is_free` read backwards (`<=` as `>=`: a small message
+not free) mimics it up to the divergence: not in the second, whose first
+message is over NODE (not free in SPEC, nor in the engine, but free in
+that slip's model)."""
+
+
+@pytest.mark.skipif(impl.COMPILED, reason="a planted bug never reaches the C build; see below")
+def test_a_slip_whose_model_parts_from_spec_before_the_divergence_is_refuted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before its divergence the engine gave SPEC's answers: a slip whose
+    model gives another there is not the engine's rule, on that FAIL or any."""
+    free_leaf_queued.plant(monkeypatch.setattr)
+    backwards = slips.by_id()["slip:tree.is_free.le-ge.0"]
+    for name, mimics in QUEUED.items():
+        failure = check(ROOT / "scenarios" / "corpus" / f"{name}.jsonl", Options(engine="impl"))
+        assert failure.failure is not None
+        assert failure.failure.explained_by(backwards) == mimics, name
+        assert (backwards in failure.failure.refuted) != mimics, name
+    out, report = corpus(capsys, tmp_path, *QUEUED)
+    assert all(c["slip"] is None for c in report["causes"]), out
+    before = re.search(r"verdict before shrinking: (.*) causes?;", out)
+    assert before is not None and out.splitlines()[-1].startswith(before[1]), out
+
+
 @pytest.mark.skipif(not impl.COMPILED, reason="the tests above run here")
 def test_the_unexplained_plants_in_plain_python() -> None:
     """The planted-bug tests above, in a process whose planner is plain Python."""
@@ -200,4 +228,5 @@ def test_the_unexplained_plants_in_plain_python() -> None:
         "test_two_bugs_no_slip_explains_are_two_causes",
         "test_two_bugs_of_one_engine_each_seen_in_several_ways_are_two_causes",
         "test_a_slip_refuted_on_one_fail_explains_none",
+        "test_a_slip_whose_model_parts_from_spec_before_the_divergence_is_refuted",
     )
