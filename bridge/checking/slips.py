@@ -781,7 +781,10 @@ def explain(
     groups, alone = cover(order, set(), deadline, scans, progress)
     refuted = {slip for failure in order for slip in failure.refuted}
     if any(slip in refuted for group in groups for slip in group.slips):
-        groups, alone = cover(order, refuted, deadline, scans, progress)
+        # The slips found so far, but those refuted, are tried first again
+        # (no scan is needed for them, and after `seconds` none is made).
+        seeds = [[s for s in group.slips if s not in refuted] for group in groups]
+        groups, alone = cover(order, refuted, deadline, scans, progress, [s for s in seeds if s])
         refuted = {slip for failure in order for slip in failure.refuted}
     kept = []
     for group in groups:
@@ -799,6 +802,7 @@ def cover(
     deadline: float,
     scans: int,
     progress: Callable[[int], None],
+    seeds: Iterable[list[Slip]] = (),
 ) -> tuple[list[Explained], list[Failure]]:
     """FAILs (smallest first) covered by as few slips as found, greedily,
     none of `ruled_out`: each tried first on the slips that explain a group
@@ -809,8 +813,8 @@ def cover(
     made on the `scans` smallest FAILs of each provisional signature that no
     group explains, and not after `deadline` (after which a FAIL is tried on
     each group's best slip alone): a FAIL left unscanned is one no slip
-    explains."""
-    groups: list[Explained] = []
+    explains. `seeds` are groups' slips to try first, as groups of no FAIL yet."""
+    groups = [Explained(list(slips), []) for slips in seeds]
     alone: list[Failure] = []
     scanned: dict[str, int] = {}
     for done, failure in enumerate(order):
@@ -839,7 +843,7 @@ def cover(
             else:
                 alone.append(failure)
     progress(len(order))
-    return groups, alone
+    return [group for group in groups if group.failures], alone
 
 
 def answers_of(
