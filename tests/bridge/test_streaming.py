@@ -16,9 +16,9 @@ import pytest
 
 import bridge.cli as cli
 import scenarios.format as scenario_format
+from bridge.checking.slips import PAST
 from bridge.formats import transcript
 from bridge.formats.profile import SPEC
-from bridge.checking.slips import PAST
 from bridge.runs.corpus import Options, check
 from bridge.wire.process import WINDOW
 from bridge.wire.stream import from_model

@@ -219,6 +219,25 @@ def test_a_slip_whose_model_parts_from_spec_before_the_divergence_is_refuted(
     assert before is not None and out.splitlines()[-1].startswith(before[1]), out
 
 
+@pytest.mark.skipif(impl.COMPILED, reason="a planted bug never reaches the C build; see below")
+def test_a_second_cover_after_the_scanning_budget_keeps_the_slips_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`explain` covers the FAILs again without a refuted slip; by then the
+    scanning budget can be spent, and no scan could find the other slips
+    again: the groups found first are tried first, with no scan."""
+    lone_cr.plant(monkeypatch.setattr)
+    failure = check(ROOT / "scenarios" / "corpus" / "random_10.jsonl", Options(engine="impl"))
+    assert failure.failure is not None
+    (flatten,) = [s for s in slips.catalogue() if s.id.startswith("slip:text.flatten.skip-")
+                  and failure.failure.explained_by(s)]  # fmt: skip
+    spent = 0.0  # a deadline long past: no scan
+    groups, alone = slips.cover([failure.failure], set(), spent, 3, lambda _: None, [[flatten]])
+    assert [g.slips for g in groups] == [[flatten]] and not alone
+    groups, alone = slips.cover([failure.failure], set(), spent, 3, lambda _: None)
+    assert not groups and alone == [failure.failure]
+
+
 @pytest.mark.skipif(not impl.COMPILED, reason="the tests above run here")
 def test_the_unexplained_plants_in_plain_python() -> None:
     """The planted-bug tests above, in a process whose planner is plain Python."""
@@ -229,4 +248,5 @@ def test_the_unexplained_plants_in_plain_python() -> None:
         "test_two_bugs_of_one_engine_each_seen_in_several_ways_are_two_causes",
         "test_a_slip_refuted_on_one_fail_explains_none",
         "test_a_slip_whose_model_parts_from_spec_before_the_divergence_is_refuted",
+        "test_a_second_cover_after_the_scanning_budget_keeps_the_slips_found",
     )
