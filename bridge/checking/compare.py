@@ -21,7 +21,7 @@ from bridge.checking.starts import wrong_start
 from bridge.formats.capabilities import CAPABILITIES, GIVEN, Capability, gives_lines, ignored_fields
 from bridge.formats.invocation import command
 from bridge.formats.sections import cited
-from bridge.wire.engine import Engine, Ready
+from bridge.wire.engine import Engine, EngineFault, Ready
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.observe import ORDER
 from bridge.wire.stream import DETAIL_REQUEST, Exchange
@@ -195,6 +195,15 @@ class Result:
     after: Divergence | None = None
     """The first difference met after an adoption that could not be adopted
     (bridge/checking/adopt.py): a divergence after adoption."""
+    past: list[Past] = field(default_factory=list)
+    """The answers read past the first divergence of a replay that stops
+    there (`run`'s `past`), for judging a rule slip beyond it
+    (bridge/checking/slips.py): never compared."""
+
+
+Past = tuple[dict[str, Any], dict[str, Any], dict[str, Any]]
+"""An answer read past a divergence: the line sent (an event as sent, or
+the final detail request), the answer expected there, the engine's."""
 
 
 def expected_fields(exchange: Exchange, keys: dict[str, bytes]) -> list[str]:
@@ -251,6 +260,7 @@ def run(
     coverage: Coverage | None = None,
     adopting: Adopting | None = None,
     right: set[str] | None = None,
+    past: int = 0,
 ) -> Result:
     """Send each exchange's line to a started engine, up to its window ahead
     of the answers, and compare each answer with the expected one as it
@@ -263,7 +273,9 @@ def run(
     the events whose answers were read while the model's state and the
     engine's were together, and of those the ones after an adoption; the
     capabilities held that an answer got right are added to `right`, when
-    given (`rightly`)."""
+    given (`rightly`). A replay that stops at its divergence reads up to
+    `past` more answers first, kept in `result.past`, never compared nor
+    counted: an engine that faults or says unsupported there ends them."""
     result = Result(coverage=coverage or Coverage(), lacks=lacks)
     counted = result.coverage
     pending: deque[Exchange] = deque()
@@ -329,6 +341,8 @@ def run(
         answer never came (the engine died or hung) was not compared."""
         nonlocal together, read
         exchange = pending[0]
+        if beyond():
+            return read_past()
         answer = engine.receive_unless(None if shadow is not None else exchange.answer)
         pending.popleft()
         if together and exchange.position is not None:
@@ -376,7 +390,24 @@ def run(
         if not first and result.after is None:
             result.after = replace(diverged(exchange, expected, answer, name), after_adoption=True)
         together = False
-        return keep_going
+        return keep_going or past > 0
+
+    def beyond() -> bool:
+        """Whether the replay stopped at its divergence and reads past it."""
+        return not together and not keep_going
+
+    def read_past() -> bool:
+        """Read one answer past the divergence into `result.past`; whether to read another."""
+        exchange = pending.popleft()
+        try:
+            answer = engine.receive_unless(exchange.answer)
+        except EngineFault:
+            return False
+        answer = exchange.expected if answer is None else answer
+        if "unsupported" in answer:
+            return False
+        result.past.append((exchange.line, exchange.expected, answer))
+        return len(result.past) < past
 
     def finish(stopped: bool) -> Result:
         """Count the events whose answers were read while the states were
@@ -388,6 +419,8 @@ def run(
 
     try:
         for exchange in exchanges:
+            if beyond() and len(result.past) + len(pending) >= past:
+                break
             if exchange.lacking is not None:
                 if not exchange.sent:
                     assert exchange.position is not None
@@ -397,7 +430,7 @@ def run(
                 counted.given[exchange.lacking] += 1
             engine.send(exchange.line, exchange.wire)
             sent.append(exchange.line)
-            if exchange.position is not None:
+            if exchange.position is not None and not beyond():
                 result.sent.add(exchange.position)
                 if exchange.refused:
                     result.refused[exchange.position] = exchange.expected["refused"]
@@ -407,6 +440,11 @@ def run(
         while pending:
             if not check():
                 return finish(True)
+    except EngineFault:
+        finish(True)
+        if beyond():
+            return result  # past the divergence: what was read stands
+        raise
     except BaseException:
         finish(True)  # an engine fault: what was read before it counts
         raise

@@ -12,7 +12,11 @@ the two sides of a concatenation of lists or tuples swapped),
 every condition negated (an `if`, a conditional expression, a filter of a
 comprehension), every operand of an `and` or an `or` dropped, every `not`
 dropped, a filter of a comprehension dropped, and a step of a chain of
-calls of one method skipped (`a.replace(...).replace(...)`). Each slip
+calls of one method skipped (`a.replace(...).replace(...)`); and each
+integer constant of SPEC 7 the model reads one more and one less as a
+whole, in every rule that reads it at once (`constant_slips`: an engine
+that states AHEAD once, wrongly, breaks both rules that read it, and
+that is one bug, where no slip of one site explains both). Each slip
 has an id stable from run to run
 (`slip:MODULE.FUNCTION.CHANGE.N`, N counting that change in that function
 in the order of its code) and words: the function's docstring, which cites
@@ -21,10 +25,14 @@ its SPEC section, and the change.
 A slip is applied by giving the live function the changed code
 (`applied`): every module that imported the function holds the same
 function object, and the model keeps no caches. `Failure` is what a FAIL
-leaves for explaining it: its scenario up to the first divergence, and the
-engine's answer there. A slip explains it when the model with the slip
-agrees with every answer the engine gave up to there (`explains`); only
-slips at lines the model ran on that scenario are tried (`ran`). `explain`
+leaves for explaining it: its scenario up to the first divergence, the
+engine's answer there, and the engine's answers read past it (`PAST`). A
+slip explains it when the model with the slip agrees with every answer the
+engine gave up to there and is not refuted past it (`Failure.explained_by`,
+`Failure.refutes`): a slip that mimics a bug at its first sign and parts
+from it later is not a cause, so the causes said before shrinking are
+those said after. Only slips at lines the model ran on that scenario are
+tried (`Failure.reaches`; a constant's, at the lines that read it). `explain`
 covers a run's FAILs with as few slips as it can.
 """
 
@@ -47,7 +55,7 @@ from pathlib import Path
 from types import CodeType, FrameType, FunctionType
 from typing import Any
 
-from bridge.checking.compare import first_difference, run
+from bridge.checking.compare import Past, first_difference, run
 from bridge.formats.capabilities import Capability, ignored_fields
 from bridge.wire.engine import Engine
 from bridge.wire.stream import Exchange, from_model
@@ -77,6 +85,15 @@ TAGS = {
     ast.NotEq: "ne", ast.In: "in", ast.NotIn: "notin", ast.Is: "is", ast.IsNot: "isnot",
 }  # fmt: skip
 
+PAST = 100
+"""How many answers past its first divergence a replay that stops there
+reads for judging rule slips (`Failure.refutes`): events more of a process
+already running, and model replays only for the slips that agree up to the
+divergence. A slip can mimic a bug for a while (AHEAD + 1 in the queue is
+a running leaf not counted toward AHEAD while one runs): the answer that
+tells them apart came 27 answers past the divergence on one corpus
+scenario (refused_one_wait_0, tests/bridge/test_unexplained_causes.py)."""
+
 SCANS = 3
 """How many FAILs of one provisional signature are tried on every slip at most."""
 
@@ -85,7 +102,7 @@ TRIES = 2000
 """How many tries shrinking a slip's cause against the model makes at most
 (each two model replays, no engine)."""
 
-RANKS = {"compare": 0, "bound": 1, "order": 2, "not": 3, "drop": 4, "skip": 5}
+RANKS = {"compare": 0, "bound": 1, "order": 2, "not": 3, "drop": 4, "skip": 5, "constant": 6}
 """How small each kind of change is: of two slips that explain as much, the smaller names it."""
 
 
@@ -113,6 +130,8 @@ class Slip:
     section: str = field(compare=False)
     """The SPEC section the docstring cites (`SPEC 4`), or ""."""
     code: CodeType = field(compare=False, repr=False)
+    sites: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
+    """For a constant's slip, the lines (module, line) that read the constant."""
 
     @property
     def rank(self) -> tuple[int, int, str]:
@@ -132,6 +151,12 @@ class Slip:
 
     def said(self) -> str:
         """The slip in words: where, what the rule is for, what changed."""
+        if self.kind == "constant":
+            spec = f"; {self.section}" if self.section else ""
+            return (
+                f"{self.before} (SPEC 7, model/constants.py) is read as `{self.after}` "
+                f"in every rule that reads it ({self.about}{spec})"
+            )
         spec = f", {self.section}" if self.section else ""
         about = f": {self.about}" if self.about else ""
         return (
@@ -373,10 +398,95 @@ def replaced(function: Any, old: ast.AST, new: ast.AST) -> Any:
     return copy.deepcopy(function, memo)
 
 
+Read = tuple[str, int, str, str | None]
+"""Where a constant is read: the model's module, the line, the function, its docstring."""
+
+
+def reads() -> dict[str, list[Read]]:
+    """Where the model's modules (`MODULES`, then the machine that drives
+    them) read each constant of a `Constants` (`c.name`, `constants.name`), by name."""
+    found: dict[str, list[Read]] = {}
+    for module in (*MODULES, "machine"):
+        path = Path(import_module(f"model.{module}").__file__ or "")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in tree.body:
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            doc = ast.get_docstring(function) or ast.get_docstring(tree)
+            for node in ast.walk(function):
+                if isinstance(node, ast.Attribute) and unparsed(node.value).split(".")[-1] in (
+                    "c",
+                    "constants",
+                ):
+                    found.setdefault(node.attr, []).append(
+                        (module, node.lineno, function.name, doc)
+                    )
+    return found
+
+
+def constant_slips() -> Iterator[Slip]:
+    """A constant of SPEC 7 (each integer field of model/constants.py's
+    `Constants`) one more and one less as a whole: in every rule that reads
+    it at once, as an engine that states it once, wrongly, has it. Applied
+    by giving `Constants.__post_init__` a last line that shifts it, so that
+    the model's constants, made afresh for each replay, carry the shift."""
+    module = import_module("model.constants")
+    path = Path(module.__file__ or "")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    (made,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Constants"]
+    (post,) = [n for n in made.body if isinstance(n, ast.FunctionDef) and n.name == "__post_init__"]
+    read_where = reads()
+    for node in made.body:
+        if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+            continue
+        if unparsed(node.annotation) != "int":
+            continue
+        name, shown = node.target.id, node.target.id.upper()
+        read = read_where.get(name, [])
+        if not read:
+            continue
+        readers = list(dict.fromkeys(f"`{function}`" for _, _, function, _ in read))
+        about = f"read by {listed(readers)}"
+        section = section_of(*(doc for _, _, _, doc in read))
+        sites = tuple((module, line) for module, line, _, _ in read)
+        for by, tag in ((1, "plus1"), (-1, "minus1")):
+            sign = "+" if by > 0 else "-"
+            shift = ast.parse(f"object.__setattr__(self, {name!r}, self.{name} {sign} 1)").body
+            code = compiled(replace_body(post, [*post.body, *shift]), path)
+            if code is None:
+                continue
+            yield Slip(
+                f"slip:constants.{name}.{tag}.0",
+                "constants",
+                "Constants.__post_init__",
+                node.lineno,
+                node.end_lineno or node.lineno,
+                shown,
+                f"{shown} {sign} 1",
+                "constant",
+                about,
+                section,
+                code,
+                sites,
+            )
+
+
+def replace_body(function: ast.FunctionDef, body: list[ast.stmt]) -> ast.FunctionDef:
+    """A copy of a function (a node) with another body."""
+    changed = copy.deepcopy(function)
+    changed.body = body
+    return changed
+
+
+def listed(words: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
 @cache
 def catalogue() -> tuple[Slip, ...]:
-    """Every slip of the model's rules (`MODULES`)."""
-    return tuple(slip for name in MODULES for slip in slips_of(name))
+    """Every slip of the model's rules (`MODULES`), then of its constants (`constant_slips`)."""
+    return (*(slip for name in MODULES for slip in slips_of(name)), *constant_slips())
 
 
 def by_id() -> dict[str, Slip]:
@@ -384,7 +494,10 @@ def by_id() -> dict[str, Slip]:
 
 
 def live(slip: Slip) -> FunctionType:
-    function = getattr(import_module(f"model.{slip.module}"), slip.function)
+    """The function a slip changes (a method named `Class.method`)."""
+    function: Any = import_module(f"model.{slip.module}")
+    for name in slip.function.split("."):
+        function = getattr(function, name)
     assert isinstance(function, FunctionType)
     return function
 
@@ -486,14 +599,30 @@ class Failure:
     model's, once replayed."""
     ran: Lines | None = field(default=None, repr=False)
     """The lines of the model it ran, once replayed with a trace."""
+    past: list[Past] = field(default_factory=list, repr=False)
+    """The engine's answers read past the divergence (bridge/checking/compare.py
+    `Result.past`), each with the answer SPEC's model gives there."""
+    longer: Scenario | None = field(default=None, repr=False)
+    """The scenario up to the last of those (None when there are none)."""
+    refuted: set[Slip] = field(default_factory=set, init=False, repr=False, compare=False)
+    """The slips that agreed with the engine up to the divergence and were
+    refuted past it (`explained_by`)."""
+    judged: dict[tuple[Slip, ...], bool] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """What `explained_by` found for each set of slips tried (a second
+    cover of the FAILs, `explain`, asks again)."""
 
-    def answers(self) -> Iterator[dict[str, Any]]:
+    def answers(self, further: bool = False) -> Iterator[dict[str, Any]]:
         """The model's answers, as they are now (with any slip applied), up
-        to the diverging one."""
-        sent = (e for e in from_model(self.scenario, self.profile, False, self.lacks) if e.sent)
+        to the diverging one; `further`, up to the last one read past it."""
+        scenario, last = self.scenario, self.index
+        if further and self.longer is not None:
+            scenario, last = self.longer, self.index + len(self.past)
+        sent = (e for e in from_model(scenario, self.profile, False, self.lacks) if e.sent)
         for k, exchange in enumerate(sent):
             yield answered(exchange)
-            if k == self.index:
+            if k == last:
                 return
 
     def replayed(self) -> bool:
@@ -526,29 +655,63 @@ class Failure:
         """Whether the model ran the slip's lines on this scenario (with
         `at_divergence`, while it answered the diverging line)."""
         ran = self.trace()
-        for line in range(slip.line, slip.last + 1):
-            step = ran.get((slip.module, line))
+        lines = slip.sites or [(slip.module, n) for n in range(slip.line, slip.last + 1)]
+        for line in lines:
+            step = ran.get(line)
             if step is not None and (step == self.index or not at_divergence):
                 return True
         return False
 
     def explained_by(self, *slips: Slip) -> bool:
+        """Whether the model with `slips` explains the FAIL (`judge`), judged
+        once for each set of slips."""
+        if slips not in self.judged:
+            self.judged[slips] = self.judge(*slips)
+        return self.judged[slips]
+
+    def judge(self, *slips: Slip) -> bool:
         """Whether the model with `slips` agrees with every answer the engine
-        gave up to the divergence (before it, those the model gave)."""
+        gave up to the divergence (before it, those the model gave), and is
+        not refuted past it (`refutes`). A slip is kept in `refuted` when the
+        engine gave SPEC's answer where its model gives another: past the
+        divergence (`refutes`), or before it (where the engine gave SPEC's
+        answers, as it would not with the slip's rule)."""
         if not self.replayed() or (self.ran is not None and not all(map(self.reaches, slips))):
             return False
         assert self.expected is not None
         got = 0
-        with applied(*slips, events=len(self.scenario.events)):
+        with applied(*slips, events=len((self.longer or self.scenario).events)):
             try:
-                for k, answer in enumerate(self.answers()):
+                answers = self.answers(further=True)
+                for k, answer in enumerate(answers):
+                    if k > self.index:
+                        wrong = self.refutes(answer, k - self.index - 1, answers)
+                        if wrong and len(slips) == 1:
+                            self.refuted.add(slips[0])
+                        return not wrong
                     engine = self.answer if k == self.index else self.expected[k]
                     if self.differs(answer, engine):
+                        if k < self.index and len(slips) == 1:
+                            self.refuted.add(slips[0])  # the engine gave SPEC's answer there
                         return False
                     got += 1
             except Exception:  # a slip can break the model anywhere
                 return False
         return got == self.index + 1
+
+    def refutes(self, answer: dict[str, Any], at: int, rest: Iterator[dict[str, Any]]) -> bool:
+        """Whether the slipped model's answers past the divergence (`answer`,
+        the `at`-th of them, then `rest`) are refuted by the engine's read
+        there (`past`): by an answer where the engine gives what SPEC's model
+        gives and the slipped model does not (the engine's rule is SPEC's
+        there, not the slip's). An answer where the engine differs from both
+        refutes nothing: the states parted at the divergence, and another of
+        its bugs may show."""
+        for k, slipped in enumerate((answer, *rest), start=at):
+            _, expected, found = self.past[k]
+            if self.differs(slipped, found) and not self.differs(expected, found):
+                return True
+        return False
 
 
 def answered(exchange: Exchange) -> dict[str, Any]:
@@ -601,18 +764,29 @@ def scan(failure: Failure, deadline: float) -> list[Slip]:
 class Explaining:
     """`explain` made one FAIL at a time, as FAILs come (`add`): what it
     found so far is `explained()`. Scans stop at `deadline`
-    (`time.monotonic`), which the caller may move."""
+    (`time.monotonic`), which the caller may move. No slip of `ruled_out`
+    is taken; `seeds` are groups' slips to try first, as groups of no FAIL
+    yet."""
 
-    def __init__(self, seconds: float = math.inf, scans: int = SCANS) -> None:
-        self.groups: list[Explained] = []
+    def __init__(
+        self,
+        seconds: float = math.inf,
+        scans: int = SCANS,
+        ruled_out: Iterable[Slip] = (),
+        seeds: Iterable[list[Slip]] = (),
+    ) -> None:
+        self.groups: list[Explained] = [Explained(list(slips), []) for slips in seeds]
         self.alone: list[Failure] = []
+        self.added: list[Failure] = []
         self.scanned: dict[str, int] = {}
         self.scans = scans
+        self.ruled_out = set(ruled_out)
         catalogue()  # made once, before the clock starts
         self.deadline = time.monotonic() + seconds
 
     def add(self, failure: Failure) -> None:
         """Explain one more FAIL (see `explain`)."""
+        self.added.append(failure)
         if not failure.replayed():
             self.alone.append(failure)
             return
@@ -630,15 +804,42 @@ class Explaining:
         found: list[Slip] = []
         if self.scanned.get(failure.signature, 0) < self.scans and not late:
             self.scanned[failure.signature] = self.scanned.get(failure.signature, 0) + 1
-            found = scan(failure, self.deadline)
+            found = [s for s in scan(failure, self.deadline) if s not in self.ruled_out]
         if found:
             self.groups.append(Explained(sorted(found, key=lambda s: s.rank), [failure]))
         else:
             self.alone.append(failure)
 
     def explained(self) -> tuple[list[Explained], list[Failure]]:
-        """The groups (the one of the most FAILs first) and the FAILs no slip explains."""
-        return sorted(self.groups, key=lambda g: (-len(g.failures), g.slip.rank)), self.alone
+        """The groups (the one of the most FAILs first) and the FAILs no
+        slip explains. A slip refuted past the divergence of any FAIL
+        (`Failure.refuted`) is not the engine's rule: the engine, one
+        program, gives SPEC's answer there where the slip's model does not.
+        A slip can still mimic a bug up to the end of another FAIL, so when
+        a group's slips were refuted on some FAIL, the FAILs are covered
+        again without every slip refuted so far (the others tried first,
+        no scan needed for them), and what is still named by one after
+        that is left to no slip."""
+        groups = [group for group in self.groups if group.failures]
+        alone = list(self.alone)
+        refuted = {slip for failure in self.added for slip in failure.refuted}
+        if any(slip in refuted for group in groups for slip in group.slips):
+            seeds = [[s for s in group.slips if s not in refuted] for group in groups]
+            again = Explaining(0.0, self.scans, self.ruled_out | refuted, [s for s in seeds if s])
+            again.deadline = self.deadline
+            for failure in sorted(self.added, key=size):
+                again.add(failure)
+            groups = [group for group in again.groups if group.failures]
+            alone = again.alone
+            refuted = {slip for failure in self.added for slip in failure.refuted}
+        kept = []
+        for group in groups:
+            group.slips = [slip for slip in group.slips if slip not in refuted]
+            if group.slips:
+                kept.append(group)
+            else:
+                alone += group.failures
+        return sorted(kept, key=lambda g: (-len(g.failures), g.slip.rank)), alone
 
 
 def explain(
@@ -651,12 +852,13 @@ def explain(
     smallest scenarios first; each tried first on the slips that explain a
     group already (the group of the most FAILs first), a slip that does so
     kept for the group; then on two groups' slips together (`together`);
-    else on every slip at a line its replay ran (a
-    scan), those that explain it a new group. Also the FAILs no slip
-    explains. Scans, the dear part, are made on the `scans` smallest FAILs
-    of each provisional signature that no group explains, and not after
-    `seconds` (after which a FAIL is tried on each group's best slip
-    alone): a FAIL left unscanned is one no slip explains."""
+    else on every slip at a line its replay ran (a scan), those that
+    explain it a new group. Also the FAILs no slip explains. Scans, the
+    dear part, are made on the `scans` smallest FAILs of each provisional
+    signature that no group explains, and not after `seconds` (after which
+    a FAIL is tried on each group's best slip alone): a FAIL left unscanned
+    is one no slip explains. Slips refuted past a divergence are taken out
+    (`Explaining.explained`)."""
     explaining = Explaining(seconds, scans)
     order = sorted(failures, key=size)
     for done, failure in enumerate(order):

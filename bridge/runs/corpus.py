@@ -33,11 +33,11 @@ from bridge.checking.causes import (
     signature,
     signature_of_json,
 )
-from bridge.checking.compare import Divergence, Result, add_states, run
+from bridge.checking.compare import Result, add_states, run
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
 from bridge.checking.shrink import cut, marked, shrunk_note
-from bridge.checking.slips import Failure
+from bridge.checking.slips import PAST, Failure
 from bridge.checking.verdict import (
     Lacked,
     Outside,
@@ -49,7 +49,7 @@ from bridge.checking.verdict import (
     within,
 )
 from bridge.formats import transcript
-from bridge.formats.capabilities import Capability, ignored_fields
+from bridge.formats.capabilities import ignored_fields
 from bridge.formats.invocation import command
 from bridge.formats.kit import shown
 from bridge.formats.layout import read_checked, stream_checked, unique_name
@@ -191,6 +191,7 @@ def replay_checked(
     subject: Engine,
     options: Options,
     coverage: Coverage | None = None,
+    past: int = 0,
 ) -> tuple[Profile, Result, Ready]:
     """Start the engine on the scenario and compare its answers, as they
     arrive, with the scenario's transcript (or the model) under the engine's
@@ -201,7 +202,9 @@ def replay_checked(
     scenario's events counted after the replay (a streamed scenario is read
     only as far as the replay went). A scenario outside the constants of
     `--constants` is skipped before the engine is started on it, one outside
-    those the engine declares before any event is sent."""
+    those the engine declares before any event is sent. A replay that stops
+    at its divergence reads `past` answers more (compare.py `run`), for
+    judging rule slips past it (slips.py `PAST`)."""
     if options.constants is not None:
         within(scenario, options.constants)
     try:
@@ -229,6 +232,7 @@ def replay_checked(
             lacks,
             coverage,
             adopting,
+            past=past,
         )
     why = None
     if result.unsupported is None and result.divergence is None and not coverage.stopped:
@@ -288,7 +292,7 @@ def checked(
     sound = False
     coverage = Coverage()
     try:
-        profile, result, ready = replay_checked(path, scenario, subject, options, coverage)
+        profile, result, ready = replay_checked(path, scenario, subject, options, coverage, PAST)
     except Skipped as skipped:
         sound = True
         count = scenario.count()
@@ -363,7 +367,7 @@ def checked(
         reason += f"\nadopted; a divergence after adoption: {past}"
     return verdict(
         "FAIL",
-        failure=failure_of(path, scenario, found, profile, result.lacks, ready, options.live),
+        failure=failure_of(path, scenario, result, profile, ready, options.live),
         reason=reason,
         report=report,
         divergence=divergence_json(found),
@@ -380,18 +384,14 @@ def checked(
 
 
 def failure_of(
-    path: Path,
-    scenario: Scenario,
-    found: Divergence,
-    profile: Profile,
-    lacks: tuple[Capability, ...],
-    ready: Ready,
-    live: bool,
+    path: Path, scenario: Scenario, result: Result, profile: Profile, ready: Ready, live: bool
 ) -> Failure | None:
     """What explaining a FAIL by a rule slip needs (slips.py `Failure`): the
     scenario as the replay read it, up to the divergence (its tail, streamed,
-    still not read); None when it cannot be."""
-    if found.answer is None:
+    still not read), and up to the last answer read past it (compare.py
+    `Result.past`); None when it cannot be."""
+    found, lacks = result.divergence, result.lacks
+    if found is None or found.answer is None:
         return None
     at = [line["at"] for line in found.lines if "at" in line]
     try:
@@ -400,6 +400,7 @@ def failure_of(
         # compared them: a transcript's are read, not replayed.
         sent = (e for e in exchanges(path, head, profile, live, lacks) if e.sent)
         expected = [e.expected for e in islice(sent, found.index + 1)]
+        longer = cut(scenario, replace(found, lines=[*found.lines, *(p[0] for p in result.past)]))
         head = cut(head, found)
     except (ScenarioError, transcript.TranscriptError):
         return None
@@ -413,6 +414,8 @@ def failure_of(
         signature(found).id,
         ready.rule_names,
         expected,
+        past=result.past,
+        longer=longer if result.past else None,
     )
 
 

@@ -17,10 +17,16 @@ PLANTED = {
     "tests/bridge/test_slips.py": (
         "test_two_planted_bugs_are_two_slips_each_shrunk_to_its_bug_alone",
         "test_fuzz_passes_over_a_known_slip_without_shrinking",
+        "test_one_constant_off_by_one_at_two_sites_is_one_cause",
+        "test_a_slip_that_mimics_a_bug_at_its_divergence_is_refuted_past_it",
     ),
     "tests/bridge/test_unexplained_causes.py": (
         "test_one_bug_shown_at_several_kinds_of_events_is_one_cause",
         "test_two_bugs_no_slip_explains_are_two_causes",
+        "test_two_bugs_of_one_engine_each_seen_in_several_ways_are_two_causes",
+        "test_a_slip_refuted_on_one_fail_explains_none",
+        "test_a_slip_whose_model_parts_from_spec_before_the_divergence_is_refuted",
+        "test_a_second_cover_after_the_scanning_budget_keeps_the_slips_found",
     ),
 }
 """Each file's tests that patch the engine (each skipped under the C build)."""

@@ -1,6 +1,6 @@
 """`python -m impl.protocol` with three differences real engines have
-(issue 44), none of which a SPEC 10 option declares, for `--keep-going` to
-see past (bridge/checking/adopt.py):
+(issue 44), for `--keep-going` to see past when they are not declared
+(bridge/checking/adopt.py):
 
 - a call's line is installed flattened: each `\\r` and each `\\n` one space
   (a `\\r\\n` two), so the line keeps its size;

@@ -9,8 +9,9 @@ several ways: `queued_leaf` (free_leaf_queued.py: a free leaf waits for a
 call, SPEC 2), `crlf` (crlf_two_spaces.py: `\\r\\n` flattened to two
 spaces, SPEC 3), `ahead_running` (ahead_running.py: a running leaf not
 counted toward AHEAD, SPEC 4), `merges_first` (merges_first.py: ready
-merges offered before unbuilt leaves, SPEC 4). Plain Python, so that the
-patches reach the planner."""
+merges offered before unbuilt leaves, SPEC 4), `lone_cr` (lone_cr.py: a
+lone `\r` left unflattened in renders and zooms, SPEC 3). Plain Python, so
+that the patches reach the planner."""
 
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ import ahead_running  # noqa: E402
 import crlf_two_spaces  # noqa: E402
 import free_leaf_bug  # noqa: E402
 import free_leaf_queued  # noqa: E402
+import lone_cr  # noqa: E402
 import merges_first  # noqa: E402
 import zoom_newest_first  # noqa: E402
 
@@ -37,6 +39,7 @@ PLANTS = {
     "crlf": crlf_two_spaces.plant,
     "ahead_running": ahead_running.plant,
     "merges_first": merges_first.plant,
+    "lone_cr": lone_cr.plant,
 }
 
 if __name__ == "__main__":
