@@ -193,7 +193,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.write_known_failures}: {len(known)} known failures")
     alike = failing(verdicts, known)
     stopped = [False]
-    found = explained(alike, options, seconds, stopped, judge)
+    scanning = max(SCANNING * seconds, SCANNING_AT_LEAST)
+    if args.shrink_seconds is not None:
+        scanning = args.shrink_seconds
+    found = explained(alike, options, scanning, stopped, judge)
 
     def reported(found: list[causes.Cause]) -> Run:
         return Run(
@@ -267,8 +270,10 @@ SHOWN = 6
 
 SCANNING = 0.2
 """What share of the replay's time trying every slip on FAILs may take
-(at least `SCANNING_AT_LEAST` seconds), so that the verdict comes within
-1.2x of the replay (bridge/checking/slips.py `explain`)."""
+after the replay (at least `SCANNING_AT_LEAST` seconds), so that the
+verdict comes within 1.2x of the replay (bridge/checking/slips.py
+`explain`), unless --shrink-seconds is given: then that many seconds, so
+that the causes found do not depend on how fast the replay was."""
 
 SCANNING_AT_LEAST = 2.0
 
@@ -349,7 +354,7 @@ class Judge:
 def explained(
     alike: dict[causes.Signature, list[Verdict]],
     options: Options,
-    replay: float,
+    scanning: float,
     interrupted: list[bool],
     judge: Judge | None = None,
 ) -> list[causes.Cause]:
@@ -376,8 +381,7 @@ def explained(
     groups: list[slips.Explained] = []
     try:
         with Ticker(progress, False):
-            budget = max(SCANNING * replay, SCANNING_AT_LEAST)
-            groups, _ = judge.rest(budget)
+            groups, _ = judge.rest(scanning)
     except KeyboardInterrupt:
         interrupted[0] = True
         print("interrupted: every FAIL is its area of SPEC's cause")

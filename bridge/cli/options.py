@@ -165,7 +165,9 @@ def shrink_options(
         f"shrinks as far{'; 0: ' + none if none else ''})",
     )
     command.add_argument(
-        "--shrink-seconds", type=positive, help=f"shrinking's time at most (default: {seconds})"
+        "--shrink-seconds",
+        type=positive,
+        help=f"shrinking's time at most, and in `corpus` trying rule slips' (default: {seconds})",
     )
 
 
