@@ -367,10 +367,25 @@ def slips_of(name: str) -> Iterator[Slip]:
                 )
 
 
-def replaced(function: Any, old: ast.AST, new: ast.AST) -> Any:
-    """A copy of `function` (a node) with `new` in the place of `old`."""
-    memo = {id(old): new}
-    return copy.deepcopy(function, memo)
+def replaced(tree: Any, old: ast.AST, new: ast.AST) -> Any:
+    """`tree` (a node, or a list of them) with `new` in the place of `old`:
+    the nodes on the way to `old` are copies, the rest is shared with `tree`
+    (compiling and unparsing leave nodes as they are; a deep copy of each
+    function made the catalogue cost twice as much)."""
+    if tree is old:
+        return new
+    if isinstance(tree, list):
+        items = [replaced(item, old, new) for item in tree]
+        return tree if all(a is b for a, b in zip(items, tree, strict=True)) else items
+    if not isinstance(tree, ast.AST):
+        return tree
+    fields = {name: replaced(value, old, new) for name, value in ast.iter_fields(tree)}
+    if all(fields[name] is value for name, value in ast.iter_fields(tree)):
+        return tree
+    node = copy.copy(tree)
+    for name, value in fields.items():
+        setattr(node, name, value)
+    return node
 
 
 @cache
