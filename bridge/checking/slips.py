@@ -343,7 +343,7 @@ def slips_of(name: str) -> Iterator[Slip]:
             for tag, kind, new, old in changes(node, loops, parents):
                 number = counted.get(tag, 0)
                 counted[tag] = number + 1
-                code = compiled(replaced(function, old, new), path)
+                code = compiled(replaced(function, old, new, parents), path)
                 if code is None or code.co_freevars:
                     continue
                 # A number alone says little: the words show the expression it is in.
@@ -359,7 +359,7 @@ def slips_of(name: str) -> Iterator[Slip]:
                     old.lineno,  # type: ignore[attr-defined]
                     old.end_lineno or old.lineno,  # type: ignore[attr-defined]
                     unparsed(shown),
-                    unparsed(replaced(shown, old, new)),
+                    unparsed(replaced(shown, old, new, parents)),
                     kind,
                     about,
                     section,
@@ -367,25 +367,23 @@ def slips_of(name: str) -> Iterator[Slip]:
                 )
 
 
-def replaced(tree: Any, old: ast.AST, new: ast.AST) -> Any:
-    """`tree` (a node, or a list of them) with `new` in the place of `old`:
-    the nodes on the way to `old` are copies, the rest is shared with `tree`
-    (compiling and unparsing leave nodes as they are; a deep copy of each
-    function made the catalogue cost twice as much)."""
-    if tree is old:
-        return new
-    if isinstance(tree, list):
-        items = [replaced(item, old, new) for item in tree]
-        return tree if all(a is b for a, b in zip(items, tree, strict=True)) else items
-    if not isinstance(tree, ast.AST):
-        return tree
-    fields = {name: replaced(value, old, new) for name, value in ast.iter_fields(tree)}
-    if all(fields[name] is value for name, value in ast.iter_fields(tree)):
-        return tree
-    node = copy.copy(tree)
-    for name, value in fields.items():
-        setattr(node, name, value)
-    return node
+def replaced(tree: ast.AST, old: ast.AST, new: ast.AST, parents: dict[int, ast.AST]) -> Any:
+    """`tree` with `new` in the place of `old`, a node in it (`parents`: each
+    node's parent by id): the nodes on the way up from `old` are copies, the
+    rest is shared with `tree` (compiling and unparsing leave nodes as they
+    are; a deep copy of the function for each slip made the catalogue cost
+    twice as much)."""
+    child, copied = old, new
+    while child is not tree:
+        parent = parents[id(child)]
+        node = copy.copy(parent)
+        for name, value in ast.iter_fields(parent):
+            if value is child:
+                setattr(node, name, copied)
+            elif isinstance(value, list) and any(item is child for item in value):
+                setattr(node, name, [copied if item is child else item for item in value])
+        child, copied = parent, node
+    return copied
 
 
 @cache
