@@ -20,6 +20,7 @@ def start(busy: int, script: str) -> tuple[subprocess.Popen[str], list[int]]:
     runner = subprocess.Popen(
         [sys.executable, "-m", "tests.load", str(busy), "--", sys.executable, "-c", script],
         cwd=ROOT,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -52,12 +53,21 @@ def gone(pid: int, within: float = 20.0) -> bool:
         time.sleep(0.1)
 
 
+def spun(pid: int, was: int) -> bool:
+    """Whether process `pid` has used more CPU than `was` ticks within a minute."""
+    end = time.monotonic() + 60
+    while cpu_ticks(pid) <= was and time.monotonic() < end:
+        time.sleep(0.02)
+    return cpu_ticks(pid) > was
+
+
 def test_the_busy_processes_spin_while_the_command_runs_and_end_with_it() -> None:
-    runner, pids = start(2, "import time, sys\ntime.sleep(1.5)\nprint('done')\nsys.exit(3)\n")
+    """The command ends when it reads a line, sent once both busy processes
+    have spun: they spin while it runs, for as long as that takes to see."""
+    runner, pids = start(2, "import sys\nsys.stdin.readline()\nprint('done')\nsys.exit(3)\n")
     before = [cpu_ticks(pid) for pid in pids]
-    time.sleep(0.8)
-    assert all(cpu_ticks(pid) > was for pid, was in zip(pids, before, strict=True))
-    out, _ = runner.communicate(timeout=60)
+    assert all(spun(pid, was) for pid, was in zip(pids, before, strict=True))
+    out, _ = runner.communicate("go\n", timeout=60)
     assert runner.returncode == 3, "the command's exit code is the runner's"
     assert "done\n" in out and out.endswith("load: the 2 busy processes ended\n")
     assert all(gone(pid, within=0.0) for pid in pids)

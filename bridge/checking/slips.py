@@ -368,7 +368,7 @@ def slips_of(name: str) -> Iterator[Slip]:
             for tag, kind, new, old in changes(node, loops, parents):
                 number = counted.get(tag, 0)
                 counted[tag] = number + 1
-                code = compiled(replaced(function, old, new), path)
+                code = compiled(replaced(function, old, new, parents), path)
                 if code is None or code.co_freevars:
                     continue
                 # A number alone says little: the words show the expression it is in.
@@ -384,7 +384,7 @@ def slips_of(name: str) -> Iterator[Slip]:
                     old.lineno,  # type: ignore[attr-defined]
                     old.end_lineno or old.lineno,  # type: ignore[attr-defined]
                     unparsed(shown),
-                    unparsed(replaced(shown, old, new)),
+                    unparsed(replaced(shown, old, new, parents)),
                     kind,
                     about,
                     section,
@@ -392,10 +392,23 @@ def slips_of(name: str) -> Iterator[Slip]:
                 )
 
 
-def replaced(function: Any, old: ast.AST, new: ast.AST) -> Any:
-    """A copy of `function` (a node) with `new` in the place of `old`."""
-    memo = {id(old): new}
-    return copy.deepcopy(function, memo)
+def replaced(tree: ast.AST, old: ast.AST, new: ast.AST, parents: dict[int, ast.AST]) -> Any:
+    """`tree` with `new` in the place of `old`, a node in it (`parents`: each
+    node's parent by id): the nodes on the way up from `old` are copies, the
+    rest is shared with `tree` (compiling and unparsing leave nodes as they
+    are; a deep copy of the function for each slip made the catalogue cost
+    twice as much)."""
+    child, copied = old, new
+    while child is not tree:
+        parent = parents[id(child)]
+        node = copy.copy(parent)
+        for name, value in ast.iter_fields(parent):
+            if value is child:
+                setattr(node, name, copied)
+            elif isinstance(value, list) and any(item is child for item in value):
+                setattr(node, name, [copied if item is child else item for item in value])
+        child, copied = parent, node
+    return copied
 
 
 Read = tuple[str, int, str, str | None]

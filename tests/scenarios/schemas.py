@@ -73,13 +73,30 @@ def numbered(raw: list[bytes], numbers: Iterable[int] | None = None) -> list[Num
 
 def invalid(check: Draft202012Validator, lines: Iterable[Numbered], where: Path) -> list[str]:
     """`file:line: problem` for each line `check` refuses, its first problem."""
-    out = []
-    for number, value in lines:
+    return [
+        f"{where}:{number}: {problem}"
+        for number, value in lines
+        if (problem := first_problem(check, value)) is not None
+    ]
+
+
+def first_problem(check: Draft202012Validator, value: Any) -> str | None:
+    """`where: what` of the first problem `check` finds in a line's value, or
+    None. A value checked before against the same schema is not checked
+    again: the transcripts of one scenario under several profiles share
+    about half their lines."""
+    key = (json.dumps(check.schema, sort_keys=True), json.dumps(value, sort_keys=True))
+    if key not in CHECKED:
         error = next(iter(check.iter_errors(value)), None)
+        CHECKED[key] = None
         if error is not None:
-            path = "/".join(map(str, error.absolute_path)) or "the line"
-            out.append(f"{where}:{number}: {path}: {error.message[:200]}")
-    return out
+            where = "/".join(map(str, error.absolute_path)) or "the line"
+            CHECKED[key] = f"{where}: {error.message[:200]}"
+    return CHECKED[key]
+
+
+CHECKED: dict[tuple[str, str], str | None] = {}
+"""`first_problem`'s answers in this process, by schema and value."""
 
 
 def invalid_scenario_lines(path: Path, lines: list[Numbered]) -> list[str]:

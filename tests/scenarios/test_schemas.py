@@ -98,6 +98,7 @@ def test_the_schemas_are_draft_2020_12_schemas() -> None:
         Draft202012Validator.check_schema(schema(path))
 
 
+@pytest.mark.xdist_group("schemas")  # one worker checks a line shared by many once
 @pytest.mark.parametrize("path", SCENARIO_FILES, ids=lambda p: p.stem)
 def test_every_sampled_corpus_line_is_valid(path: Path) -> None:
     assert invalid_scenario_lines(path, scenario_sample(path)) == []
@@ -113,6 +114,7 @@ def test_the_corpus_sample_holds_every_event_and_what_version_2_adds() -> None:
     }
 
 
+@pytest.mark.xdist_group("schemas")  # one worker checks a line shared by many once
 @pytest.mark.parametrize("path", TRANSCRIPT_FILES, ids=lambda p: str(p.relative_to(EXPECTED)))
 def test_every_sampled_transcript_line_is_valid(path: Path) -> None:
     assert invalid(validator(TRANSCRIPT), transcript_sample(path), path) == []
