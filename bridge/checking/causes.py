@@ -211,7 +211,7 @@ class Signature:
             slip = by_id().get(self.slip)
             if slip is None:
                 return f"{self.slip}: a rule slip the model no longer has"
-            return f"the model agrees with your engine if {slip.said()}"
+            return f"the model agrees with your engine {slip.clause()}"
         where = "the final detail request" if self.kind == DETAIL else f"a {self.kind} event"
         if self.part == "refused":
             if self.rule == ALLOWED:
@@ -402,7 +402,7 @@ class Cause:
             return self.signature.said() + none
         n = len(self.scenarios)
         these = f"on all {n} of these" if n > 1 else "on this one"
-        return f"your engine agrees with SPEC {these} if {slip.said()}"
+        return f"your engine agrees with SPEC {these} {slip.clause()}"
 
     def to_json(self) -> dict[str, Any]:
         """The cause as the JSON report holds it (bridge/report.schema.json)."""

@@ -16,7 +16,16 @@ calls of one method skipped (`a.replace(...).replace(...)`); and each
 integer constant of SPEC 7 the model reads one more and one less as a
 whole, in every rule that reads it at once (`constant_slips`: an engine
 that states AHEAD once, wrongly, breaks both rules that read it, and
-that is one bug, where no slip of one site explains both). Each slip
+that is one bug, where no slip of one site explains both); and each
+value of each SPEC 10 option diagnose enumerates (bridge/checking/changes.py
+`singles`: true/false options and those that list their strings; options of
+free values, `kind_words`, `kinds`, `tolerance`, `ellipsis`, are guessed
+from a divergence there and not tried here) other than the run's declared
+one (`option_slips`): the model replayed under the profile with that one
+option changed. An engine whose one difference is such a value shows
+wherever the option does, in several areas of SPEC, and is one declarable
+difference, not a bug: its slip names it, in words to declare it
+(`Slip.clause`), before a constant's slip that mimics it (`RANKS`). Each slip
 has an id stable from run to run
 (`slip:MODULE.FUNCTION.CHANGE.N`, N counting that change in that function
 in the order of its code) and words: the function's docstring, which cites
@@ -48,15 +57,18 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import import_module
 from pathlib import Path
 from types import CodeType, FrameType, FunctionType
 from typing import Any
 
+from bridge.checking.changes import Change as Declared
+from bridge.checking.changes import Trial, singles
 from bridge.checking.compare import Past, first_difference, run
 from bridge.formats.capabilities import Capability, ignored_fields
+from bridge.formats.profile import SPEC
 from bridge.wire.engine import Engine
 from bridge.wire.stream import Exchange, from_model
 from model.profile import Profile
@@ -102,8 +114,22 @@ TRIES = 2000
 """How many tries shrinking a slip's cause against the model makes at most
 (each two model replays, no engine)."""
 
-RANKS = {"compare": 0, "bound": 1, "order": 2, "not": 3, "drop": 4, "skip": 5, "constant": 6}
-"""How small each kind of change is: of two slips that explain as much, the smaller names it."""
+RANKS = {
+    "compare": 0,
+    "bound": 1,
+    "order": 2,
+    "not": 3,
+    "drop": 4,
+    "skip": 5,
+    "option": 6,
+    "constant": 7,
+}
+"""How small each kind of change is: of two slips that explain as much, the
+smaller names it. A change at one site of one rule comes before an option's
+value, which changes its rules wherever it applies (a late cap of failures
+mimics `failure_cap: none` on the scenarios it fails), and that before a
+constant's (the engine's fix a declaration, not a bug in every rule that
+reads the constant)."""
 
 
 @dataclass(frozen=True)
@@ -129,9 +155,12 @@ class Slip:
     """The first sentence of the function's docstring."""
     section: str = field(compare=False)
     """The SPEC section the docstring cites (`SPEC 4`), or ""."""
-    code: CodeType = field(compare=False, repr=False)
+    code: CodeType | None = field(compare=False, repr=False)
+    """The changed function's code (None for an option's slip)."""
     sites: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
     """For a constant's slip, the lines (module, line) that read the constant."""
+    option: Declared | None = field(default=None, compare=False, repr=False)
+    """For an option's slip, the option at the value it replays the model under."""
 
     @property
     def rank(self) -> tuple[int, int, str]:
@@ -149,8 +178,17 @@ class Slip:
             "spec_section": self.section or None,
         }
 
+    def clause(self) -> str:
+        """What the engine agrees with SPEC under: `if` the slip, or under
+        an option's value, to be declared."""
+        if self.option is not None:
+            return f"under `{self.option.said()}` (SPEC 10): declare it"
+        return f"if {self.said()}"
+
     def said(self) -> str:
         """The slip in words: where, what the rule is for, what changed."""
+        if self.option is not None:
+            return f"`{self.option.said()}` (SPEC 10) is declared"
         if self.kind == "constant":
             spec = f"; {self.section}" if self.section else ""
             return (
@@ -484,6 +522,43 @@ def constant_slips() -> Iterator[Slip]:
             )
 
 
+def option_slips() -> Iterator[Slip]:
+    """Each value of each option diagnose enumerates (`singles`): SPEC's
+    own and the others, for a run that declares another."""
+    path = Path(import_module("model.profile").__file__ or "")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    (made,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Profile"]
+    lines = {
+        n.target.id: n
+        for n in made.body
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+    }
+    others = singles(Trial(SPEC))
+    spec = dict.fromkeys(Declared(c.option, getattr(SPEC, c.option)) for c in others)
+    for change in (*spec, *others):
+        node = lines[change.option]
+        yield Slip(
+            f"slip:option.{change.option}.{str(change.value).lower().replace('_', '-')}.0",
+            "profile",
+            "Profile",
+            node.lineno,
+            node.end_lineno or node.lineno,
+            unparsed(node),
+            change.said(),
+            "option",
+            f"SPEC 10 option `{change.option}`",
+            "SPEC 10",
+            None,
+            option=change,
+        )
+
+
+def under(profile: Profile, slips: Iterable[Slip | None]) -> Profile:
+    """The profile with the options of `slips` changed (ValueError: no profile)."""
+    told = {s.option.option: s.option.value for s in slips if s is not None and s.option}
+    return replace(profile, **told) if told else profile
+
+
 def replace_body(function: ast.FunctionDef, body: list[ast.stmt]) -> ast.FunctionDef:
     """A copy of a function (a node) with another body."""
     changed = copy.deepcopy(function)
@@ -498,8 +573,10 @@ def listed(words: list[str]) -> str:
 
 @cache
 def catalogue() -> tuple[Slip, ...]:
-    """Every slip of the model's rules (`MODULES`), then of its constants (`constant_slips`)."""
-    return (*(slip for name in MODULES for slip in slips_of(name)), *constant_slips())
+    """Every slip of SPEC 10's options (`option_slips`), of the model's
+    rules (`MODULES`), then of its constants (`constant_slips`)."""
+    rules = (slip for name in MODULES for slip in slips_of(name))
+    return (*option_slips(), *rules, *constant_slips())
 
 
 def by_id() -> dict[str, Slip]:
@@ -529,13 +606,13 @@ def applied(*slips: Slip | None, events: int = 0) -> Iterator[None]:
     function, restored after. In the main thread a slipped model that
     takes longer than a second and 10 ms an event (`events`) raises Stuck:
     a slip can make a loop of the model's endless."""
-    changed = [(live(slip), slip) for slip in slips if slip is not None]
+    changed = [(live(slip), slip) for slip in slips if slip is not None and slip.code]
     right = [function.__code__ for function, _ in changed]
     timed = bool(changed) and threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGALRM, stuck) if timed else None
     try:
         for function, slip in changed:
-            function.__code__ = slip.code
+            function.__code__ = slip.code or function.__code__
         if timed:
             signal.setitimer(signal.ITIMER_REAL, 1 + events / 100)
         yield
@@ -626,13 +703,15 @@ class Failure:
     """What `explained_by` found for each set of slips tried (a second
     cover of the FAILs, `explain`, asks again)."""
 
-    def answers(self, further: bool = False) -> Iterator[dict[str, Any]]:
-        """The model's answers, as they are now (with any slip applied), up
-        to the diverging one; `further`, up to the last one read past it."""
+    def answers(self, further: bool = False, *slips: Slip) -> Iterator[dict[str, Any]]:
+        """The model's answers, as they are now (with any slip applied, and
+        under the options of `slips`), up to the diverging one; `further`,
+        up to the last one read past it."""
         scenario, last = self.scenario, self.index
         if further and self.longer is not None:
             scenario, last = self.longer, self.index + len(self.past)
-        sent = (e for e in from_model(scenario, self.profile, False, self.lacks) if e.sent)
+        profile = under(self.profile, slips)
+        sent = (e for e in from_model(scenario, profile, False, self.lacks) if e.sent)
         for k, exchange in enumerate(sent):
             yield answered(exchange)
             if k == last:
@@ -666,7 +745,13 @@ class Failure:
 
     def reaches(self, slip: Slip, at_divergence: bool = False) -> bool:
         """Whether the model ran the slip's lines on this scenario (with
-        `at_divergence`, while it answered the diverging line)."""
+        `at_divergence`, while it answered the diverging line); an option's
+        slip, wherever its value is not the declared one and makes a profile."""
+        if slip.option is not None:
+            try:
+                return under(self.profile, [slip]) != self.profile
+            except ValueError:
+                return False
         ran = self.trace()
         lines = slip.sites or [(slip.module, n) for n in range(slip.line, slip.last + 1)]
         for line in lines:
@@ -695,7 +780,7 @@ class Failure:
         got = 0
         with applied(*slips, events=len((self.longer or self.scenario).events)):
             try:
-                answers = self.answers(further=True)
+                answers = self.answers(True, *slips)
                 for k, answer in enumerate(answers):
                     if k > self.index:
                         wrong = self.refutes(answer, k - self.index - 1, answers)
@@ -704,13 +789,25 @@ class Failure:
                         return not wrong
                     engine = self.answer if k == self.index else self.expected[k]
                     if self.differs(answer, engine):
-                        if k < self.index and len(slips) == 1:
-                            self.refuted.add(slips[0])  # the engine gave SPEC's answer there
+                        if len(slips) == 1 and self.disowns(slips[0], k, answer):
+                            self.refuted.add(slips[0])
                         return False
                     got += 1
             except Exception:  # a slip can break the model anywhere
                 return False
         return got == self.index + 1
+
+    def disowns(self, slip: Slip, k: int, answer: dict[str, Any]) -> bool:
+        """Whether the engine's `k`-th answer, not the slipped model's
+        `answer`, shows the slip is not the engine's rule: before the
+        divergence (the engine gave SPEC's answer there, as it would not
+        with the slip's rule); for an option's slip, at it too, where the
+        option changes SPEC's answer and the engine gave neither (an option
+        is the engine's rule wherever it applies, not one site's)."""
+        assert self.expected is not None
+        return (k < self.index or slip.option is not None) and self.differs(
+            answer, self.expected[k]
+        )
 
     def refutes(self, answer: dict[str, Any], at: int, rest: Iterator[dict[str, Any]]) -> bool:
         """Whether the slipped model's answers past the divergence (`answer`,
@@ -893,6 +990,7 @@ def answers_of(
     slip breaks the model on it."""
     with applied(slip, events=len(scenario.events)):
         try:
+            profile = under(profile, [slip])
             return [answered(e) for e in from_model(scenario, profile, False, lacks) if e.sent]
         except Exception:  # a slip can break the model anywhere
             return None
@@ -940,7 +1038,7 @@ def confirmed(
         return False
     with applied(slip, events=len(scenario.events)):
         try:
-            exchanges = list(from_model(scenario, profile, False, lacks))
+            exchanges = list(from_model(scenario, under(profile, [slip]), False, lacks))
         except Exception:  # a slip can break the model anywhere
             return False
     ready = engine.start(scenario)
