@@ -28,6 +28,7 @@ PLANTED = {
         "test_a_slip_whose_model_parts_from_spec_before_the_divergence_is_refuted",
         "test_a_second_cover_after_the_scanning_budget_keeps_the_slips_found",
     ),
+    "tests/bridge/test_option_slips.py": ("test_an_undeclared_option_is_one_cause_named_by_it",),
 }
 """Each file's tests that patch the engine (each skipped under the C build)."""
 
