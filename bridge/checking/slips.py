@@ -603,16 +603,17 @@ def stuck(_signum: int, _frame: object) -> None:
 @contextmanager
 def applied(*slips: Slip | None, events: int = 0) -> Iterator[None]:
     """The model with `slips` (none: the model as it is), each in its own
-    function, restored after. In the main thread a slipped model that
+    function, restored after (an option's slip changes no code: the replay
+    takes its profile, `under`). In the main thread a slipped model that
     takes longer than a second and 10 ms an event (`events`) raises Stuck:
     a slip can make a loop of the model's endless."""
-    changed = [(live(slip), slip) for slip in slips if slip is not None and slip.code]
+    changed = [(live(s), s.code) for s in slips if s is not None and s.code is not None]
     right = [function.__code__ for function, _ in changed]
     timed = bool(changed) and threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGALRM, stuck) if timed else None
     try:
-        for function, slip in changed:
-            function.__code__ = slip.code or function.__code__
+        for function, code in changed:
+            function.__code__ = code
         if timed:
             signal.setitimer(signal.ITIMER_REAL, 1 + events / 100)
         yield
