@@ -56,8 +56,9 @@ def test_the_kept_pairs_are_the_scanned_pairs_and_batch_alike(steps: list[Step])
         assert pairs == views.mergeable_pairs(view, built.__contains__)
 
 
-@given(st.lists(st.integers(0, 4), min_size=1, max_size=40))
-def test_a_line_is_found_by_halving_and_no_other_node_is(levels: list[int]) -> None:
+def _tiling(levels: list[int]) -> tuple[tuple[Node, ...], int]:
+    """A view tiling the chat from message 0, each line at the level drawn or
+    the highest below it that its start allows (SPEC 2), and its count."""
     view: list[Node] = []
     count = 0
     for level in levels:
@@ -65,7 +66,12 @@ def test_a_line_is_found_by_halving_and_no_other_node_is(levels: list[int]) -> N
             level -= 1
         view.append(N(level, count >> level))
         count += 1 << level
-    tiling = tuple(view)
+    return tuple(view), count
+
+
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=40))
+def test_a_line_is_found_by_halving_and_no_other_node_is(levels: list[int]) -> None:
+    tiling, _ = _tiling(levels)
     for k, line in enumerate(tiling):
         assert views.position(tiling, line) == k
         assert views.line_at(tiling, nodes.first(line)) == k
@@ -84,14 +90,8 @@ def _due(pair: Node, count: int) -> Fraction:
 def test_the_most_due_pair_is_the_oldest_of_the_greatest_exact_due(
     levels: list[int], later: int
 ) -> None:
-    view: list[Node] = []
-    count = 0
-    for level in levels:
-        while count % (1 << level):
-            level -= 1
-        view.append(N(level, count >> level))
-        count += 1 << level
-    pairs = views.mergeable_pairs(tuple(view), lambda _: True)
+    view, count = _tiling(levels)
+    pairs = views.mergeable_pairs(view, lambda _: True)
     heads = views.level_heads(pairs)
     for pair in pairs:
         head = next(h for h in heads if h.level == pair.level)
