@@ -5,7 +5,8 @@ A view is a tuple of nodes, oldest first. A merge builds a new tuple. The
 view's mergeable pairs are few, and they change only where the view changes
 (a line appended, a pair merged) or where a parent is built, so a batch keeps
 them (`Pairs`) and picks the most due among them instead of reading every
-line of the view at every merge.
+line of the view at every merge; only the oldest pair of each level is
+compared.
 """
 
 from __future__ import annotations
@@ -99,11 +100,26 @@ def mergeable_pairs(view: View, built: Built) -> Pairs:
     return tuple(view[k] for k in range(len(view) - 1) if is_mergeable(view, k, built))
 
 
+def level_heads(pairs: Iterable[Node]) -> Pairs:
+    """The oldest of `pairs` (given oldest first) at each level, oldest first.
+    Pairs of one level are due in age order (with `la = lb` the compare reads
+    `e_a < e_b`): every other pair is less due than the oldest of its level, so
+    the most due pair, the oldest among equals, is one of these (SPEC 3.1)."""
+    levels: set[int] = set()
+    heads: list[Node] = []
+    for pair in pairs:
+        if pair.level not in levels:
+            levels.add(pair.level)
+            heads.append(pair)
+    return tuple(heads)
+
+
 def most_due_of(pairs: Iterable[Node], count: Bits, order: Order = more_due) -> Node | None:
     """The most due of `pairs` (given oldest first), the oldest among equals;
-    None when there is none (SPEC 3.1)."""
+    None when there is none. Only the oldest pair of each level can be it
+    (SPEC 3.1)."""
     best: Node | None = None
-    for pair in pairs:
+    for pair in level_heads(pairs):
         if best is None or order(count, pair, best):
             best = pair
     return best

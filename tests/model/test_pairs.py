@@ -5,6 +5,8 @@ the scanned ones does; and a line is found where it is."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,8 +56,9 @@ def test_the_kept_pairs_are_the_scanned_pairs_and_batch_alike(steps: list[Step])
         assert pairs == views.mergeable_pairs(view, built.__contains__)
 
 
-@given(st.lists(st.integers(0, 4), min_size=1, max_size=40))
-def test_a_line_is_found_by_halving_and_no_other_node_is(levels: list[int]) -> None:
+def _tiling(levels: list[int]) -> tuple[tuple[Node, ...], int]:
+    """A view tiling the chat from message 0, each line at the level drawn or
+    the highest below it that its start allows (SPEC 2), and its count."""
     view: list[Node] = []
     count = 0
     for level in levels:
@@ -63,10 +66,36 @@ def test_a_line_is_found_by_halving_and_no_other_node_is(levels: list[int]) -> N
             level -= 1
         view.append(N(level, count >> level))
         count += 1 << level
-    tiling = tuple(view)
+    return tuple(view), count
+
+
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=40))
+def test_a_line_is_found_by_halving_and_no_other_node_is(levels: list[int]) -> None:
+    tiling, _ = _tiling(levels)
     for k, line in enumerate(tiling):
         assert views.position(tiling, line) == k
         assert views.line_at(tiling, nodes.first(line)) == k
         if line.level > 0:
             assert views.position(tiling, nodes.halves(line)[0]) is None
         assert views.position(tiling, nodes.parent(line)) is None
+
+
+def _due(pair: Node, count: int) -> Fraction:
+    """`(T - last) / 2^l`, with `last = (i+2)*2^l - 1`, as an exact fraction (SPEC 3.1)."""
+    last = (bits.to_int(pair.index) + 2) * (1 << pair.level) - 1
+    return Fraction(count - last, 1 << pair.level)
+
+
+@given(st.lists(st.integers(0, 4), min_size=2, max_size=60), st.integers(0, 40))
+def test_the_most_due_pair_is_the_oldest_of_the_greatest_exact_due(
+    levels: list[int], later: int
+) -> None:
+    view, count = _tiling(levels)
+    pairs = views.mergeable_pairs(view, lambda _: True)
+    heads = views.level_heads(pairs)
+    for pair in pairs:
+        head = next(h for h in heads if h.level == pair.level)
+        assert head == pair or _due(head, count + later) > _due(pair, count + later)
+    dues = [_due(pair, count + later) for pair in pairs]
+    expected = pairs[dues.index(max(dues))] if pairs else None
+    assert views.most_due_of(pairs, bits.from_int(count + later)) == expected
