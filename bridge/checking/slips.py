@@ -606,10 +606,12 @@ def applied(*slips: Slip | None, events: int = 0) -> Iterator[None]:
     function, restored after (an option's slip changes no code: the replay
     takes its profile, `under`). In the main thread a slipped model that
     takes longer than a second and 10 ms an event (`events`) raises Stuck:
-    a slip can make a loop of the model's endless."""
+    a slip can make a loop of the model's endless, and an option's slip a
+    replay far longer than the engine's."""
     changed = [(live(s), s.code) for s in slips if s is not None and s.code is not None]
     right = [function.__code__ for function, _ in changed]
-    timed = bool(changed) and threading.current_thread() is threading.main_thread()
+    given = any(slip is not None for slip in slips)
+    timed = given and threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGALRM, stuck) if timed else None
     try:
         for function, code in changed:
