@@ -596,8 +596,17 @@ class Stuck(Exception):
     """A model with a slip that answers no more (a loop it no longer leaves)."""
 
 
+RIGHT: dict[FunctionType, CodeType] = {}
+"""Each function of the model a slip was applied to, with its own code."""
+
+ARMED = [False]
+"""Whether a SIGALRM now means Stuck: not once `applied` starts putting the
+model back (a late alarm must not cut that short)."""
+
+
 def stuck(_signum: int, _frame: object) -> None:
-    raise Stuck
+    if ARMED[0]:
+        raise Stuck
 
 
 @contextmanager
@@ -607,24 +616,30 @@ def applied(*slips: Slip | None, events: int = 0) -> Iterator[None]:
     takes its profile, `under`). In the main thread a slipped model that
     takes longer than a second and 10 ms an event (`events`) raises Stuck:
     a slip can make a loop of the model's endless, and an option's slip a
-    replay far longer than the engine's."""
+    replay far longer than the engine's. Every function a slip ever changed
+    is first put back as the model has it, so that a restore an alarm cut
+    short (however unlikely) never leaves a slip in the model."""
+    for function, code in RIGHT.items():
+        function.__code__ = code
     changed = [(live(s), s.code) for s in slips if s is not None and s.code is not None]
-    right = [function.__code__ for function, _ in changed]
     given = any(slip is not None for slip in slips)
     timed = given and threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGALRM, stuck) if timed else None
     try:
         for function, code in changed:
+            RIGHT.setdefault(function, function.__code__)
             function.__code__ = code
         if timed:
+            ARMED[0] = True
             signal.setitimer(signal.ITIMER_REAL, 1 + events / 100)
         yield
     finally:
+        ARMED[0] = False
+        for function, _ in changed:
+            function.__code__ = RIGHT[function]
         if timed:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, before)
-        for (function, _), code in zip(changed, right, strict=True):
-            function.__code__ = code
 
 
 MODEL = str(Path(import_module("model").__file__ or "").parent)
