@@ -875,13 +875,19 @@ def together(failure: Failure, groups: list[Explained]) -> Explained | None:
     return None
 
 
-def scan(failure: Failure, deadline: float) -> list[Slip]:
+def scan(failure: Failure, deadline: float, wide: bool = True) -> list[Slip]:
     """The slips that explain a FAIL: first those at lines the model ran
     while it answered the diverging line (where a bug most often is), then,
-    if none does and until `deadline`, those at any line it ran."""
+    if none does and `wide`, those at any line it ran; none tried after
+    `deadline`."""
     first = [s for s in catalogue() if failure.reaches(s, at_divergence=True)]
-    found = [s for s in first if failure.explained_by(s)]
-    for slip in catalogue():
+    found = []
+    for slip in first:
+        if time.monotonic() >= deadline:
+            break
+        if failure.explained_by(slip):
+            found.append(slip)
+    for slip in catalogue() if wide else ():
         if found or time.monotonic() >= deadline:
             break
         if slip not in first and failure.reaches(slip) and failure.explained_by(slip):
@@ -894,7 +900,10 @@ class Explaining:
     found so far is `explained()`. Scans stop at `deadline`
     (`time.monotonic`), which the caller may move. No slip of `ruled_out`
     is taken; `seeds` are groups' slips to try first, as groups of no FAIL
-    yet."""
+    yet. Unless `wide`, a scan tries only the slips at the diverging line,
+    and a FAIL none of those explains waits (`deferred`) for `widen`: the
+    scan of every line, the dear part, is made within the deadline the
+    caller sets then, never while the replay goes on."""
 
     def __init__(
         self,
@@ -902,9 +911,12 @@ class Explaining:
         scans: int = SCANS,
         ruled_out: Iterable[Slip] = (),
         seeds: Iterable[list[Slip]] = (),
+        wide: bool = True,
     ) -> None:
         self.groups: list[Explained] = [Explained(list(slips), []) for slips in seeds]
         self.alone: list[Failure] = []
+        self.deferred: list[Failure] = []
+        self.wide = wide
         self.added: list[Failure] = []
         self.scanned: dict[str, int] = {}
         self.scans = scans
@@ -915,6 +927,19 @@ class Explaining:
     def add(self, failure: Failure) -> None:
         """Explain one more FAIL (see `explain`)."""
         self.added.append(failure)
+        self.place(failure)
+
+    def widen(self) -> None:
+        """Scans from now on try every line's slips, and the FAILs deferred
+        are placed again."""
+        self.wide = True
+        deferred, self.deferred = self.deferred, []
+        for failure in deferred:
+            self.place(failure)
+
+    def place(self, failure: Failure) -> None:
+        """Put a FAIL in the group of a slip that explains it, in a new
+        group of those a scan finds, among those deferred, or alone."""
         if not failure.replayed():
             self.alone.append(failure)
             return
@@ -931,8 +956,12 @@ class Explaining:
             return
         found: list[Slip] = []
         if self.scanned.get(failure.signature, 0) < self.scans and not late:
+            scanned = scan(failure, self.deadline, self.wide)
+            found = [s for s in scanned if s not in self.ruled_out]
+            if not found and not self.wide:
+                self.deferred.append(failure)
+                return
             self.scanned[failure.signature] = self.scanned.get(failure.signature, 0) + 1
-            found = [s for s in scan(failure, self.deadline) if s not in self.ruled_out]
         if found:
             self.groups.append(Explained(sorted(found, key=lambda s: s.rank), [failure]))
         else:

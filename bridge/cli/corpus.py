@@ -321,7 +321,7 @@ class Judge:
         if not self.waiting:
             return False
         if self.explaining is None:
-            self.explaining = slips.Explaining()
+            self.explaining = slips.Explaining(wide=False)
         failure = self.chosen(self.explaining)
 
         def line(elapsed: float) -> str:
@@ -342,10 +342,13 @@ class Judge:
 
     def rest(self, seconds: float) -> tuple[list[slips.Explained], list[slips.Failure]]:
         """Try every FAIL still waiting, scans stopping `seconds` from now:
-        what all the FAILs tried come to (slips.py `explain`)."""
+        what all the FAILs tried come to (slips.py `explain`). While the
+        replay went on, only the slips at each FAIL's diverging line were
+        tried: the FAILs none of those explains are scanned whole now."""
         if self.explaining is None:
             self.explaining = slips.Explaining()
         self.explaining.deadline = min(self.explaining.deadline, time.monotonic() + seconds)
+        self.explaining.widen()
         while self.idle(quiet=True):
             pass
         return self.explaining.explained()

@@ -57,8 +57,15 @@ def test_the_judge_tries_the_smallest_fail_waiting_first_or_the_largest_never_sc
         scans = 1
         scanned = {"zoom@zoom": 1}  # no zoom FAIL is scanned any more
 
+        def __init__(self, wide: bool = True) -> None:
+            self.wide = wide
+
         def add(self, failure: slips.Failure) -> None:
             tried.append(failure.name)
+
+        def widen(self) -> None:
+            assert not self.wide, "the replay's scans were narrow"
+            self.wide = True
 
         def explained(self) -> tuple[list[slips.Explained], list[slips.Failure]]:
             return [], []
@@ -158,3 +165,28 @@ def test_workers_do_something_else_while_no_result_is_in(tmp_path: Path) -> None
     assert calls[:3] == [0, 0, 0]
     # With nothing to do it waits: one call at most after each result, not a spin.
     assert len(calls) <= 3 + len(got) + 1
+
+
+def test_the_replay_scans_only_the_diverging_line_and_the_rest_waits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While the replay goes on, a scan tries only the slips at the
+    diverging line (a scan of every line of a large FAIL can take minutes
+    on a busy machine, and the run's lines wait for it); a FAIL those leave
+    unexplained waits, and is scanned whole once `widen` says the replay is over."""
+    calls: list[tuple[str, bool]] = []
+
+    def scan(failure: slips.Failure, deadline: float, wide: bool = True) -> list[slips.Slip]:
+        calls.append((failure.name, wide))
+        return []
+
+    monkeypatch.setattr(slips, "scan", scan)
+    monkeypatch.setattr(slips.Failure, "replayed", lambda self: True)
+    explaining = slips.Explaining(wide=False)
+    big = failure("big", 40)
+    explaining.add(big)
+    assert calls == [("big", False)] and explaining.deferred == [big] and not explaining.alone
+    explaining.widen()
+    assert calls == [("big", False), ("big", True)]
+    assert explaining.alone == [big] and not explaining.deferred
+    assert explaining.explained() == ([], [big])
