@@ -89,14 +89,12 @@ def count(state: State) -> int:
 
 
 def built(state: State, line: Line) -> bool:
-    level, index = line
-    return machine.text(state, Node(level, bits.from_int(index))) is not None
+    return text(state, line) is not None
 
 
 def line_size(state: State, line: Line) -> int:
     """A line's size as the state's profile measures it (`measured`)."""
-    level, index = line
-    return measured(state, machine.text(state, Node(level, bits.from_int(index))), line)
+    return measured(state, text(state, line), line)
 
 
 def measured(state: State, text: str | None, line: Line) -> int:

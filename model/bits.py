@@ -117,14 +117,10 @@ def increment(bits: Bits) -> Bits:
 
 def compare(a: Bits, b: Bits) -> int:
     """-1, 0 or 1 as `a` is less than, equal to or greater than `b` (SPEC 3.1)."""
-    if len(a) != len(b):
-        return -1 if len(a) < len(b) else 1
-    for k in range(len(a) - 1, -1, -1):
-        if a[k] != b[k]:
-            return -1 if a[k] < b[k] else 1
-    return 0
+    return -1 if less(a, b) else 1 if less(b, a) else 0
 
 
 def less(a: Bits, b: Bits) -> bool:
-    """`a < b` (SPEC 3.1)."""
-    return compare(a, b) < 0
+    """`a < b` (SPEC 3.1): the shorter list is the smaller number (no
+    trailing zeros), and lists of one length compare from their highest bit."""
+    return len(a) < len(b) or (len(a) == len(b) and a[::-1] < b[::-1])

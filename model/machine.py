@@ -290,6 +290,8 @@ def _apply(state: State, event: Event) -> State:
 def refuse(state: State) -> State:
     """The chat after a refused event: unchanged, except that the record of
     the last event says no batch ran and no call started at it (SPEC 4.1)."""
+    if not (state.chat.merges or state.compaction.merges or state.started):
+        return state  # that record says so already
     return replace(
         state,
         chat=replace(state.chat, merges=()),

@@ -54,7 +54,7 @@ def name(node: Node) -> str:
     node too high for those numbers to be written out is named `(level, index)`."""
     if node.level > NAMED_LEVELS:
         return f"({node.level}, {bits.to_int(node.index)})"
-    return f"{bits.to_int(first(node))}+{2**node.level}"
+    return f"{bits.to_int(node.index) << node.level}+{1 << node.level}"
 
 
 NAMED_LEVELS = 1024
