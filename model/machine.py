@@ -7,6 +7,7 @@ rule the event breaks; the state it was given is unchanged either way.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from model import bits
@@ -401,6 +402,16 @@ def context(state: State, node: Node) -> View:
 def render_context(state: State, node: Node) -> str:
     """A node's context rendered like the view (SPEC 3.4)."""
     return renders.render(context(state, node), state.tree, state.profile)
+
+
+def render_contexts(state: State, shown: Iterable[Node]) -> list[str]:
+    """Each node's context rendered like the view (SPEC 3.4). Every context
+    is a prefix of the compaction view, so the lines of the longest are
+    rendered once and each context renders as a prefix of them."""
+    contexts = [context(state, node) for node in shown]
+    longest = max(contexts, key=len, default=())
+    rows = [renders.row(line, renders.shown_text(state.tree, line)) for line in longest]
+    return [renders.wrapped(rows[: len(lines)], state.profile) for lines in contexts]
 
 
 def text(state: State, node: Node) -> str | None:

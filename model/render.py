@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from model import node as nodes
 from model import text as texts
@@ -22,14 +22,24 @@ def empty_chat(profile: Profile) -> str:
     return "<chat>\n</chat>"
 
 
-def render_lines(view: View, line_text: Callable[[Node], str], profile: Profile) -> str:
-    """`<chat>`, one `{start}+{count}|{text}` per line with newlines flattened,
-    `</chat>`, each followed by a newline but the last; no line renders as
-    the profile's empty chat (SPEC 3, 10)."""
-    if not view:
+def row(node: Node, text: str) -> str:
+    """A line as rendered: `{start}+{count}|{text}` with newlines flattened,
+    then a newline (SPEC 3)."""
+    return f"{nodes.name(node)}|{texts.flatten(text)}\n"
+
+
+def wrapped(lines: Sequence[str], profile: Profile) -> str:
+    """`<chat>`, the rendered lines, `</chat>`, each followed by a newline
+    but the last; no line renders as the profile's empty chat (SPEC 3, 10)."""
+    if not lines:
         return empty_chat(profile)
-    rows = "".join(f"{nodes.name(n)}|{texts.flatten(line_text(n))}\n" for n in view)
+    rows = "".join(lines)
     return f"<chat>\n{rows}</chat>"
+
+
+def render_lines(view: View, line_text: Callable[[Node], str], profile: Profile) -> str:
+    """The view's lines, each `row` of its text, `wrapped` (SPEC 3, 10)."""
+    return wrapped([row(n, line_text(n)) for n in view], profile)
 
 
 def shown_text(tree: Tree, node: Node) -> str:

@@ -137,12 +137,14 @@ class ModelAnswers:
 
     def batch(self, state: State) -> dict[str, Any]:
         """The whole views, and the render and contexts as CRCs: after a batch."""
+        shown = self.shown(state)
         return {
             "view": pairs(machine.view(state)),
             "cview": pairs(machine.compaction_view(state)),
             "render_crc": crc(machine.render(state)),
             "contexts_crc": [
-                [list(plain(n)), crc(machine.render_context(state, n))] for n in self.shown(state)
+                [list(plain(n)), crc(text)]
+                for n, text in zip(shown, machine.render_contexts(state, shown), strict=True)
             ],
         }
 

@@ -68,3 +68,15 @@ def test_a_leaf_context_stops_before_its_message_and_at_the_first_unbuilt_line()
     assert machine.context(s, N(0, 1)) == (N(0, 0),)
     assert machine.context(s, N(0, 3)) == (N(0, 0),)  # 1+1 is not built: stop there
     assert machine.render_context(s, N(0, 0)) == "<chat>\n</chat>"
+
+
+def test_contexts_rendered_together_are_each_rendered_alone() -> None:
+    """render_contexts renders the longest context's lines once and each
+    context as a prefix of them: the same text as render_context gives each
+    node, a context with no line (a leaf at 0), shorter and longer ones."""
+    s = messages(machine.initial(Constants(node=16, cceiling=20, cfloor=10)), "abcdefgh")
+    shown = [N(0, 0), N(0, 5), N(2, 0), N(0, 2), N(1, 3), N(3, 0)]
+    alone = [machine.render_context(s, node) for node in shown]
+    assert alone[0] == "<chat>\n</chat>" and len(set(alone)) > 3
+    assert machine.render_contexts(s, shown) == alone
+    assert machine.render_contexts(s, []) == []
