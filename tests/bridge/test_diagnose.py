@@ -179,9 +179,10 @@ def test_a_way_that_differs_is_not_kept() -> None:
 
 
 def diagnose(tmp_path: Path, engine: str, *names: str, more: tuple[str, ...] = ()) -> int:
+    """`diagnose` on corpus scenarios, in this process (one job: no pool of workers)."""
     paths = [str(CORPUS / f"{name}.jsonl") for name in names]
     return cli.main(
-        ["diagnose", *paths, "--engine", engine, "--jobs", "2", *more]
+        ["diagnose", *paths, "--engine", engine, "--jobs", "1", *more]
         + ["--regressions", str(tmp_path), "--shrink-seconds", NEVER]
     )
 
@@ -386,7 +387,7 @@ def test_the_buggy_engine_fails_only_at_free_leaves_batches(
     names = ("random_07", "random_13", "zoom_1", "empty_chat", "refused_kind_0", "chooser_0")
     paths = [str(CORPUS / f"{name}.jsonl") for name in names]
     report = tmp_path / "run.json"
-    cli.main(["corpus", *paths, "--engine", BUGGY, "--jobs", "2", "--json", str(report)])
+    cli.main(["corpus", *paths, "--engine", BUGGY, "--jobs", "1", "--json", str(report)])
     capsys.readouterr()
     verdicts = json.loads(report.read_text(encoding="utf-8"))["scenarios"]
     failed = [v for v in verdicts if v["status"] == "FAIL"]

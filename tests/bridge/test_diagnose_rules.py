@@ -48,12 +48,14 @@ def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
 
 
-def diagnose(tmp_path: Path, engine: str, *names: str) -> tuple[int, dict[str, Any]]:
-    """`diagnose` on corpus scenarios: its exit code and JSON report."""
+def diagnose(tmp_path: Path, engine: str, *names: str, jobs: int = 1) -> tuple[int, dict[str, Any]]:
+    """`diagnose` on corpus scenarios: its exit code and JSON report. One
+    job runs in this process (no pool of workers started); `jobs` sizes the
+    rounds too, so a test that counts a round's votes says how many."""
     paths = [str(CORPUS / f"{name}.jsonl") for name in names]
     report = tmp_path / "d.json"
     code = cli.main(
-        ["diagnose", *paths, "--engine", engine, "--jobs", "2", "--json", str(report)]
+        ["diagnose", *paths, "--engine", engine, "--jobs", str(jobs), "--json", str(report)]
         + ["--regressions", str(tmp_path), "--shrink-tries", "1", "--shrink-seconds", NEVER]
     )
     return code, valid(report)
@@ -148,7 +150,10 @@ def test_a_declared_option_the_answers_contradict_is_named(
     """The engine declares `retry: tick` and retries at the next message,
     as SPEC does: the report names the declaration, not a queue bug."""
     engine = f"{MISDECLARED} '{{}}' '{json.dumps({'retry': 'tick'})}'"
-    code, data = diagnose(tmp_path, engine, "refused_retry_waits_0", "refused_retry_waits_1")
+    # Two jobs: both scenarios are followed in the first round, so both need the change.
+    code, data = diagnose(
+        tmp_path, engine, "refused_retry_waits_0", "refused_retry_waits_1", jobs=2
+    )
     out = said(capsys)
     assert code == 0, out
     assert data["declared"]["profile"]["retry"] == "tick"
