@@ -195,10 +195,12 @@ def valid(path: Path) -> dict[str, Any]:
 
 
 def corpus_coverage(tmp_path: Path, engine: str, names: tuple[str, ...]) -> dict[str, Any]:
-    """The `corpus` run's JSON report on the same scenarios under `engine`."""
+    """The `corpus` run's JSON report on the same scenarios under `engine`
+    (a cause's name says what its shrunk scenario keeps: shrunk as diagnose does)."""
     report = tmp_path / "corpus.json"
     paths = [str(CORPUS / f"{name}.jsonl") for name in names]
-    cli.main(["corpus", *paths, "--engine", engine, "--json", str(report)])
+    shrunk = ["--regressions", str(tmp_path), "--shrink-seconds", NEVER]
+    cli.main(["corpus", *paths, "--engine", engine, "--json", str(report), *shrunk])
     data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
     return data
 
@@ -387,7 +389,8 @@ def test_the_buggy_engine_fails_only_at_free_leaves_batches(
     names = ("random_07", "random_13", "zoom_1", "empty_chat", "refused_kind_0", "chooser_0")
     paths = [str(CORPUS / f"{name}.jsonl") for name in names]
     report = tmp_path / "run.json"
-    cli.main(["corpus", *paths, "--engine", BUGGY, "--jobs", "1", "--json", str(report)])
+    quick = ["--shrink-tries", "0", "--regressions", str(tmp_path)]  # first divergences only
+    cli.main(["corpus", *paths, "--engine", BUGGY, "--jobs", "1", "--json", str(report), *quick])
     capsys.readouterr()
     verdicts = json.loads(report.read_text(encoding="utf-8"))["scenarios"]
     failed = [v for v in verdicts if v["status"] == "FAIL"]
