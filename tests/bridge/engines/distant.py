@@ -10,14 +10,15 @@ undeclared, every difference shows as a divergence that is no bug. With
 `--ahead-bug` it also has the planted off-by-one bug of ahead_bug.py, no
 declared difference."""
 
+import os
 import sys
 import zlib
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-if "--ahead-bug" in sys.argv:
-    import ahead_bug  # first: it makes the engine plain Python
+if __name__ == "__main__" and "--ahead-bug" in sys.argv:  # an import leaves the environment alone
+    os.environ["OPTCHAT_PURE"] = "1"  # plain Python, so that the bug's patch reaches the planner
 
 from impl import protocol  # noqa: E402
 from impl.profile import Profile  # noqa: E402
@@ -65,7 +66,9 @@ def main(argv: list[str]) -> None:
         return {**answer, "profile": PROFILE, "capabilities": CAPABILITIES} if declare else answer
 
     if "--ahead-bug" in argv:
-        ahead_bug.plant()  # type: ignore[possibly-undefined]
+        import ahead_bug
+
+        ahead_bug.plant()
     protocol.ready = ready
     plain_timed_out_render()
     protocol.serve(sys.stdin.buffer, sys.stdout.buffer, Profile.from_json(PROFILE))
