@@ -195,12 +195,21 @@ def valid(path: Path) -> dict[str, Any]:
 
 
 def corpus_coverage(tmp_path: Path, engine: str, names: tuple[str, ...]) -> dict[str, Any]:
-    """The `corpus` run's JSON report on the same scenarios under `engine`
-    (a cause's name says what its shrunk scenario keeps: shrunk as diagnose does)."""
+    """The `corpus` run's JSON report on the same scenarios under `engine`."""
     report = tmp_path / "corpus.json"
     paths = [str(CORPUS / f"{name}.jsonl") for name in names]
-    shrunk = ["--regressions", str(tmp_path), "--shrink-seconds", NEVER]
-    cli.main(["corpus", *paths, "--engine", engine, "--json", str(report), *shrunk])
+    cli.main(
+        [
+            "corpus",
+            *paths,
+            "--engine",
+            engine,
+            "--json",
+            str(report),
+            "--regressions",
+            str(tmp_path),
+        ]
+    )
     data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
     return data
 
