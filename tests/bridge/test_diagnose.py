@@ -23,6 +23,7 @@ from bridge.checking.shrink import diverges_as, simplify, way_of
 from bridge.formats.capabilities import ALL
 from bridge.formats.layout import expected_path
 from bridge.formats.profile import SPEC
+from bridge.runs.corpus import Options, check
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import from_model, from_transcript
@@ -392,21 +393,17 @@ def is_free(event: dict[str, Any], node: int) -> bool:
     return len(event["kind"]) + 2 + text <= node
 
 
-def test_the_buggy_engine_fails_only_at_free_leaves_batches(
-    engine_path: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_buggy_engine_fails_only_at_free_leaves_batches(engine_path: None) -> None:
+    """Each scenario checked as `corpus` checks it, its first divergence
+    alone (no grouping into causes, which these asserts do not read)."""
     names = ("random_07", "random_13", "zoom_1", "empty_chat", "refused_kind_0", "chooser_0")
-    paths = [str(CORPUS / f"{name}.jsonl") for name in names]
-    report = tmp_path / "run.json"
-    quick = ["--shrink-tries", "0", "--regressions", str(tmp_path)]  # first divergences only
-    cli.main(["corpus", *paths, "--engine", BUGGY, "--jobs", "1", "--json", str(report), *quick])
-    capsys.readouterr()
-    verdicts = json.loads(report.read_text(encoding="utf-8"))["scenarios"]
-    failed = [v for v in verdicts if v["status"] == "FAIL"]
-    assert {v["status"] for v in verdicts} <= {"ok", "FAIL"} and len(failed) >= 3
+    verdicts = [check(CORPUS / f"{name}.jsonl", Options(BUGGY, quiet=True)) for name in names]
+    failed = [v for v in verdicts if v.status == "FAIL"]
+    assert {v.status for v in verdicts} <= {"ok", "FAIL"} and len(failed) >= 3
     for verdict in failed:
-        scenario = scenario_format.read(CORPUS / Path(verdict["path"]).name)
-        found = verdict["divergence"]
+        scenario = scenario_format.read(verdict.path)
+        found = verdict.divergence
+        assert found is not None
         event = scenario.events[found["position"]]
         assert event["event"] == "message" and is_free(event, int(scenario.constants["node"]))
         assert found["field"] in ("size", "shrinking", "merges", "cmerges")
