@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -28,8 +29,12 @@ from bridge.checking.changes import (
 )
 from bridge.checking.compare import MISSING, Divergence
 from bridge.formats.capabilities import ALL
-from bridge.formats.profile import SPEC
+from bridge.formats.profile import SPEC, parse
+from bridge.wire import factory
+from bridge.wire.engine import Engine, Ready
+from bridge.wire.inprocess import ImplEngine
 from model.profile import TYPES, Profile
+from scenarios.format import Scenario
 from tests.bridge.engines.differing import PROFILE
 from tests.bridge.helpers import NEVER
 from tests.bridge.test_diagnose import valid
@@ -46,6 +51,39 @@ MISDECLARED = f"{sys.executable} {ENGINES / 'misdeclared.py'}"
 def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Protocol engines run as scripts find the project's packages."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
+
+
+class Misdeclared(ImplEngine):
+    """MISDECLARED's engine in this process: impl under RUNS, answering the
+    header as that program does (DECLARES as its profile, sessions taken),
+    so that a replay costs no process and no JSON lines."""
+
+    def __init__(self, spec: str, runs: dict[str, Any], declares: dict[str, Any] | None) -> None:
+        super().__init__(parse(runs, "RUNS"))
+        self.name = spec
+        # As a process engine's ready answer is read: no profile declared is SPEC's.
+        self.declares = parse(declares or {}, "DECLARES")
+
+    def start(self, scenario: Scenario) -> Ready:
+        ready = super().start(scenario)
+        if ready.unsupported:
+            return ready
+        return Ready(profile=self.declares, sessions=True, engine="misdeclared example")
+
+
+@pytest.fixture(autouse=True)
+def misdeclared_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--engine MISDECLARED ...` is the engine above where diagnose runs in
+    this process (one job; a pool's workers start the program)."""
+    made = factory.engine
+
+    def engine(spec: str, *args: Any, **named: Any) -> Engine:
+        if not spec.startswith(MISDECLARED):
+            return made(spec, *args, **named)
+        runs, *declares = shlex.split(spec.removeprefix(MISDECLARED))
+        return Misdeclared(spec, json.loads(runs), json.loads(declares[0]) if declares else None)
+
+    monkeypatch.setattr(factory, "engine", engine)
 
 
 def diagnose(tmp_path: Path, engine: str, *names: str, jobs: int = 1) -> tuple[int, dict[str, Any]]:
