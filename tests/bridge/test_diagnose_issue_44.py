@@ -14,7 +14,7 @@ from tests.bridge.test_diagnose_rules import (
     MISDECLARED,
     ROOT,
     diagnose,
-    misdeclared_in_process,  # noqa: F401 (a fixture)
+    examples_in_process,  # noqa: F401 (a fixture)
     said,
 )
 
@@ -30,7 +30,7 @@ ISSUE_44_ENGINES = {
 scenarios that show it."""
 
 
-@pytest.mark.usefixtures("misdeclared_in_process")
+@pytest.mark.usefixtures("examples_in_process")
 @pytest.mark.parametrize("name", list(ISSUE_44_ENGINES))
 def test_the_options_of_issue_44_are_proposed_from_nothing(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

@@ -35,6 +35,7 @@ from bridge.wire.engine import Engine, Ready
 from bridge.wire.inprocess import ImplEngine
 from model.profile import TYPES, Profile
 from scenarios.format import Scenario
+from tests.bridge.engines import self_starting
 from tests.bridge.engines.differing import PROFILE
 from tests.bridge.helpers import NEVER
 from tests.bridge.test_diagnose import valid
@@ -53,14 +54,17 @@ def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
 
 
-class Misdeclared(ImplEngine):
-    """MISDECLARED's engine in this process: impl under RUNS, answering the
-    header as that program does (DECLARES as its profile, sessions taken),
-    so that a replay costs no process and no JSON lines."""
+class InProcess(ImplEngine):
+    """An example engine of tests/bridge/engines/ that runs impl under a
+    profile (RUNS), in this process: it answers the header as that program
+    does (DECLARES as its profile, sessions taken, its own name), so that a
+    replay costs no process and no JSON lines."""
 
-    def __init__(self, spec: str, runs: dict[str, Any], declares: dict[str, Any] | None) -> None:
+    def __init__(
+        self, spec: str, runs: dict[str, Any], declares: dict[str, Any] | None, said: str
+    ) -> None:
         super().__init__(parse(runs, "RUNS"))
-        self.name = spec
+        self.name, self.said = spec, said
         # As a process engine's ready answer is read: no profile declared is SPEC's.
         self.declares = parse(declares or {}, "DECLARES")
 
@@ -68,20 +72,27 @@ class Misdeclared(ImplEngine):
         ready = super().start(scenario)
         if ready.unsupported:
             return ready
-        return Ready(profile=self.declares, sessions=True, engine="misdeclared example")
+        return Ready(profile=self.declares, sessions=True, engine=self.said)
+
+
+SELF_STARTING = f"{sys.executable} {ENGINES / 'self_starting.py'}"
 
 
 @pytest.fixture(autouse=True)
-def misdeclared_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`--engine MISDECLARED ...` is the engine above where diagnose runs in
-    this process (one job; a pool's workers start the program)."""
+def examples_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--engine MISDECLARED ...` and SELF_STARTING (declaring nothing) are
+    their engines in this process where diagnose runs in it (one job; a
+    pool's workers start the programs)."""
     made = factory.engine
 
     def engine(spec: str, *args: Any, **named: Any) -> Engine:
+        if spec == SELF_STARTING:
+            return InProcess(spec, self_starting.PROFILE, None, "self-starting example")
         if not spec.startswith(MISDECLARED):
             return made(spec, *args, **named)
         runs, *declares = shlex.split(spec.removeprefix(MISDECLARED))
-        return Misdeclared(spec, json.loads(runs), json.loads(declares[0]) if declares else None)
+        said = json.loads(declares[0]) if declares else None
+        return InProcess(spec, json.loads(runs), said, "misdeclared example")
 
     monkeypatch.setattr(factory, "engine", engine)
 
