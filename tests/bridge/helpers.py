@@ -7,7 +7,16 @@ import random
 import re
 import subprocess
 import sys
+from collections.abc import Callable, Iterable
+from typing import Any
 
+import pytest
+
+from bridge.formats.capabilities import parse as capabilities_of
+from bridge.formats.profile import parse
+from bridge.wire import factory
+from bridge.wire.engine import Engine, EngineFault, Ready
+from bridge.wire.inprocess import ImplEngine
 from model import machine
 from model.constants import Constants
 from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait
@@ -62,3 +71,51 @@ def in_plain_python(*ids: str) -> None:
     ran = re.search(r"^(\d+) passed in ", done.stdout, re.MULTILINE)
     whole = done.returncode == 0 and ran is not None and int(ran[1]) >= len(ids)
     assert whole and "skipped" not in done.stdout, done.stdout + done.stderr
+
+
+class InProcessExample(ImplEngine):
+    """An example engine of tests/bridge/engines/ that runs impl under a
+    profile (`runs`), in this process: it answers the header as that program
+    does (`declares` as its profile, `capabilities` as its capabilities,
+    sessions taken, its name `said`) and leaves the fields `lacked` out of
+    its answers, so that a replay costs no process and no JSON lines."""
+
+    def __init__(
+        self,
+        spec: str,
+        runs: dict[str, Any],
+        said: str,
+        declares: dict[str, Any] | None = None,
+        capabilities: list[str] | None = None,
+        lacked: Iterable[str] = (),
+    ) -> None:
+        super().__init__(parse(runs, "runs"))
+        self.name, self.said, self.lacked = spec, said, tuple(lacked)
+        # As a process engine's ready answer is read: no profile declared is SPEC's.
+        self.declares = parse(declares or {}, "declares")
+        self.capabilities = None if capabilities is None else capabilities_of(capabilities, "")
+
+    def start(self, scenario: Scenario) -> Ready:
+        ready = super().start(scenario)
+        if ready.unsupported:
+            return ready
+        return Ready(self.declares, sessions=True, engine=self.said, capabilities=self.capabilities)
+
+    def answer(self, line: dict[str, Any]) -> dict[str, Any]:
+        if line.get("event") == "zoom" and "zoom" not in (self.capabilities or {"zoom"}):
+            raise EngineFault(f"{self.said}: sent a zoom although it declares no zoom")
+        out = super().answer(line)
+        for name in self.lacked:
+            out.pop(name, None)
+        return out
+
+
+def in_process(monkeypatch: pytest.MonkeyPatch, example: Callable[[str], Engine | None]) -> None:
+    """Engines made from a spec are `example(spec)` where it makes one (the
+    runner in this process: one job; a pool's workers start the programs)."""
+    made = factory.engine
+
+    def engine(spec: str, *args: Any, **named: Any) -> Engine:
+        return example(spec) or made(spec, *args, **named)
+
+    monkeypatch.setattr(factory, "engine", engine)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from bridge.formats.capabilities import ALL
 from bridge.formats.layout import expected_path
 from bridge.formats.profile import SPEC
 from bridge.runs.corpus import Options, check
+from bridge.wire.engine import Engine
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import from_model, from_transcript
@@ -32,7 +34,8 @@ from model.profile import TYPES, Profile, options
 from scenarios import format as scenario_format
 from scenarios.format import Scenario
 from scenarios.strategies import constants_dict
-from tests.bridge.helpers import NEVER, SMALL
+from tests.bridge.engines import partial
+from tests.bridge.helpers import NEVER, SMALL, InProcessExample, in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
@@ -55,6 +58,24 @@ DIAGNOSIS_SCHEMA = json.loads((ROOT / "bridge" / "diagnosis.schema.json").read_t
 def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Protocol engines run as scripts find the project's packages."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
+
+
+@pytest.fixture(autouse=True)
+def partial_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The partial engine without its planted bug (which needs plain Python)
+    runs in this process where the runner does."""
+
+    def engine(spec: str) -> Engine | None:
+        if not spec.startswith(PARTIAL_ENGINE) or "--bug" in spec:
+            return None
+        declared = "--declare" in shlex.split(spec)
+        held = partial.CAPABILITIES if declared else None
+        said = partial.PARTIAL if declared else None
+        return InProcessExample(
+            spec, partial.PARTIAL, "partial example", said, held, partial.LACKED
+        )
+
+    in_process(monkeypatch, engine)
 
 
 def test_each_change_changes_one_option_and_every_enumerable_option_is_tried() -> None:
@@ -196,21 +217,12 @@ def valid(path: Path) -> dict[str, Any]:
 
 
 def corpus_coverage(tmp_path: Path, engine: str, names: tuple[str, ...]) -> dict[str, Any]:
-    """The `corpus` run's JSON report on the same scenarios under `engine`."""
+    """The `corpus` run's JSON report on the same scenarios under `engine`
+    (one job: in this process)."""
     report = tmp_path / "corpus.json"
     paths = [str(CORPUS / f"{name}.jsonl") for name in names]
-    cli.main(
-        [
-            "corpus",
-            *paths,
-            "--engine",
-            engine,
-            "--json",
-            str(report),
-            "--regressions",
-            str(tmp_path),
-        ]
-    )
+    reports = ["--json", str(report), "--regressions", str(tmp_path)]
+    cli.main(["corpus", *paths, "--engine", engine, "--jobs", "1", *reports])
     data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
     return data
 

@@ -29,15 +29,12 @@ from bridge.checking.changes import (
 )
 from bridge.checking.compare import MISSING, Divergence
 from bridge.formats.capabilities import ALL
-from bridge.formats.profile import SPEC, parse
-from bridge.wire import factory
-from bridge.wire.engine import Engine, Ready
-from bridge.wire.inprocess import ImplEngine
+from bridge.formats.profile import SPEC
+from bridge.wire.engine import Engine
 from model.profile import TYPES, Profile
-from scenarios.format import Scenario
 from tests.bridge.engines import self_starting
 from tests.bridge.engines.differing import PROFILE
-from tests.bridge.helpers import NEVER
+from tests.bridge.helpers import NEVER, InProcessExample, in_process
 from tests.bridge.test_diagnose import valid
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,27 +51,6 @@ def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
 
 
-class InProcess(ImplEngine):
-    """An example engine of tests/bridge/engines/ that runs impl under a
-    profile (RUNS), in this process: it answers the header as that program
-    does (DECLARES as its profile, sessions taken, its own name), so that a
-    replay costs no process and no JSON lines."""
-
-    def __init__(
-        self, spec: str, runs: dict[str, Any], declares: dict[str, Any] | None, said: str
-    ) -> None:
-        super().__init__(parse(runs, "RUNS"))
-        self.name, self.said = spec, said
-        # As a process engine's ready answer is read: no profile declared is SPEC's.
-        self.declares = parse(declares or {}, "DECLARES")
-
-    def start(self, scenario: Scenario) -> Ready:
-        ready = super().start(scenario)
-        if ready.unsupported:
-            return ready
-        return Ready(profile=self.declares, sessions=True, engine=self.said)
-
-
 SELF_STARTING = f"{sys.executable} {ENGINES / 'self_starting.py'}"
 
 
@@ -83,18 +59,17 @@ def examples_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """`--engine MISDECLARED ...` and SELF_STARTING (declaring nothing) are
     their engines in this process where diagnose runs in it (one job; a
     pool's workers start the programs)."""
-    made = factory.engine
 
-    def engine(spec: str, *args: Any, **named: Any) -> Engine:
+    def engine(spec: str) -> Engine | None:
         if spec == SELF_STARTING:
-            return InProcess(spec, self_starting.PROFILE, None, "self-starting example")
+            return InProcessExample(spec, self_starting.PROFILE, "self-starting example")
         if not spec.startswith(MISDECLARED):
-            return made(spec, *args, **named)
+            return None
         runs, *declares = shlex.split(spec.removeprefix(MISDECLARED))
         said = json.loads(declares[0]) if declares else None
-        return InProcess(spec, json.loads(runs), said, "misdeclared example")
+        return InProcessExample(spec, json.loads(runs), "misdeclared example", said)
 
-    monkeypatch.setattr(factory, "engine", engine)
+    in_process(monkeypatch, engine)
 
 
 def diagnose(tmp_path: Path, engine: str, *names: str, jobs: int = 1) -> tuple[int, dict[str, Any]]:
