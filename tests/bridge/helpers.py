@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
 import random
 import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
+from functools import cache
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 from bridge.formats.capabilities import parse as capabilities_of
-from bridge.formats.profile import parse
+from bridge.formats.profile import parse, to_json
 from bridge.wire import factory
 from bridge.wire.engine import Engine, EngineFault, Ready
 from bridge.wire.inprocess import ImplEngine
+from impl import protocol as impl_protocol
 from model import machine
 from model.constants import Constants
 from model.events import End, Event, Fail, Message, Retry, Settle, Start, Timeout, Wait
@@ -94,11 +100,15 @@ class InProcessExample(ImplEngine):
         # As a process engine's ready answer is read: no profile declared is SPEC's.
         self.declares = parse(declares or {}, "declares")
         self.capabilities = None if capabilities is None else capabilities_of(capabilities, "")
+        self.protocol: ModuleType = impl_protocol
 
     def start(self, scenario: Scenario) -> Ready:
-        ready = super().start(scenario)
-        if ready.unsupported:
-            return ready
+        self.answers.clear()
+        profile = self.protocol.Profile.from_json(to_json(self.profile))
+        session, answer = self.protocol.opened({"constants": scenario.constants}, profile)
+        if session is None:
+            return Ready(unsupported=answer["unsupported"])
+        self.session = session
         return Ready(self.declares, sessions=True, engine=self.said, capabilities=self.capabilities)
 
     def answer(self, line: dict[str, Any]) -> dict[str, Any]:
@@ -119,3 +129,36 @@ def in_process(monkeypatch: pytest.MonkeyPatch, example: Callable[[str], Engine 
         return example(spec) or made(spec, *args, **named)
 
     monkeypatch.setattr(factory, "engine", engine)
+
+
+@cache
+def planted(engine: str) -> ModuleType:
+    """`impl.protocol` of a plain-Python copy of the engine loaded beside the
+    one this process runs (the C build, or plain Python), with the bug of
+    tests/bridge/engines/`engine`.py planted (its `plant()`): the copy's
+    modules are loaded afresh, the engine module bound to them, and the
+    process's own `impl` modules put back, so the patch reaches the copy
+    alone. One copy for each planted engine, planted once."""
+    own = {name: m for name, m in sys.modules.items() if name.split(".")[0] == "impl"}
+    pure = os.environ.get("OPTCHAT_PURE")
+    for name in own:
+        del sys.modules[name]
+    os.environ["OPTCHAT_PURE"] = "1"
+    try:
+        protocol = importlib.import_module("impl.protocol")
+        assert not sys.modules["impl"].COMPILED
+        path = Path(__file__).parent / "engines" / f"{engine}.py"
+        spec = importlib.util.spec_from_file_location(f"planted_{engine}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        module.plant()
+    finally:
+        for name in [name for name in sys.modules if name.split(".")[0] == "impl"]:
+            del sys.modules[name]
+        sys.modules.update(own)
+        if pure is None:
+            del os.environ["OPTCHAT_PURE"]
+        else:
+            os.environ["OPTCHAT_PURE"] = pure
+    return protocol

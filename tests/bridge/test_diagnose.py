@@ -35,7 +35,7 @@ from scenarios import format as scenario_format
 from scenarios.format import Scenario
 from scenarios.strategies import constants_dict
 from tests.bridge.engines import partial
-from tests.bridge.helpers import NEVER, SMALL, InProcessExample, in_process
+from tests.bridge.helpers import NEVER, SMALL, InProcessExample, in_process, planted
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
@@ -66,14 +66,20 @@ def partial_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     runs in this process where the runner does."""
 
     def engine(spec: str) -> Engine | None:
-        if not spec.startswith(PARTIAL_ENGINE) or "--bug" in spec:
+        if spec == BUGGY:
+            made = InProcessExample(spec, {}, "optchat-spec impl")
+        elif spec.startswith(PARTIAL_ENGINE):
+            declared = "--declare" in shlex.split(spec)
+            held = partial.CAPABILITIES if declared else None
+            said = partial.PARTIAL if declared else None
+            made = InProcessExample(
+                spec, partial.PARTIAL, "partial example", said, held, partial.LACKED
+            )
+        else:
             return None
-        declared = "--declare" in shlex.split(spec)
-        held = partial.CAPABILITIES if declared else None
-        said = partial.PARTIAL if declared else None
-        return InProcessExample(
-            spec, partial.PARTIAL, "partial example", said, held, partial.LACKED
-        )
+        if spec == BUGGY or "--bug" in shlex.split(spec):
+            made.protocol = planted("free_leaf_bug")
+        return made
 
     in_process(monkeypatch, engine)
 
