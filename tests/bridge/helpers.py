@@ -162,3 +162,16 @@ def planted(engine: str) -> ModuleType:
         else:
             os.environ["OPTCHAT_PURE"] = pure
     return protocol
+
+
+def with_bug(spec: str, engine: str) -> InProcessExample:
+    """tests/bridge/engines/`engine`.py, `python -m impl.protocol` with the
+    bug it plants, in this process (`planted`), made for `--engine spec`."""
+    made = InProcessExample(spec, {}, "optchat-spec impl")
+    made.protocol = planted(engine)
+    return made
+
+
+def bug_in_process(monkeypatch: pytest.MonkeyPatch, spec: str, engine: str) -> None:
+    """`--engine spec` is tests/bridge/engines/`engine`.py in this process (`with_bug`)."""
+    in_process(monkeypatch, lambda given: with_bug(given, engine) if given == spec else None)

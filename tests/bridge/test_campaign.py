@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from bridge import cli
+from tests.bridge.helpers import bug_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 LATE_CAP = f"{sys.executable} {ROOT / 'tests' / 'bridge' / 'engines' / 'failure_cap_late.py'}"
@@ -40,9 +41,9 @@ STARTED = 120.0
 
 
 @pytest.fixture
-def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Protocol engines run as scripts find the project's packages."""
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+def late_cap_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LATE_CAP's engine runs in this process (`with_bug`), as the shards do."""
+    bug_in_process(monkeypatch, LATE_CAP, "failure_cap_late")
 
 
 def needed(what: str, why: str) -> None:
@@ -120,7 +121,7 @@ def shard(
     return code, out
 
 
-@pytest.mark.usefixtures("engine_path")
+@pytest.mark.usefixtures("late_cap_in_process")
 def test_a_break_found_by_one_shard_is_replayed_first_by_the_other(
     redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

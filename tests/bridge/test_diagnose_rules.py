@@ -34,7 +34,7 @@ from bridge.wire.engine import Engine
 from model.profile import TYPES, Profile
 from tests.bridge.engines import self_starting
 from tests.bridge.engines.differing import PROFILE
-from tests.bridge.helpers import NEVER, InProcessExample, in_process
+from tests.bridge.helpers import NEVER, InProcessExample, in_process, with_bug
 from tests.bridge.test_diagnose import valid
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,6 +61,8 @@ def examples_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     pool's workers start the programs)."""
 
     def engine(spec: str) -> Engine | None:
+        if spec == AHEAD_BUG:
+            return with_bug(spec, "ahead_bug")
         if spec == SELF_STARTING:
             return InProcessExample(spec, self_starting.PROFILE, "self-starting example")
         if not spec.startswith(MISDECLARED):

@@ -19,6 +19,7 @@ from bridge.runs.corpus import Options, make_engine
 from bridge.wire.stream import from_model
 from scenarios import format as scenario_format
 from scenarios.database import without_password
+from tests.bridge.helpers import bug_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
@@ -30,6 +31,12 @@ LATE_CAP = f"{sys.executable} {ENGINES / 'failure_cap_late.py'}"
 def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Protocol engines run as scripts find the project's packages."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
+
+
+@pytest.fixture(autouse=True)
+def late_cap_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LATE_CAP's engine runs in this process (`with_bug`)."""
+    bug_in_process(monkeypatch, LATE_CAP, "failure_cap_late")
 
 
 def fuzz(*args: str) -> int:
