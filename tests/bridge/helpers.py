@@ -131,32 +131,44 @@ def in_process(monkeypatch: pytest.MonkeyPatch, example: Callable[[str], Engine 
     monkeypatch.setattr(factory, "engine", engine)
 
 
+ENGINES = Path(__file__).parent / "engines"
+
+
+def of_the_copy(name: str, module: object) -> bool:
+    """Whether a loaded module is one `planted` loads afresh: impl's, or an example engine's."""
+    where = getattr(module, "__file__", None)
+    return name.split(".")[0] == "impl" or (where is not None and Path(where).parent == ENGINES)
+
+
 @cache
-def planted(engine: str) -> ModuleType:
+def planted(engine: str, *names: str) -> ModuleType:
     """`impl.protocol` of a plain-Python copy of the engine loaded beside the
     one this process runs (the C build, or plain Python), with the bug of
-    tests/bridge/engines/`engine`.py planted (its `plant()`): the copy's
-    modules are loaded afresh, the engine module bound to them, and the
-    process's own `impl` modules put back, so the patch reaches the copy
-    alone. One copy for each planted engine, planted once."""
-    own = {name: m for name, m in sys.modules.items() if name.split(".")[0] == "impl"}
-    pure = os.environ.get("OPTCHAT_PURE")
+    tests/bridge/engines/`engine`.py planted (its `plant()`, or for
+    planted.py those it `names`): the copy's modules, and the engine modules
+    bound to them, are loaded afresh, then the process's own put back, so
+    the patch reaches the copy alone. One copy for each planted engine,
+    planted once."""
+    own = {name: m for name, m in sys.modules.items() if of_the_copy(name, m)}
+    path, pure = list(sys.path), os.environ.get("OPTCHAT_PURE")
     for name in own:
         del sys.modules[name]
     os.environ["OPTCHAT_PURE"] = "1"
     try:
         protocol = importlib.import_module("impl.protocol")
         assert not sys.modules["impl"].COMPILED
-        path = Path(__file__).parent / "engines" / f"{engine}.py"
-        spec = importlib.util.spec_from_file_location(f"planted_{engine}", path)
+        spec = importlib.util.spec_from_file_location(f"planted_{engine}", ENGINES / f"{engine}.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        module.plant()
+        for plant in [module.PLANTS[name] for name in names] or [module.plant]:
+            plant()
     finally:
-        for name in [name for name in sys.modules if name.split(".")[0] == "impl"]:
-            del sys.modules[name]
+        for name, loaded in list(sys.modules.items()):
+            if of_the_copy(name, loaded):
+                del sys.modules[name]
         sys.modules.update(own)
+        sys.path[:] = path
         if pure is None:
             del os.environ["OPTCHAT_PURE"]
         else:
@@ -164,11 +176,12 @@ def planted(engine: str) -> ModuleType:
     return protocol
 
 
-def with_bug(spec: str, engine: str) -> InProcessExample:
+def with_bug(spec: str, engine: str, *names: str) -> InProcessExample:
     """tests/bridge/engines/`engine`.py, `python -m impl.protocol` with the
-    bug it plants, in this process (`planted`), made for `--engine spec`."""
+    bugs it plants (those it `names`), in this process (`planted`), made
+    for `--engine spec`."""
     made = InProcessExample(spec, {}, "optchat-spec impl")
-    made.protocol = planted(engine)
+    made.protocol = planted(engine, *names)
     return made
 
 

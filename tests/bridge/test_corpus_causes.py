@@ -24,7 +24,8 @@ from bridge import cli
 from bridge.checking.causes import parse, read_known
 from bridge.formats.invocation import command
 from bridge.runs.corpus import Options, check
-from tests.bridge.helpers import NEVER
+from bridge.wire.engine import Engine
+from tests.bridge.helpers import NEVER, in_process, with_bug
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED = f"{sys.executable} {ROOT / 'tests' / 'bridge' / 'engines' / 'planted.py'}"
@@ -44,9 +45,15 @@ AGREE = ["empty_chat"]
 
 
 @pytest.fixture(autouse=True)
-def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Protocol engines run as scripts find the project's packages."""
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+def planted_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`PLANTED NAME ...` runs in this process (`with_bug`)."""
+
+    def engine(spec: str) -> Engine | None:
+        if not spec.startswith(PLANTED):
+            return None
+        return with_bug(spec, "planted", *spec.removeprefix(PLANTED).split())
+
+    in_process(monkeypatch, engine)
 
 
 def corpus(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
