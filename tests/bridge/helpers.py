@@ -84,7 +84,8 @@ class InProcessExample(ImplEngine):
     profile (`runs`), in this process: it answers the header as that program
     does (`declares` as its profile, `capabilities` as its capabilities,
     sessions taken, its name `said`) and leaves the fields `lacked` out of
-    its answers, so that a replay costs no process and no JSON lines."""
+    its answers, each answer first passed through `answered` (with the
+    session), so that a replay costs no process and no JSON lines."""
 
     def __init__(
         self,
@@ -94,9 +95,10 @@ class InProcessExample(ImplEngine):
         declares: dict[str, Any] | None = None,
         capabilities: list[str] | None = None,
         lacked: Iterable[str] = (),
+        answered: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         super().__init__(parse(runs, "runs"))
-        self.name, self.said, self.lacked = spec, said, tuple(lacked)
+        self.name, self.said, self.lacked, self.answered = spec, said, tuple(lacked), answered
         # As a process engine's ready answer is read: no profile declared is SPEC's.
         self.declares = parse(declares or {}, "declares")
         self.capabilities = None if capabilities is None else capabilities_of(capabilities, "")
@@ -115,6 +117,8 @@ class InProcessExample(ImplEngine):
         if line.get("event") == "zoom" and "zoom" not in (self.capabilities or {"zoom"}):
             raise EngineFault(f"{self.said}: sent a zoom although it declares no zoom")
         out = super().answer(line)
+        if self.answered is not None:
+            out = self.answered(self.session, out)
         for name in self.lacked:
             out.pop(name, None)
         return out

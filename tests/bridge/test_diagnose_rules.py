@@ -32,7 +32,7 @@ from bridge.formats.capabilities import ALL
 from bridge.formats.profile import SPEC
 from bridge.wire.engine import Engine
 from model.profile import TYPES, Profile
-from tests.bridge.engines import self_starting
+from tests.bridge.engines import distant, self_starting, zoom_shaped
 from tests.bridge.engines.differing import PROFILE
 from tests.bridge.helpers import NEVER, InProcessExample, in_process, with_bug
 from tests.bridge.test_diagnose import valid
@@ -52,17 +52,22 @@ def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 SELF_STARTING = f"{sys.executable} {ENGINES / 'self_starting.py'}"
+ZOOM_SHAPED = f"{sys.executable} {ENGINES / 'zoom_shaped.py'}"
 
 
 @pytest.fixture(autouse=True)
 def examples_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`--engine MISDECLARED ...` and SELF_STARTING (declaring nothing) are
+    """`--engine MISDECLARED ...`, SELF_STARTING and ZOOM_SHAPED (declaring nothing) are
     their engines in this process where diagnose runs in it (one job; a
     pool's workers start the programs)."""
 
     def engine(spec: str) -> Engine | None:
         if spec == AHEAD_BUG:
             return with_bug(spec, "ahead_bug")
+        if spec == ZOOM_SHAPED:
+            return InProcessExample(
+                spec, zoom_shaped.PROFILE, "zoom-shaped example", answered=distant.plain
+            )
         if spec == SELF_STARTING:
             return InProcessExample(spec, self_starting.PROFILE, "self-starting example")
         if not spec.startswith(MISDECLARED):

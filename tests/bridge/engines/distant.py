@@ -37,25 +37,25 @@ CAPABILITIES = ["settle_timeout", "zoom", "compaction_view", "queue_waiting", "r
 """What it implements (bridge/PROTOCOL.md, Capabilities): not `timed_out_render`."""
 
 
+def plain(session: protocol.Session, out: dict[str, Any]) -> dict[str, Any]:
+    """An answer of `session`'s with a timed-out render's fields
+    (`render_timed_out_crc`, `render_timed_out`) its plain render's."""
+    if "render_timed_out_crc" in out:
+        out["render_timed_out_crc"] = zlib.crc32(session.planner.render().encode("utf-8"))
+    if "render_timed_out" in out:
+        out["render_timed_out"] = out["render"]
+    return out
+
+
 def plain_timed_out_render() -> None:
     """Make the engine in this process answer a timed-out render with its
-    plain render (`render_timed_out_crc`, `render_timed_out`)."""
-    apply, detail = protocol.Session.apply, protocol.Session.detail
+    plain render (`plain`)."""
+    answer = protocol.Session.answer
 
-    def plain_apply(self: protocol.Session, event: dict[str, Any], at: int) -> dict[str, Any]:
-        out = apply(self, event, at)
-        if "render_timed_out_crc" in out:
-            render = self.planner.render().encode("utf-8")
-            out["render_timed_out_crc"] = zlib.crc32(render)
-        return out
+    def plainly(self: protocol.Session, request: dict[str, Any]) -> dict[str, Any]:
+        return plain(self, answer(self, request))
 
-    def plain_detail(self: protocol.Session) -> dict[str, Any]:
-        out = detail(self)
-        out["render_timed_out"] = out["render"]
-        return out
-
-    protocol.Session.apply = plain_apply  # type: ignore[method-assign]
-    protocol.Session.detail = plain_detail  # type: ignore[method-assign]
+    protocol.Session.answer = plainly  # type: ignore[method-assign]
 
 
 def main(argv: list[str]) -> None:
