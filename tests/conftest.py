@@ -6,11 +6,7 @@ there. Every Hypothesis test runs without a deadline and without the health
 check that times its data: a loaded machine is slow, never wrong (a test's
 own settings override these where they say otherwise).
 A session engine that `bridge.runs.corpus.check` keeps for the next scenario
-is ended after each test, as `corpus` ends it at the end of a run. An
-example engine a test module imports (tests/bridge/engines/) may set
-OPTCHAT_PURE for its own process as it is imported; each test sees it as
-the run was started (`pure_as_started`), so that a process a later test
-starts loads the C build when the run does."""
+is ended after each test, as `corpus` ends it at the end of a run."""
 
 import atexit
 import os
@@ -52,9 +48,6 @@ HOME = Path(tempfile.mkdtemp(prefix="optchat-test-home-"))
 atexit.register(shutil.rmtree, HOME, True)
 os.environ.update(own_home(HOME))
 
-PURE = os.environ.get("OPTCHAT_PURE")
-"""OPTCHAT_PURE as the test run was started (before any module was collected)."""
-
 settings.register_profile("unhurried", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("unhurried")
 
@@ -63,11 +56,3 @@ settings.load_profile("unhurried")
 def kept_engines_ended() -> Iterator[None]:
     yield
     close_kept()
-
-
-@pytest.fixture(autouse=True)
-def pure_as_started(monkeypatch: pytest.MonkeyPatch) -> None:
-    if PURE is None:
-        monkeypatch.delenv("OPTCHAT_PURE", raising=False)
-    else:
-        monkeypatch.setenv("OPTCHAT_PURE", PURE)

@@ -22,6 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from bridge import cli
+from tests.bridge.helpers import bug_in_process
+
 ROOT = Path(__file__).resolve().parents[2]
 LATE_CAP = f"{sys.executable} {ROOT / 'tests' / 'bridge' / 'engines' / 'failure_cap_late.py'}"
 """impl.protocol whose failure cap builds a node one failure late (planted)."""
@@ -35,6 +38,12 @@ so: pick again the first seed whose shard 1 alone finds the break."""
 
 STARTED = 120.0
 """Seconds redis-server may take to answer its first PING (a loaded machine)."""
+
+
+@pytest.fixture
+def late_cap_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LATE_CAP's engine runs in this process (`with_bug`), as the shards do."""
+    bug_in_process(monkeypatch, LATE_CAP, "failure_cap_late")
 
 
 def needed(what: str, why: str) -> None:
@@ -93,38 +102,42 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
         log.close()
 
 
-def shard(k: int, url: str, regressions: Path, how: str) -> tuple[int, str]:
-    """Fuzz shard k of 2 against the planted break, in a process of its own,
-    the database named by `--database` or by OPTCHAT_DATABASE (`how`)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    args = [sys.executable, "-m", "bridge", "fuzz", "--engine", LATE_CAP, "--seed", SEED]
-    args += ["--shard", f"{k}/2", "--histories", "6", "--shrink-tries", "100"]
-    args += ["--regressions", str(regressions)]
-    if how == "option":
-        args += ["--database", url]
-    else:
-        env["OPTCHAT_DATABASE"] = url
-    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900)
-    assert "Traceback" not in done.stdout + done.stderr, done.stderr
-    return done.returncode, done.stdout
+def shard(
+    k: int, url: str, regressions: Path, how: str, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str]:
+    """Fuzz shard k of 2 against the planted break, the runner in this
+    process (the shards share nothing but the database), the database named
+    by `--database` or by OPTCHAT_DATABASE (`how`)."""
+    args = ["fuzz", "--engine", LATE_CAP, "--seed", SEED, "--shard", f"{k}/2"]
+    args += ["--histories", "6", "--shrink-tries", "100", "--regressions", str(regressions)]
+    with pytest.MonkeyPatch.context() as env:
+        if how == "option":
+            args += ["--database", url]
+        else:
+            env.setenv("OPTCHAT_DATABASE", url)
+        code = cli.main(args)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err, err
+    return code, out
 
 
+@pytest.mark.usefixtures("late_cap_in_process")
 def test_a_break_found_by_one_shard_is_replayed_first_by_the_other(
-    redis_url: str, tmp_path: Path
+    redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import redis
 
     client = redis.Redis.from_url(redis_url)
     # Shard 2 alone does not reach the break within its 3 histories ...
-    code, out = shard(2, redis_url, tmp_path / "two", "environment")
+    code, out = shard(2, redis_url, tmp_path / "two", "environment", capsys)
     assert code == 0 and "no divergence in 3 histories" in out, out
     assert client.dbsize() == 0  # nothing to keep
     # ... shard 1 does, at its 3rd, and keeps it in the shared database ...
-    code, out = shard(1, redis_url, tmp_path / "one", "option")
+    code, out = shard(1, redis_url, tmp_path / "one", "option", capsys)
     assert code == 1 and re.search(r"^DIVERGED after .* at history 3 ", out, re.M), out
     assert client.dbsize() > 0
     # ... and shard 2's next run replays it first: its 1st history diverges.
-    code, out = shard(2, redis_url, tmp_path / "two", "environment")
+    code, out = shard(2, redis_url, tmp_path / "two", "environment", capsys)
     assert code == 1, out
     assert re.search(
         r"^DIVERGED after .* at history 1, one kept in the example database ", out, re.M

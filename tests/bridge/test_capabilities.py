@@ -22,14 +22,32 @@ from bridge.checking.against import against
 from bridge.checking.compare import expected_fields
 from bridge.formats import capabilities
 from bridge.formats.kit import CORPUS
+from bridge.wire.engine import Engine
 from bridge.wire.observe import ORDER
 from bridge.wire.stream import Exchange, from_model
 from model.profile import from_options
 from scenarios.format import Scenario, read
+from tests.bridge.engines import lacking as lacking_engine
+from tests.bridge.helpers import InProcessExample, in_process
 
 LACKING = Path(__file__).parent / "engines" / "lacking.py"
 DECLARING = f"{shlex.quote(sys.executable)} {shlex.quote(str(LACKING))} --declare"
 SILENT = f"{shlex.quote(sys.executable)} {shlex.quote(str(LACKING))}"
+
+
+@pytest.fixture(autouse=True)
+def lacking_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DECLARING and SILENT run in this process where the runner does (a
+    declaration of another list is still the program)."""
+
+    def engine(spec: str) -> Engine | None:
+        if spec not in (DECLARING, SILENT):
+            return None
+        held = lacking_engine.DECLARED if spec == DECLARING else None
+        return InProcessExample(spec, {}, "optchat-spec impl", None, held, lacking_engine.LACKED)
+
+    in_process(monkeypatch, engine)
+
 
 TIMEOUTS = ["random_00", "refused_timeout_needs_wait_0"]
 """Corpus scenarios with timeouts, accepted and refused."""

@@ -24,6 +24,7 @@ from bridge.runs import progress
 from bridge.runs.corpus import Options, make_engine
 from bridge.wire.stream import from_model
 from scenarios import format as scenario_format
+from tests.bridge.helpers import bug_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = ROOT / "tests" / "bridge" / "engines"
@@ -40,8 +41,10 @@ CONSTANTS |= {"settle_timeout": 20, "tool_cap": 30000}
 
 @pytest.fixture(autouse=True)
 def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Protocol engines run as scripts find the project's packages."""
+    """Protocol engines run as scripts find the project's packages; FREE_LEAF's
+    runs in this process (`with_bug`) where the runner does."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    bug_in_process(monkeypatch, FREE_LEAF, "free_leaf_bug")
 
 
 def written(path: Path, events: list[dict[str, object]]) -> Path:

@@ -23,7 +23,9 @@ import bridge
 from bridge import cli
 from bridge.checking.causes import parse, read_known
 from bridge.formats.invocation import command
-from tests.bridge.helpers import NEVER
+from bridge.runs.corpus import Options, check
+from bridge.wire.engine import Engine
+from tests.bridge.helpers import NEVER, in_process, with_bug
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED = f"{sys.executable} {ROOT / 'tests' / 'bridge' / 'engines' / 'planted.py'}"
@@ -43,9 +45,15 @@ AGREE = ["empty_chat"]
 
 
 @pytest.fixture(autouse=True)
-def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Protocol engines run as scripts find the project's packages."""
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+def planted_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`PLANTED NAME ...` runs in this process (`with_bug`)."""
+
+    def engine(spec: str) -> Engine | None:
+        if not spec.startswith(PLANTED):
+            return None
+        return with_bug(spec, "planted", *spec.removeprefix(PLANTED).split())
+
+    in_process(monkeypatch, engine)
 
 
 def corpus(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -122,13 +130,11 @@ def test_two_planted_bugs_are_two_causes(
     assert sorted(p.name for p in (regressions / "scenarios").glob("*.jsonl")) == sorted(
         Path(p).name for p in shrunk
     )
+    # Each checked as `corpus` checks a scenario (no grouping: only the FAILs are read).
     for bug, fails_there in (("free_leaf", views["shrunk"]), ("late_cap", line["shrunk"])):
-        code, out = corpus(
-            capsys, str(regressions / "scenarios"), "--engine", f"{PLANTED} {bug}",
-            "--shrink-tries", "0",
-        )  # fmt: skip
-        assert code == 1, out
-        assert re.findall(r"FAIL (\S+)\.jsonl", out) == [Path(fails_there).stem], out
+        alone = Options(f"{PLANTED} {bug}", quiet=True)
+        statuses = {p: check(Path(p), alone).status for p in shrunk}
+        assert statuses == {p: "FAIL" if p == fails_there else "ok" for p in shrunk}, bug
 
 
 def causes_ids(report: dict[str, object]) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ from bridge.checking.shrink import diverges_as, simplify, way_of
 from bridge.formats.capabilities import ALL
 from bridge.formats.layout import expected_path
 from bridge.formats.profile import SPEC
+from bridge.runs.corpus import Options, check
+from bridge.wire.engine import Engine
 from bridge.wire.inprocess import ModelEngine
 from bridge.wire.recorded import Recorded
 from bridge.wire.stream import from_model, from_transcript
@@ -31,7 +34,8 @@ from model.profile import TYPES, Profile, options
 from scenarios import format as scenario_format
 from scenarios.format import Scenario
 from scenarios.strategies import constants_dict
-from tests.bridge.helpers import NEVER, SMALL
+from tests.bridge.engines import partial
+from tests.bridge.helpers import NEVER, SMALL, InProcessExample, in_process, planted
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
@@ -54,6 +58,30 @@ DIAGNOSIS_SCHEMA = json.loads((ROOT / "bridge" / "diagnosis.schema.json").read_t
 def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Protocol engines run as scripts find the project's packages."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
+
+
+@pytest.fixture(autouse=True)
+def partial_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The partial engine without its planted bug (which needs plain Python)
+    runs in this process where the runner does."""
+
+    def engine(spec: str) -> Engine | None:
+        if spec == BUGGY:
+            made = InProcessExample(spec, {}, "optchat-spec impl")
+        elif spec.startswith(PARTIAL_ENGINE):
+            declared = "--declare" in shlex.split(spec)
+            held = partial.CAPABILITIES if declared else None
+            said = partial.PARTIAL if declared else None
+            made = InProcessExample(
+                spec, partial.PARTIAL, "partial example", said, held, partial.LACKED
+            )
+        else:
+            return None
+        if spec == BUGGY or "--bug" in shlex.split(spec):
+            made.protocol = planted("free_leaf_bug")
+        return made
+
+    in_process(monkeypatch, engine)
 
 
 def test_each_change_changes_one_option_and_every_enumerable_option_is_tried() -> None:
@@ -179,9 +207,10 @@ def test_a_way_that_differs_is_not_kept() -> None:
 
 
 def diagnose(tmp_path: Path, engine: str, *names: str, more: tuple[str, ...] = ()) -> int:
+    """`diagnose` on corpus scenarios, in this process (one job: no pool of workers)."""
     paths = [str(CORPUS / f"{name}.jsonl") for name in names]
     return cli.main(
-        ["diagnose", *paths, "--engine", engine, "--jobs", "2", *more]
+        ["diagnose", *paths, "--engine", engine, "--jobs", "1", *more]
         + ["--regressions", str(tmp_path), "--shrink-seconds", NEVER]
     )
 
@@ -194,10 +223,12 @@ def valid(path: Path) -> dict[str, Any]:
 
 
 def corpus_coverage(tmp_path: Path, engine: str, names: tuple[str, ...]) -> dict[str, Any]:
-    """The `corpus` run's JSON report on the same scenarios under `engine`."""
+    """The `corpus` run's JSON report on the same scenarios under `engine`
+    (one job: in this process)."""
     report = tmp_path / "corpus.json"
     paths = [str(CORPUS / f"{name}.jsonl") for name in names]
-    cli.main(["corpus", *paths, "--engine", engine, "--json", str(report)])
+    reports = ["--json", str(report), "--regressions", str(tmp_path)]
+    cli.main(["corpus", *paths, "--engine", engine, "--jobs", "1", *reports])
     data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
     return data
 
@@ -380,20 +411,17 @@ def is_free(event: dict[str, Any], node: int) -> bool:
     return len(event["kind"]) + 2 + text <= node
 
 
-def test_the_buggy_engine_fails_only_at_free_leaves_batches(
-    engine_path: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_buggy_engine_fails_only_at_free_leaves_batches(engine_path: None) -> None:
+    """Each scenario checked as `corpus` checks it, its first divergence
+    alone (no grouping into causes, which these asserts do not read)."""
     names = ("random_07", "random_13", "zoom_1", "empty_chat", "refused_kind_0", "chooser_0")
-    paths = [str(CORPUS / f"{name}.jsonl") for name in names]
-    report = tmp_path / "run.json"
-    cli.main(["corpus", *paths, "--engine", BUGGY, "--jobs", "2", "--json", str(report)])
-    capsys.readouterr()
-    verdicts = json.loads(report.read_text(encoding="utf-8"))["scenarios"]
-    failed = [v for v in verdicts if v["status"] == "FAIL"]
-    assert {v["status"] for v in verdicts} <= {"ok", "FAIL"} and len(failed) >= 3
+    verdicts = [check(CORPUS / f"{name}.jsonl", Options(BUGGY, quiet=True)) for name in names]
+    failed = [v for v in verdicts if v.status == "FAIL"]
+    assert {v.status for v in verdicts} <= {"ok", "FAIL"} and len(failed) >= 3
     for verdict in failed:
-        scenario = scenario_format.read(CORPUS / Path(verdict["path"]).name)
-        found = verdict["divergence"]
+        scenario = scenario_format.read(verdict.path)
+        found = verdict.divergence
+        assert found is not None
         event = scenario.events[found["position"]]
         assert event["event"] == "message" and is_free(event, int(scenario.constants["node"]))
         assert found["field"] in ("size", "shrinking", "merges", "cmerges")

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from bridge.formats.capabilities import ALL
-from tests.bridge.test_diagnose_rules import MISDECLARED, ROOT, diagnose, said
+from tests.bridge.test_diagnose_rules import (
+    MISDECLARED,
+    ROOT,
+    diagnose,
+    examples_in_process,  # noqa: F401 (a fixture)
+    said,
+)
 
 ISSUE_44_ENGINES = {
     "free leaves queued": ({"free_leaves": "queued"}, ("random_00",)),
@@ -24,6 +30,7 @@ ISSUE_44_ENGINES = {
 scenarios that show it."""
 
 
+@pytest.mark.usefixtures("examples_in_process")
 @pytest.mark.parametrize("name", list(ISSUE_44_ENGINES))
 def test_the_options_of_issue_44_are_proposed_from_nothing(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

@@ -21,13 +21,18 @@ from bridge import cli
 from bridge.runs import diagnose as run_diagnose
 from bridge.runs import follow, progress
 from tests.bridge.helpers import NEVER
-from tests.bridge.test_diagnose import valid
+from tests.bridge.test_diagnose import (
+    partial_in_process,  # noqa: F401 (a fixture)
+    valid,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = Path(__file__).parent / "engines"
 CORPUS = ROOT / "scenarios" / "corpus"
 PARTIAL = f"{sys.executable} {ENGINES / 'partial.py'}"
 FAULTY = f"{sys.executable} {ENGINES / 'faulty.py'} crash 0"
+pytestmark = pytest.mark.usefixtures("partial_in_process")  # PARTIAL runs in this process
+
 SCENARIOS = ("refused_retry_waits_0", "chooser_0", "zoom_1")
 """Smallest first, as diagnose follows them with one job."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -29,9 +30,11 @@ from bridge.checking.changes import (
 from bridge.checking.compare import MISSING, Divergence
 from bridge.formats.capabilities import ALL
 from bridge.formats.profile import SPEC
+from bridge.wire.engine import Engine
 from model.profile import TYPES, Profile
+from tests.bridge.engines import distant, self_starting, zoom_shaped
 from tests.bridge.engines.differing import PROFILE
-from tests.bridge.helpers import NEVER
+from tests.bridge.helpers import NEVER, InProcessExample, in_process, with_bug
 from tests.bridge.test_diagnose import valid
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,12 +51,42 @@ def engine_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
 
 
-def diagnose(tmp_path: Path, engine: str, *names: str) -> tuple[int, dict[str, Any]]:
-    """`diagnose` on corpus scenarios: its exit code and JSON report."""
+SELF_STARTING = f"{sys.executable} {ENGINES / 'self_starting.py'}"
+ZOOM_SHAPED = f"{sys.executable} {ENGINES / 'zoom_shaped.py'}"
+
+
+@pytest.fixture(autouse=True)
+def examples_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--engine MISDECLARED ...`, SELF_STARTING and ZOOM_SHAPED (declaring nothing) are
+    their engines in this process where diagnose runs in it (one job; a
+    pool's workers start the programs)."""
+
+    def engine(spec: str) -> Engine | None:
+        if spec == AHEAD_BUG:
+            return with_bug(spec, "ahead_bug")
+        if spec == ZOOM_SHAPED:
+            return InProcessExample(
+                spec, zoom_shaped.PROFILE, "zoom-shaped example", answered=distant.plain
+            )
+        if spec == SELF_STARTING:
+            return InProcessExample(spec, self_starting.PROFILE, "self-starting example")
+        if not spec.startswith(MISDECLARED):
+            return None
+        runs, *declares = shlex.split(spec.removeprefix(MISDECLARED))
+        said = json.loads(declares[0]) if declares else None
+        return InProcessExample(spec, json.loads(runs), "misdeclared example", said)
+
+    in_process(monkeypatch, engine)
+
+
+def diagnose(tmp_path: Path, engine: str, *names: str, jobs: int = 1) -> tuple[int, dict[str, Any]]:
+    """`diagnose` on corpus scenarios: its exit code and JSON report. One
+    job runs in this process (no pool of workers started); `jobs` sizes the
+    rounds too, so a test that counts a round's votes says how many."""
     paths = [str(CORPUS / f"{name}.jsonl") for name in names]
     report = tmp_path / "d.json"
     code = cli.main(
-        ["diagnose", *paths, "--engine", engine, "--jobs", "2", "--json", str(report)]
+        ["diagnose", *paths, "--engine", engine, "--jobs", str(jobs), "--json", str(report)]
         + ["--regressions", str(tmp_path), "--shrink-tries", "1", "--shrink-seconds", NEVER]
     )
     return code, valid(report)
@@ -148,7 +181,10 @@ def test_a_declared_option_the_answers_contradict_is_named(
     """The engine declares `retry: tick` and retries at the next message,
     as SPEC does: the report names the declaration, not a queue bug."""
     engine = f"{MISDECLARED} '{{}}' '{json.dumps({'retry': 'tick'})}'"
-    code, data = diagnose(tmp_path, engine, "refused_retry_waits_0", "refused_retry_waits_1")
+    # Two jobs: both scenarios are followed in the first round, so both need the change.
+    code, data = diagnose(
+        tmp_path, engine, "refused_retry_waits_0", "refused_retry_waits_1", jobs=2
+    )
     out = said(capsys)
     assert code == 0, out
     assert data["declared"]["profile"]["retry"] == "tick"

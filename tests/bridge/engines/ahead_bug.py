@@ -11,7 +11,8 @@ import os
 import sys
 from typing import Any
 
-os.environ["OPTCHAT_PURE"] = "1"
+if __name__ == "__main__":  # run as a program; an import leaves the environment alone
+    os.environ["OPTCHAT_PURE"] = "1"
 
 from impl import planner, protocol  # noqa: E402
 

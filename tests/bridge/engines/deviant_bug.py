@@ -6,7 +6,8 @@ Plain Python, so that the patch reaches the planner."""
 import os
 import sys
 
-os.environ["OPTCHAT_PURE"] = "1"
+if __name__ == "__main__":  # run as a program; an import leaves the environment alone
+    os.environ["OPTCHAT_PURE"] = "1"
 
 from impl import line, protocol  # noqa: E402
 from impl.text import size  # noqa: E402
@@ -25,5 +26,6 @@ def offer(self: line.LineChooser, raw: str) -> str | None:
     return self.finish() if self.read >= self.tries else None
 
 
-line.LineChooser.offer = offer  # type: ignore[method-assign]
-sys.exit(protocol.main(sys.argv[1:]))
+if __name__ == "__main__":
+    line.LineChooser.offer = offer  # type: ignore[method-assign]
+    sys.exit(protocol.main(sys.argv[1:]))

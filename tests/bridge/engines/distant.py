@@ -10,14 +10,15 @@ undeclared, every difference shows as a divergence that is no bug. With
 `--ahead-bug` it also has the planted off-by-one bug of ahead_bug.py, no
 declared difference."""
 
+import os
 import sys
 import zlib
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-if "--ahead-bug" in sys.argv:
-    import ahead_bug  # first: it makes the engine plain Python
+if __name__ == "__main__" and "--ahead-bug" in sys.argv:  # an import leaves the environment alone
+    os.environ["OPTCHAT_PURE"] = "1"  # plain Python, so that the bug's patch reaches the planner
 
 from impl import protocol  # noqa: E402
 from impl.profile import Profile  # noqa: E402
@@ -36,25 +37,25 @@ CAPABILITIES = ["settle_timeout", "zoom", "compaction_view", "queue_waiting", "r
 """What it implements (bridge/PROTOCOL.md, Capabilities): not `timed_out_render`."""
 
 
+def plain(session: protocol.Session, out: dict[str, Any]) -> dict[str, Any]:
+    """An answer of `session`'s with a timed-out render's fields
+    (`render_timed_out_crc`, `render_timed_out`) its plain render's."""
+    if "render_timed_out_crc" in out:
+        out["render_timed_out_crc"] = zlib.crc32(session.planner.render().encode("utf-8"))
+    if "render_timed_out" in out:
+        out["render_timed_out"] = out["render"]
+    return out
+
+
 def plain_timed_out_render() -> None:
     """Make the engine in this process answer a timed-out render with its
-    plain render (`render_timed_out_crc`, `render_timed_out`)."""
-    apply, detail = protocol.Session.apply, protocol.Session.detail
+    plain render (`plain`)."""
+    answer = protocol.Session.answer
 
-    def plain_apply(self: protocol.Session, event: dict[str, Any], at: int) -> dict[str, Any]:
-        out = apply(self, event, at)
-        if "render_timed_out_crc" in out:
-            render = self.planner.render().encode("utf-8")
-            out["render_timed_out_crc"] = zlib.crc32(render)
-        return out
+    def plainly(self: protocol.Session, request: dict[str, Any]) -> dict[str, Any]:
+        return plain(self, answer(self, request))
 
-    def plain_detail(self: protocol.Session) -> dict[str, Any]:
-        out = detail(self)
-        out["render_timed_out"] = out["render"]
-        return out
-
-    protocol.Session.apply = plain_apply  # type: ignore[method-assign]
-    protocol.Session.detail = plain_detail  # type: ignore[method-assign]
+    protocol.Session.answer = plainly  # type: ignore[method-assign]
 
 
 def main(argv: list[str]) -> None:
@@ -65,7 +66,9 @@ def main(argv: list[str]) -> None:
         return {**answer, "profile": PROFILE, "capabilities": CAPABILITIES} if declare else answer
 
     if "--ahead-bug" in argv:
-        ahead_bug.plant()  # type: ignore[possibly-undefined]
+        import ahead_bug
+
+        ahead_bug.plant()
     protocol.ready = ready
     plain_timed_out_render()
     protocol.serve(sys.stdin.buffer, sys.stdout.buffer, Profile.from_json(PROFILE))

@@ -7,7 +7,8 @@ from here."""
 import os
 import sys
 
-os.environ["OPTCHAT_PURE"] = "1"
+if __name__ == "__main__":  # run as a program; an import leaves the environment alone
+    os.environ["OPTCHAT_PURE"] = "1"
 
 from impl import planner, protocol  # noqa: E402
 from impl.tree import Node  # noqa: E402

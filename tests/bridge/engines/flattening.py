@@ -25,7 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-os.environ["OPTCHAT_PURE"] = "1"
+if __name__ == "__main__":  # run as a program; an import leaves the environment alone
+    os.environ["OPTCHAT_PURE"] = "1"
 sys.path.insert(0, str(Path(__file__).parent))
 
 from impl import planner, protocol  # noqa: E402

@@ -8,7 +8,8 @@ partial engine (partial.py --bug) takes from here."""
 import os
 import sys
 
-os.environ["OPTCHAT_PURE"] = "1"
+if __name__ == "__main__":  # run as a program; an import leaves the environment alone
+    os.environ["OPTCHAT_PURE"] = "1"
 
 from impl import planner, protocol, view  # noqa: E402
 

@@ -14,24 +14,31 @@ from impl.protocol import Session, compact, ready
 
 DECLARED = ["settle_timeout", "compaction_view", "queue_waiting", "replies"]
 
-arguments = sys.argv[1:]
-declare = "--declare" in arguments
-if declare and arguments[-1] != "--declare":
-    DECLARED = json.loads(arguments[-1])
-session = None
-for raw in sys.stdin:
-    request = json.loads(raw)
-    if "format" in request:
-        session = Session(request, Profile())
-        answer = ready(Profile())
-        if declare:
-            answer["capabilities"] = DECLARED
-    elif request.get("event") == "zoom" and declare:
-        sys.exit("lacking engine: sent a zoom although it declares no zoom")
-    else:
-        assert session is not None
-        answer = session.answer(request)
-        for name in ("render_timed_out_crc", "render_timed_out", "zoom"):
-            answer.pop(name, None)
-    sys.stdout.buffer.write(compact(answer) + b"\n")
-    sys.stdout.flush()
+LACKED = ("render_timed_out_crc", "render_timed_out", "zoom")
+"""The answer fields of what it lacks, never in its answers."""
+
+
+def main(arguments: list[str]) -> None:
+    declare = "--declare" in arguments
+    declared = json.loads(arguments[-1]) if declare and arguments[-1] != "--declare" else DECLARED
+    session = None
+    for raw in sys.stdin:
+        request = json.loads(raw)
+        if "format" in request:
+            session = Session(request, Profile())
+            answer = ready(Profile())
+            if declare:
+                answer["capabilities"] = declared
+        elif request.get("event") == "zoom" and declare:
+            sys.exit("lacking engine: sent a zoom although it declares no zoom")
+        else:
+            assert session is not None
+            answer = session.answer(request)
+            for name in LACKED:
+                answer.pop(name, None)
+        sys.stdout.buffer.write(compact(answer) + b"\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -10,13 +10,14 @@ answer; undeclared, every difference shows as a divergence that is no bug.
 With `--bug` it also has the planted bug of free_leaf_bug.py."""
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
+if __name__ == "__main__" and "--bug" in sys.argv:  # an import leaves the environment alone
+    os.environ["OPTCHAT_PURE"] = "1"  # plain Python, so that the bug's patch reaches the planner
 sys.path.insert(0, str(Path(__file__).parent))
-if "--bug" in sys.argv:
-    import free_leaf_bug  # first: it makes the engine plain Python
 
 from impl import protocol  # noqa: E402
 from impl.profile import Profile  # noqa: E402
@@ -48,7 +49,9 @@ def main(argv: list[str]) -> None:
         return out
 
     if "--bug" in argv:
-        free_leaf_bug.plant()  # type: ignore[possibly-undefined]
+        import free_leaf_bug
+
+        free_leaf_bug.plant()
     protocol.ready = ready
     protocol.Session.answer = without  # type: ignore[method-assign]
     protocol.serve(sys.stdin.buffer, sys.stdout.buffer, Profile.from_json(PARTIAL))

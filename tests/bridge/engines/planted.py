@@ -13,16 +13,17 @@ merges offered before unbuilt leaves, SPEC 4), `lone_cr` (lone_cr.py: a
 lone `\r` left unflattened in renders and zooms, SPEC 3). Plain Python, so
 that the patches reach the planner."""
 
+import os
 import sys
 from pathlib import Path
 
+if __name__ == "__main__":  # run as a program; an import leaves the environment alone
+    os.environ["OPTCHAT_PURE"] = "1"
 sys.path.insert(0, str(Path(__file__).parent))
 
-import failure_cap_late  # noqa: E402 (first: it makes the engine plain Python)
-
-# isort: split
 import ahead_running  # noqa: E402
 import crlf_two_spaces  # noqa: E402
+import failure_cap_late  # noqa: E402
 import free_leaf_bug  # noqa: E402
 import free_leaf_queued  # noqa: E402
 import lone_cr  # noqa: E402

@@ -10,9 +10,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+if __name__ == "__main__":  # run as a program; an import leaves the environment alone
+    os.environ["OPTCHAT_PURE"] = "1"
 sys.path.insert(0, str(Path(__file__).parent))
 
-import planted  # noqa: E402 (first: it makes the engine plain Python)
+import planted  # noqa: E402
 
 from impl import protocol  # noqa: E402
 

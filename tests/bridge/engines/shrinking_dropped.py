@@ -7,7 +7,8 @@ the patch reaches the planner."""
 import os
 import sys
 
-os.environ["OPTCHAT_PURE"] = "1"
+if __name__ == "__main__":  # run as a program; an import leaves the environment alone
+    os.environ["OPTCHAT_PURE"] = "1"
 
 from impl import protocol, view  # noqa: E402
 
@@ -20,5 +21,6 @@ def receive(self: view.View, ceiling: int, floor: int) -> bool:
     return False
 
 
-view.View.receive = receive  # type: ignore[method-assign]
-sys.exit(protocol.main(sys.argv[1:]))
+if __name__ == "__main__":
+    view.View.receive = receive  # type: ignore[method-assign]
+    sys.exit(protocol.main(sys.argv[1:]))

@@ -6,7 +6,8 @@ planner."""
 import os
 import sys
 
-os.environ["OPTCHAT_PURE"] = "1"
+if __name__ == "__main__":  # run as a program; an import leaves the environment alone
+    os.environ["OPTCHAT_PURE"] = "1"
 
 from impl import protocol, view  # noqa: E402
 
@@ -22,5 +23,6 @@ def most_due(self: view.View) -> tuple[int, int] | None:
     return pair
 
 
-view.View.most_due = most_due  # type: ignore[method-assign]
-sys.exit(protocol.main(sys.argv[1:]))
+if __name__ == "__main__":
+    view.View.most_due = most_due  # type: ignore[method-assign]
+    sys.exit(protocol.main(sys.argv[1:]))

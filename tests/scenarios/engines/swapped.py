@@ -9,7 +9,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-os.environ["OPTCHAT_PURE"] = "1"
+if __name__ == "__main__":  # run as a program; an import leaves the environment alone
+    os.environ["OPTCHAT_PURE"] = "1"
 
 from impl import protocol  # noqa: E402
 from impl.errors import Refused  # noqa: E402
@@ -65,7 +66,8 @@ def checked_first(method: str, rule: str) -> None:
     setattr(Planner, method, patched)
 
 
-for method, rule in CHECKS:
-    if rule == sys.argv[1]:
-        checked_first(method, rule)
-sys.exit(protocol.main(sys.argv[2:]))
+if __name__ == "__main__":
+    for method, rule in CHECKS:
+        if rule == sys.argv[1]:
+            checked_first(method, rule)
+    sys.exit(protocol.main(sys.argv[2:]))
