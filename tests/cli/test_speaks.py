@@ -45,17 +45,13 @@ def scenario(folder: Path, name: str, *events: dict[str, object]) -> Path:
     ],
     ids=lambda args: args[0],
 )
-def test_a_run_without_an_engine_is_a_usage_error_in_one_line(args: list[str]) -> None:
+def test_a_run_without_an_engine_is_a_usage_error_in_one_line(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     """No command checks an engine nobody named, not even the reference one."""
-    done = subprocess.run(
-        [sys.executable, "-m", "bridge", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == f"optchat-spec {args[0]}: --engine is required: {ENGINES}\n"
+    code, out, err = run(args, capsys)
+    assert code == 2 and out == ""
+    assert err == f"optchat-spec {args[0]}: --engine is required: {ENGINES}\n"
 
 
 def test_the_reference_engine_is_known_by_name(capsys: pytest.CaptureFixture[str]) -> None:
@@ -68,18 +64,23 @@ def test_the_reference_engine_is_known_by_name(capsys: pytest.CaptureFixture[str
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_an_engine_that_cannot_start_stops_the_run_after_three(jobs: str) -> None:
-    # A command of its own, as a user runs it: the pool of `--jobs 2` forks
-    # this process, which under pytest-xdist holds threads of its own.
-    done = subprocess.run(
-        [sys.executable, "-m", "bridge", "corpus", "--engine", "no-such-engine-here"]
-        + ["--jobs", jobs],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    code, out, err = done.returncode, done.stdout, done.stderr
+def test_an_engine_that_cannot_start_stops_the_run_after_three(
+    jobs: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["corpus", "--engine", "no-such-engine-here", "--jobs", jobs]
+    if jobs == "1":
+        code, out, err = run(args, capsys)
+    else:
+        # A command of its own, as a user runs it: the pool of `--jobs 2` forks
+        # this process, which under pytest-xdist holds threads of its own.
+        done = subprocess.run(
+            [sys.executable, "-m", "bridge", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        code, out, err = done.returncode, done.stdout, done.stderr
     assert code == 2
     assert [line for line in out.splitlines() if line.startswith("[")] == [
         line for line in out.splitlines() if " FAULT " in line
