@@ -21,8 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.packaging.kits import Installed
-from tests.packaging.test_zipapp import PYTHON
+from tests.packaging.kits import PYTHON, Installed
 
 ROOT = Path(__file__).resolve().parents[2]
 WRONG = f"{sys.executable} {Path(__file__).parent / 'engines' / 'wrong.py'} size"
@@ -90,8 +89,10 @@ def assert_hints_work(runner: Runner, looks_like: Callable[[str], bool]) -> None
     assert replayed.returncode == 1 and "field 'size' (SPEC 3)" in replayed.stdout, replayed
 
 
-def assert_reference_agrees(runner: Runner) -> None:
-    done = runner("corpus", "--engine", "reference", "--only", "zoom_1", "--only", "empty_chat")
+def assert_reference_agrees(runner: Runner, *more: str) -> None:
+    done = runner(
+        "corpus", "--engine", "reference", "--only", "zoom_1", "--only", "empty_chat", *more
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[-1].startswith("ALL 2 SCENARIOS AGREE; compared ")
 
@@ -119,7 +120,7 @@ def clone(tmp_path: Path) -> Runner:
 
 def test_a_clone_prints_hints_that_work(clone: Runner) -> None:
     assert_hints_work(clone, lambda prog: prog.endswith(" -m bridge"))
-    assert_reference_agrees(clone)
+    assert_reference_agrees(clone, "--jobs", "1")
     assert clone("expect", "--help").returncode == 0
 
 
@@ -180,9 +181,12 @@ def test_an_installed_runner_prints_hints_that_work(
 
 
 @pytest.mark.xdist_group("zipapp")
-def test_the_zipapp_prints_hints_that_work(pyz: Path) -> None:
+def test_the_zipapp_prints_hints_that_work(warm_pyz: Path) -> None:
+    """Its payload already unpacked: its first runs are test_zipapp.py's, as is
+    a corpus run of its workers (`--jobs 2`)."""
+    pyz = warm_pyz
     env = {"PATH": "/usr/bin:/bin", "HOME": str(pyz.parent.parent / "home")}
     runner = Runner([str(PYTHON), "-I", pyz.name], pyz.parent, env)
     assert_hints_work(runner, lambda prog: prog.endswith(f" {pyz.resolve()}"))
-    assert_reference_agrees(runner)
+    assert_reference_agrees(runner, "--jobs", "1")
     assert_expect_is_for_a_clone(runner)
