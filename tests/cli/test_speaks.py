@@ -25,6 +25,8 @@ from tests.scenarios.test_format import CONSTANTS
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = {"format": "optchat-scenario/2", "generator": "test", "seed": 1, "constants": CONSTANTS}
+QUICK = ["--shrink-tries", "0", "--shrink-seconds", "0.001"]
+"""A FAIL's line and verdict, nothing shrunk and no rule slip tried on it."""
 
 
 def scenario(folder: Path, name: str, *events: dict[str, object]) -> Path:
@@ -138,7 +140,7 @@ def test_a_fail_line_gives_both_values_and_the_spec_section(
 ) -> None:
     events = [{"event": "message", "kind": "user", "size": 1000}, *more]
     path = scenario(tmp_path / "s", "one", *events)
-    args = ["corpus", str(path), "--engine", wrong(field), "--shrink-tries", "0"]
+    args = ["corpus", str(path), "--engine", wrong(field), "--jobs", "1", *QUICK]
     code, out, _ = run(args, capsys)
     assert code == 1
     lines = out.splitlines()
@@ -252,7 +254,7 @@ def test_known_failures_say_which_outcome_is_expected(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = copy_corpus(tmp_path, ["random_00", "empty_chat"])
-    base = ["corpus", str(folder), "--jobs", "1", "--shrink-tries", "0", "--known-failures"]
+    base = ["corpus", str(folder), "--jobs", "1", *QUICK, "--known-failures"]
     # Today's format: a bare name is a FAIL.
     for text in ("random_00  # wrong on purpose\n", "random_00 fail\n"):
         code, out, _ = run([*base, str(known(tmp_path, text)), "--engine", wrong("size")], capsys)
@@ -289,7 +291,7 @@ def test_a_written_known_failures_list_only_shrinks(
 ) -> None:
     folder = copy_corpus(tmp_path, ["random_00", "zoom_1", "empty_chat"])
     listed = tmp_path / "known.txt"
-    base = ["corpus", str(folder), "--jobs", "1", "--shrink-tries", "0"]
+    base = ["corpus", str(folder), "--jobs", "1", *QUICK]
     code, out, _ = run(
         [*base, "--engine", wrong("size"), "--write-known-failures", str(listed)], capsys
     )
