@@ -161,6 +161,7 @@ def test_the_payload_is_unpacked_once_and_repaired_when_changed(pyz: Path) -> No
     assert Path(spec.split(":", 1)[1].strip()).read_bytes() == (ROOT / "SPEC.md").read_bytes()
 
 
+@pytest.mark.more  # four first runs, each unpacking the whole payload: `make test-more`
 def test_first_runs_at_once_unpack_without_a_clash(pyz: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(pyz.parent.parent / "home")}
     started = [
