@@ -62,7 +62,10 @@ def said(done: subprocess.CompletedProcess[str], prefix: str, suffix: str = "") 
     return found[0].removeprefix(prefix).removesuffix(suffix).strip()
 
 
-def assert_hints_work(runner: Runner, looks_like: Callable[[str], bool]) -> None:
+def assert_hints_work(
+    runner: Runner, looks_like: Callable[[str], bool]
+) -> subprocess.CompletedProcess[str]:
+    """The hints `runner` prints work; its `--help`."""
     helped = runner("--help")
     assert helped.returncode == 0, helped.stderr
     prog = usage(helped).split(" [-h]")[0]
@@ -87,6 +90,7 @@ def assert_hints_work(runner: Runner, looks_like: Callable[[str], bool]) -> None
     assert replay.startswith(prog + " compare "), replay
     replayed = runner.shell(replay)
     assert replayed.returncode == 1 and "field 'size' (SPEC 3)" in replayed.stdout, replayed
+    return helped
 
 
 def assert_reference_agrees(runner: Runner, *more: str) -> None:
@@ -97,10 +101,11 @@ def assert_reference_agrees(runner: Runner, *more: str) -> None:
     assert done.stdout.splitlines()[-1].startswith("ALL 2 SCENARIOS AGREE; compared ")
 
 
-def assert_expect_is_for_a_clone(runner: Runner) -> None:
-    """An installed runner lists `expect`, makes the transcripts of a
-    scenario of the user's own, and leaves its bundled data alone."""
-    assert "\n    expect " in runner("--help").stdout
+def assert_expect_is_for_a_clone(runner: Runner, helped: subprocess.CompletedProcess[str]) -> None:
+    """An installed runner lists `expect` in its `--help` (`helped`), makes
+    the transcripts of a scenario of the user's own, and leaves its bundled
+    data alone."""
+    assert "\n    expect " in helped.stdout
     refused = runner("expect")
     assert refused.returncode == 2, refused.stdout + refused.stderr
     assert refused.stderr.count("\n") == 1 and "only in a clone" in refused.stderr
@@ -164,7 +169,7 @@ def test_an_installed_runner_prints_hints_that_work(
 ) -> None:
     command = str(installed.venv / "bin" / "optchat-spec")
     runner = Runner([command], tmp_path, installed.env)
-    assert_hints_work(runner, lambda prog: prog == command)
+    helped = assert_hints_work(runner, lambda prog: prog == command)
     assert_reference_agrees(runner)
     # With its folder on PATH (an activated venv, pipx), the hint is the bare
     # name: every hint starts with the one program name (invocation.command,
@@ -177,7 +182,7 @@ def test_an_installed_runner_prints_hints_that_work(
     assert again.startswith("optchat-spec compare "), again
     replayed = on_path.shell(again + " --shrink-tries 1")
     assert replayed.returncode == 1 and "field 'size' (SPEC 3)" in replayed.stdout, replayed
-    assert_expect_is_for_a_clone(runner)
+    assert_expect_is_for_a_clone(runner, helped)
 
 
 @pytest.mark.xdist_group("zipapp")
@@ -187,6 +192,6 @@ def test_the_zipapp_prints_hints_that_work(warm_pyz: Path) -> None:
     pyz = warm_pyz
     env = {"PATH": "/usr/bin:/bin", "HOME": str(pyz.parent.parent / "home")}
     runner = Runner([str(PYTHON), "-I", pyz.name], pyz.parent, env)
-    assert_hints_work(runner, lambda prog: prog.endswith(f" {pyz.resolve()}"))
+    helped = assert_hints_work(runner, lambda prog: prog.endswith(f" {pyz.resolve()}"))
     assert_reference_agrees(runner, "--jobs", "1")
-    assert_expect_is_for_a_clone(runner)
+    assert_expect_is_for_a_clone(runner, helped)
