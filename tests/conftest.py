@@ -27,6 +27,7 @@ from tests.packaging.kits import (  # noqa: F401 (fixtures for every test)
     built,
     installed,
     pyz,
+    unpacked_pyz,
     warm_home,
     warm_pyz,
 )

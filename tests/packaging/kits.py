@@ -4,7 +4,8 @@ that module, built again there; the tests that take one share an
 xdist_group, so one worker builds it): the wheel installed into a bare
 virtual environment, and the zipapp (release/zipapp.py), which a test gets
 alone in an empty directory, its payload unpacked at its first run
-(`pyz`) or already unpacked in its HOME's cache (`warm_pyz`)."""
+(`pyz`), or already unpacked in its HOME's cache: shared (`warm_pyz`), or a
+copy of its own to change (`unpacked_pyz`)."""
 
 from __future__ import annotations
 
@@ -159,4 +160,13 @@ def warm_pyz(pyz: Path, warm_home: Path) -> Path:
     """The zipapp alone in an empty directory, its HOME (beside that
     directory) the one whose cache holds its payload already."""
     (pyz.parent.parent / "home").symlink_to(warm_home, target_is_directory=True)
+    return pyz
+
+
+@pytest.fixture
+def unpacked_pyz(pyz: Path, warm_home: Path) -> Path:
+    """The zipapp alone in an empty directory, its HOME (beside that
+    directory) a copy of the one whose cache holds its payload: the copied
+    files' change times are new, so its first run hashes them again."""
+    shutil.copytree(warm_home, pyz.parent.parent / "home", symlinks=True)
     return pyz

@@ -139,23 +139,25 @@ def test_it_says_its_version_and_that_it_is_not_a_release(warm_pyz: Path) -> Non
         assert f"+g{head.stdout.strip()[:12]}" in version
 
 
-def test_the_payload_is_unpacked_once_and_repaired_when_changed(pyz: Path) -> None:
-    assert run(pyz, "files").returncode == 0
-    (folder,) = cached(pyz)
+def test_the_payload_is_unpacked_once_and_repaired_when_changed(unpacked_pyz: Path) -> None:
+    """From a copy of the cache a first run filled: its files hashed again
+    (their change times are the copy's), kept, and each repair unpacks."""
+    assert run(unpacked_pyz, "files").returncode == 0
+    (folder,) = cached(unpacked_pyz)
     cli = folder / "bridge" / "cli" / "__init__.py"
     assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
     # Compiled at unpacking: also what `files` does not import.
     assert list((folder / "bridge" / "outputs" / "__pycache__").glob("page.*.pyc"))
     cli.write_text("raise SystemExit(99)\n")
-    listed = run(pyz, "files")
+    listed = run(unpacked_pyz, "files")
     assert listed.returncode == 0, listed.stderr
-    assert cached(pyz) == [folder], "a second folder for the same build"
+    assert cached(unpacked_pyz) == [folder], "a second folder for the same build"
     assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
     # The same size, its modification time set back: the stamp still sees it.
     before = cli.stat()
     cli.write_bytes(b"#" * before.st_size)
     os.utime(cli, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert run(pyz, "files").returncode == 0
+    assert run(unpacked_pyz, "files").returncode == 0
     assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
     spec = next(line for line in listed.stdout.splitlines() if line.startswith("spec:"))
     assert Path(spec.split(":", 1)[1].strip()).read_bytes() == (ROOT / "SPEC.md").read_bytes()
