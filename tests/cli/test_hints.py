@@ -170,7 +170,8 @@ def test_an_installed_runner_prints_hints_that_work(
     command = str(installed.venv / "bin" / "optchat-spec")
     runner = Runner([command], tmp_path, installed.env)
     helped = assert_hints_work(runner, lambda prog: prog == command)
-    assert_reference_agrees(runner)
+    # One job: its workers run from the installed command in test_install.py's known failures.
+    assert_reference_agrees(runner, "--jobs", "1")
     # With its folder on PATH (an activated venv, pipx), the hint is the bare
     # name: every hint starts with the one program name (invocation.command,
     # shown whole above), so its usage line and a hint run from PATH show it.
