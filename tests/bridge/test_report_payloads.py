@@ -109,6 +109,7 @@ def check_page(page: Path, own_scripts: int) -> str:
 
 
 @needs_chromium
+@pytest.mark.more  # three pages opened in headless Chromium: `make test-more`
 def test_show_pages_escape_every_field(
     hostile: Hostile, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -130,6 +131,7 @@ def test_show_pages_escape_every_field(
 
 
 @needs_chromium
+@pytest.mark.more  # three pages opened in headless Chromium: `make test-more`
 def test_compare_and_corpus_pages_and_reports_escape_every_field(
     hostile: Hostile, capsys: pytest.CaptureFixture[str]
 ) -> None:
