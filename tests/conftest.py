@@ -19,7 +19,14 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from bridge.runs.corpus import close_kept
-from tests.packaging.kits import built, installed, pyz  # noqa: F401 (fixtures for every test)
+from tests.packaging.kits import (  # noqa: F401 (fixtures for every test)
+    built,
+    installed,
+    pyz,
+    unpacked_pyz,
+    warm_home,
+    warm_pyz,
+)
 
 ROOT = str(Path(__file__).resolve().parent.parent)
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH", "")) if p)

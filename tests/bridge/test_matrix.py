@@ -94,6 +94,8 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     for name, engine in engines.items():
         out = folder / name
         argv = ["corpus", "--engine", engine, *only, "--jobs", "1", "--report", str(out)]
+        # A FAIL's page and report, nothing shrunk and no rule slip tried on it.
+        argv += ["--shrink-tries", "0", "--shrink-seconds", "0.001"]
         cli.main([*argv, "--json", str(out / "report.json")])
         made.append(out / "report.json")
     return [*made, hostile(made[1], folder / "hostile")]

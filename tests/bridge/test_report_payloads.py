@@ -109,6 +109,7 @@ def check_page(page: Path, own_scripts: int) -> str:
 
 
 @needs_chromium
+@pytest.mark.more  # three pages opened in headless Chromium: `make test-more`
 def test_show_pages_escape_every_field(
     hostile: Hostile, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -130,14 +131,18 @@ def test_show_pages_escape_every_field(
 
 
 @needs_chromium
+@pytest.mark.more  # three pages opened in headless Chromium: `make test-more`
 def test_compare_and_corpus_pages_and_reports_escape_every_field(
     hostile: Hostile, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Shrinking left out (one replay; none in `corpus`, nor a rule slip
+    tried): the hostile text stays whole in what the pages show."""
     scenario, profile, engine, out = hostile.scenario, hostile.profile, hostile.engine, hostile.out
     regressions = out / "regressions"
     compared = [
         "compare", str(scenario), "--engine", str(engine), "--profile", str(profile),
         "--live-model", "--regressions", str(regressions), "--shrink-seconds", "5",
+        "--shrink-tries", "1",
     ]  # fmt: skip
     assert cli.main(compared) == 1
     (page,) = (regressions / "scenarios").glob("*.html")
@@ -146,7 +151,7 @@ def test_compare_and_corpus_pages_and_reports_escape_every_field(
     corpus = [
         "corpus", str(scenario.parent), "--engine", str(engine), "--profile", str(profile),
         "--live-model", "--jobs", "1", "--report", str(report), "--junit-xml", str(junit),
-        "--json", str(json_report),
+        "--json", str(json_report), "--shrink-tries", "0", "--shrink-seconds", "0.001",
     ]  # fmt: skip
     assert cli.main(corpus) == 1
     assert "Traceback" not in "".join(capsys.readouterr())
@@ -258,7 +263,8 @@ def test_a_report_is_written_whole_or_not_at_all(
 
 def test_names_never_collide(hostile: Hostile, capsys: pytest.CaptureFixture[str]) -> None:
     """Two scenarios of one name in two folders, and two engines, give four
-    regressions and four pages."""
+    regressions and four pages (one replay shrinks each, none in `corpus`,
+    nor is a rule slip tried: what is named is the scenario, shrunk or not)."""
     engine, out = hostile.engine, hostile.out
     twins = [out / "a" / "x.jsonl", out / "b" / "x.jsonl"]
     for twin in twins:
@@ -266,9 +272,10 @@ def test_names_never_collide(hostile: Hostile, capsys: pytest.CaptureFixture[str
     profile = ["--profile", str(hostile.profile), "--live-model"]
     for command in (engine, engine.replace(sys.executable, f"{sys.executable} -B")):
         for twin in twins:
-            args = ["compare", str(twin), "--engine", command, *profile]
+            args = ["compare", str(twin), "--engine", command, *profile, "--shrink-tries", "1"]
             assert cli.main([*args, "--regressions", str(out / "r"), "--shrink-seconds", "2"]) == 1
         args = ["corpus", *map(str, twins), "--engine", command, *profile, "--jobs", "1"]
-        assert cli.main([*args, "--report", str(out / "pages")]) == 1
+        quick = ["--shrink-tries", "0", "--shrink-seconds", "0.001"]
+        assert cli.main([*args, "--report", str(out / "pages"), *quick]) == 1
     assert len(list((out / "r" / "scenarios").glob("*.jsonl"))) == 4
     assert len(list((out / "pages").glob("x-*.html"))) == 4

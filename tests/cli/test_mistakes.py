@@ -1,16 +1,17 @@
-"""Every command-line mistake of issue 15, in a fresh process: exit 2 (bad
-input or usage; 1 is kept for a divergence or a broken law), no traceback,
-and the problem named on stderr's last line; `--help` exits 0 with usage and
-runs nothing. Then what the bridge reads back: damaged LAWS.lock files,
+"""Every command-line mistake of issue 15, its `python -m` run in this
+process (the module's `main`, its SystemExit taken as the interpreter takes
+it): exit 2 (bad input or usage; 1 is kept for a divergence or a broken
+law), no traceback, and the problem named on stderr's last line; `--help`
+exits 0 with usage and runs nothing. Then what the bridge reads back: damaged LAWS.lock files,
 unknown law names, a transcript holding U+2028, a render diff at a lone
 `\\r`."""
 
 from __future__ import annotations
 
+import importlib
 import json
-import os
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -87,29 +88,43 @@ MISTAKES: list[tuple[str, list[str], bytes, str]] = [
 what stderr's last line holds)."""
 
 
-def run(args: list[str], tmp_path: Path, events: bytes = b"") -> subprocess.CompletedProcess[str]:
-    bad = tmp_path / SCENARIO
-    bad.write_bytes(json.dumps(HEADER).encode() + b"\n" + events + b"\n")
-    argv = [arg.format(tmp=tmp_path, bad=bad) for arg in args]
-    return subprocess.run(
-        [sys.executable, "-m", *argv],
-        capture_output=True,
-        text=True,
-        errors="replace",
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=120,
-        check=False,
-    )
+MAINS = {"bridge": "bridge.cli", "laws": "laws.__main__"}
+"""Where the `main` that `python -m NAME` runs is, when not in NAME itself."""
+
+
+@pytest.fixture
+def run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """`python -m ARGS` from the project's root, in this process: what it
+    printed, and its exit code as the interpreter gives it for a SystemExit
+    (None is 0; a message is printed to stderr, and is 1)."""
+    monkeypatch.chdir(ROOT)
+
+    def python_m(args: list[str], events: bytes = b"") -> subprocess.CompletedProcess[str]:
+        bad = tmp_path / SCENARIO
+        bad.write_bytes(json.dumps(HEADER).encode() + b"\n" + events + b"\n")
+        module, *argv = [arg.format(tmp=tmp_path, bad=bad) for arg in args]
+        main = importlib.import_module(MAINS.get(module, module)).main
+        try:
+            code = main(argv)
+        except SystemExit as ended:
+            code = ended.code
+        out, err = capsys.readouterr()
+        if code is not None and not isinstance(code, int):
+            err, code = f"{err}{code}\n", 1
+        return subprocess.CompletedProcess([module, *argv], code or 0, out, err)
+
+    return python_m
 
 
 @pytest.mark.parametrize(
     ("args", "events", "said"), [case[1:] for case in MISTAKES], ids=[c[0] for c in MISTAKES]
 )
 def test_a_mistake_exits_2_with_one_line_and_no_traceback(
-    args: list[str], events: bytes, said: str, tmp_path: Path
+    args: list[str], events: bytes, said: str, run: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:
-    done = run(args, tmp_path, events)
+    done = run(args, events)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "Traceback" not in done.stdout + done.stderr
     assert said in done.stderr.strip().splitlines()[-1]
@@ -119,8 +134,10 @@ HELP = ["impl.protocol", "impl.example", "bench.scale", "bench.storage", "bench.
 
 
 @pytest.mark.parametrize("module", HELP)
-def test_help_prints_usage_exits_0_and_runs_nothing(module: str, tmp_path: Path) -> None:
-    done = run([module, "--help"], tmp_path)
+def test_help_prints_usage_exits_0_and_runs_nothing(
+    module: str, run: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    done = run([module, "--help"])
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith(f"usage: python -m {module}")
     assert "<chat>" not in done.stdout, "the example ran"

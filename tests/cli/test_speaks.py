@@ -25,6 +25,8 @@ from tests.scenarios.test_format import CONSTANTS
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = {"format": "optchat-scenario/2", "generator": "test", "seed": 1, "constants": CONSTANTS}
+QUICK = ["--shrink-tries", "0", "--shrink-seconds", "0.001"]
+"""A FAIL's line and verdict, nothing shrunk and no rule slip tried on it."""
 
 
 def scenario(folder: Path, name: str, *events: dict[str, object]) -> Path:
@@ -45,17 +47,13 @@ def scenario(folder: Path, name: str, *events: dict[str, object]) -> Path:
     ],
     ids=lambda args: args[0],
 )
-def test_a_run_without_an_engine_is_a_usage_error_in_one_line(args: list[str]) -> None:
+def test_a_run_without_an_engine_is_a_usage_error_in_one_line(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     """No command checks an engine nobody named, not even the reference one."""
-    done = subprocess.run(
-        [sys.executable, "-m", "bridge", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == f"optchat-spec {args[0]}: --engine is required: {ENGINES}\n"
+    code, out, err = run(args, capsys)
+    assert code == 2 and out == ""
+    assert err == f"optchat-spec {args[0]}: --engine is required: {ENGINES}\n"
 
 
 def test_the_reference_engine_is_known_by_name(capsys: pytest.CaptureFixture[str]) -> None:
@@ -68,18 +66,23 @@ def test_the_reference_engine_is_known_by_name(capsys: pytest.CaptureFixture[str
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_an_engine_that_cannot_start_stops_the_run_after_three(jobs: str) -> None:
-    # A command of its own, as a user runs it: the pool of `--jobs 2` forks
-    # this process, which under pytest-xdist holds threads of its own.
-    done = subprocess.run(
-        [sys.executable, "-m", "bridge", "corpus", "--engine", "no-such-engine-here"]
-        + ["--jobs", jobs],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    code, out, err = done.returncode, done.stdout, done.stderr
+def test_an_engine_that_cannot_start_stops_the_run_after_three(
+    jobs: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["corpus", "--engine", "no-such-engine-here", "--jobs", jobs]
+    if jobs == "1":
+        code, out, err = run(args, capsys)
+    else:
+        # A command of its own, as a user runs it: the pool of `--jobs 2` forks
+        # this process, which under pytest-xdist holds threads of its own.
+        done = subprocess.run(
+            [sys.executable, "-m", "bridge", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        code, out, err = done.returncode, done.stdout, done.stderr
     assert code == 2
     assert [line for line in out.splitlines() if line.startswith("[")] == [
         line for line in out.splitlines() if " FAULT " in line
@@ -137,7 +140,7 @@ def test_a_fail_line_gives_both_values_and_the_spec_section(
 ) -> None:
     events = [{"event": "message", "kind": "user", "size": 1000}, *more]
     path = scenario(tmp_path / "s", "one", *events)
-    args = ["corpus", str(path), "--engine", wrong(field), "--shrink-tries", "0"]
+    args = ["corpus", str(path), "--engine", wrong(field), "--jobs", "1", *QUICK]
     code, out, _ = run(args, capsys)
     assert code == 1
     lines = out.splitlines()
@@ -251,7 +254,7 @@ def test_known_failures_say_which_outcome_is_expected(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = copy_corpus(tmp_path, ["random_00", "empty_chat"])
-    base = ["corpus", str(folder), "--jobs", "1", "--shrink-tries", "0", "--known-failures"]
+    base = ["corpus", str(folder), "--jobs", "1", *QUICK, "--known-failures"]
     # Today's format: a bare name is a FAIL.
     for text in ("random_00  # wrong on purpose\n", "random_00 fail\n"):
         code, out, _ = run([*base, str(known(tmp_path, text)), "--engine", wrong("size")], capsys)
@@ -288,7 +291,7 @@ def test_a_written_known_failures_list_only_shrinks(
 ) -> None:
     folder = copy_corpus(tmp_path, ["random_00", "zoom_1", "empty_chat"])
     listed = tmp_path / "known.txt"
-    base = ["corpus", str(folder), "--jobs", "1", "--shrink-tries", "0"]
+    base = ["corpus", str(folder), "--jobs", "1", *QUICK]
     code, out, _ = run(
         [*base, "--engine", wrong("size"), "--write-known-failures", str(listed)], capsys
     )

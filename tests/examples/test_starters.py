@@ -14,12 +14,13 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from scenarios.format import read
+from tests.cli.helpers import run as cli_run
 from tests.examples.toolchain import toolchain
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,33 +39,39 @@ def leading_refusals(name: str) -> int:
     return next(k for k, line in enumerate(lines) if "refused" not in json.loads(line))
 
 
-def corpus(engine: list[str], tmp_path: Path) -> tuple[int, dict[str, dict], str]:
-    """The runner on the chosen scenarios, two jobs: its exit code, each
-    scenario's entry of the JSON report by name, and its last line (its
-    FAILs' causes from their first divergences alone: nothing shrunk,
-    nothing written where it runs). The adapter declares sessions, so each
-    job starts it once, however its scenarios end (ok, SKIPPED at an event
-    answered `unsupported`, FAIL): at most 2 starts for the 4 scenarios."""
-    report, starts = tmp_path / "report.json", tmp_path / "starts"
-    counted = ["sh", "-c", f'echo >> {shlex.quote(str(starts))}; exec "$@"', "sh", *engine]
-    done = subprocess.run(
-        [sys.executable, "-m", "bridge", "corpus", "--engine", shlex.join(counted), *CHOSEN]
-        + ["--jobs", "2", "--json", str(report), "--shrink-tries", "0"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert "Traceback" not in done.stdout + done.stderr, done.stderr
-    assert report.exists(), done.stdout + done.stderr
-    scenarios = json.loads(report.read_text())["scenarios"]
-    assert 1 <= len(starts.read_text().splitlines()) <= 2, done.stdout
-    found = {s["scenario"].removesuffix(".jsonl"): s for s in scenarios}
-    return done.returncode, found, done.stdout.splitlines()[-1]
+@pytest.fixture
+def corpus(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[[list[str]], tuple[int, dict[str, dict], str]]:
+    """The runner, in this process from the project's root, on the chosen
+    scenarios, one job: its exit code, each scenario's entry of the JSON
+    report by name, and its last line (its FAILs' causes from their first
+    divergences alone: nothing shrunk, nothing written where it runs). The
+    adapter declares sessions, so the job starts it once, however its
+    scenarios end (ok, SKIPPED at an event answered `unsupported`, FAIL):
+    one start for the 4 scenarios."""
+    monkeypatch.chdir(ROOT)
+
+    def run(engine: list[str]) -> tuple[int, dict[str, dict], str]:
+        report, starts = tmp_path / "report.json", tmp_path / "starts"
+        starts.unlink(missing_ok=True)
+        counted = ["sh", "-c", f'echo >> {shlex.quote(str(starts))}; exec "$@"', "sh", *engine]
+        argv = ["corpus", "--engine", shlex.join(counted), *CHOSEN, "--jobs", "1"]
+        code, out, _ = cli_run([*argv, "--json", str(report), "--shrink-tries", "0"], capsys)
+        assert report.exists(), out
+        scenarios = json.loads(report.read_text())["scenarios"]
+        assert len(starts.read_text().splitlines()) == 1, out
+        found = {s["scenario"].removesuffix(".jsonl"): s for s in scenarios}
+        return code, found, out.splitlines()[-1]
+
+    return run
 
 
-def assert_agrees_out_of_the_box(engine: list[str], tmp_path: Path) -> None:
-    code, found, last = corpus(engine, tmp_path)
+Corpus = Callable[[list[str]], tuple[int, dict[str, dict], str]]
+
+
+def assert_agrees_out_of_the_box(engine: list[str], corpus: Corpus) -> None:
+    code, found, last = corpus(engine)
     # Every event it was sent it answered `unsupported` (or it refused the
     # messages before): the scenarios are SKIPPED, and the run compared no
     # event, so it is not green.
@@ -79,8 +86,8 @@ def assert_agrees_out_of_the_box(engine: list[str], tmp_path: Path) -> None:
         assert "not handled by the starter adapter yet" in found[name]["reason"]
 
 
-def assert_a_wrong_rule_is_caught(engine: list[str], tmp_path: Path) -> None:
-    code, found, _ = corpus(engine, tmp_path)
+def assert_a_wrong_rule_is_caught(engine: list[str], corpus: Corpus) -> None:
+    code, found, _ = corpus(engine)
     assert code == 1
     assert found["empty_chat"]["status"] == "ok"
     assert [found[name]["status"] for name in REFUSED] == ["SKIPPED", "FAIL", "FAIL"]
@@ -97,15 +104,15 @@ def broken(source: Path, into: Path) -> Path:
     return into
 
 
-def test_the_node_starter_agrees_out_of_the_box(tmp_path: Path) -> None:
+def test_the_node_starter_agrees_out_of_the_box(corpus: Corpus) -> None:
     node = toolchain("node")
-    assert_agrees_out_of_the_box([node, str(EXAMPLES / "node" / "bridge.mjs")], tmp_path)
+    assert_agrees_out_of_the_box([node, str(EXAMPLES / "node" / "bridge.mjs")], corpus)
 
 
-def test_a_node_starter_naming_the_wrong_rule_is_caught(tmp_path: Path) -> None:
+def test_a_node_starter_naming_the_wrong_rule_is_caught(tmp_path: Path, corpus: Corpus) -> None:
     node = toolchain("node")
     copy = broken(EXAMPLES / "node", tmp_path / "node")
-    assert_a_wrong_rule_is_caught([node, str(copy / "bridge.mjs")], tmp_path)
+    assert_a_wrong_rule_is_caught([node, str(copy / "bridge.mjs")], corpus)
 
 
 def cargo_build(crate: Path, target: Path) -> Path:
@@ -122,15 +129,15 @@ def cargo_build(crate: Path, target: Path) -> Path:
     return target / "debug" / "bridge"
 
 
-def test_the_rust_starter_agrees_out_of_the_box(tmp_path: Path) -> None:
+def test_the_rust_starter_agrees_out_of_the_box(tmp_path: Path, corpus: Corpus) -> None:
     binary = cargo_build(EXAMPLES / "rust", tmp_path / "target")
-    assert_agrees_out_of_the_box([str(binary)], tmp_path)
+    assert_agrees_out_of_the_box([str(binary)], corpus)
 
 
-def test_a_rust_starter_naming_the_wrong_rule_is_caught(tmp_path: Path) -> None:
+def test_a_rust_starter_naming_the_wrong_rule_is_caught(tmp_path: Path, corpus: Corpus) -> None:
     copy = broken(EXAMPLES / "rust", tmp_path / "rust")
     binary = cargo_build(copy, tmp_path / "target")
-    assert_a_wrong_rule_is_caught([str(binary)], tmp_path)
+    assert_a_wrong_rule_is_caught([str(binary)], corpus)
 
 
 def test_a_missing_toolchain_skips_unless_it_is_required(monkeypatch: pytest.MonkeyPatch) -> None:

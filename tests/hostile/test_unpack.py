@@ -136,18 +136,18 @@ def test_a_version_that_leaves_the_cache_is_refused(pyz: Path, rebuilt: Rebuilt)
     assert not list(pyz.parent.parent.glob("outside*")), "unpacked outside the cache"
 
 
-def test_a_module_dropped_into_the_cache_shadows_nothing(pyz: Path) -> None:
+def test_a_module_dropped_into_the_cache_shadows_nothing(unpacked_pyz: Path) -> None:
     """`argparse.py` for the runner (it imports argparse once unpacked) and
     `json.py` for the reference engine it starts (PYTHONPATH is the folder)."""
-    assert run(pyz, "--version").returncode == 0
-    (folder,) = cached(pyz)
-    marker = pyz.parent.parent / "shadowed"
+    assert run(unpacked_pyz, "--version").returncode == 0
+    (folder,) = cached(unpacked_pyz)
+    marker = unpacked_pyz.parent.parent / "shadowed"
     (folder / "argparse.py").write_text("raise SystemExit(99)\n")
     (folder / "json.py").write_text(f"open({str(marker)!r}, 'w').close()\nraise SystemExit(98)\n")
-    done = run(pyz, "replay", "empty_chat", "--engine", "reference")
+    done = run(unpacked_pyz, "replay", "empty_chat", "--engine", "reference")
     assert done.returncode == 0, done.stdout + done.stderr
     assert not marker.exists(), "the engine imported the dropped json.py"
-    assert cached(pyz) == [folder]
+    assert cached(unpacked_pyz) == [folder]
     held = sorted(p.name for p in folder.iterdir())
     assert held == [unpack.STAMP, "bridge", "impl", "model", "scenarios"], held
 

@@ -1,7 +1,11 @@
 """The two kits users get, each built once per test worker and shared by
 every test that needs it (a fixture a test module imports is a fixture of
-that module, built again there): the wheel installed into a bare virtual
-environment, and the zipapp (release/zipapp.py)."""
+that module, built again there; the tests that take one share an
+xdist_group, so one worker builds it): the wheel installed into a bare
+virtual environment, and the zipapp (release/zipapp.py), which a test gets
+alone in an empty directory, its payload unpacked at its first run
+(`pyz`), or already unpacked in its HOME's cache: shared (`warm_pyz`), or a
+copy of its own to change (`unpacked_pyz`)."""
 
 from __future__ import annotations
 
@@ -17,6 +21,9 @@ import pytest
 from release import zipapp
 
 ROOT = Path(__file__).resolve().parents[2]
+
+PYTHON = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+"""The interpreter this venv was made from: no package of the venv in sight."""
 
 NOT_SHIPPED = shutil.ignore_patterns(
     ".git",
@@ -129,3 +136,37 @@ def pyz(built: Path, tmp_path: Path) -> Path:
     """The zipapp alone in an empty directory."""
     (tmp_path / "empty").mkdir()
     return Path(shutil.copy(built, tmp_path / "empty" / zipapp.NAME))
+
+
+@pytest.fixture(scope="session")
+def warm_home(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A HOME whose cache holds the zipapp's payload, unpacked by one run:
+    for the tests of what the zipapp does once unpacked (its first runs, the
+    unpacking, are tests/packaging/test_zipapp.py's and tests/hostile/test_unpack.py's)."""
+    home = tmp_path_factory.mktemp("warm") / "home"
+    done = subprocess.run(
+        [str(PYTHON), "-I", str(built), "--version"],
+        env={"PATH": "/usr/bin:/bin", "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return home
+
+
+@pytest.fixture
+def warm_pyz(pyz: Path, warm_home: Path) -> Path:
+    """The zipapp alone in an empty directory, its HOME (beside that
+    directory) the one whose cache holds its payload already."""
+    (pyz.parent.parent / "home").symlink_to(warm_home, target_is_directory=True)
+    return pyz
+
+
+@pytest.fixture
+def unpacked_pyz(pyz: Path, warm_home: Path) -> Path:
+    """The zipapp alone in an empty directory, its HOME (beside that
+    directory) a copy of the one whose cache holds its payload: the copied
+    files' change times are new, so its first run hashes them again."""
+    shutil.copytree(warm_home, pyz.parent.parent / "home", symlinks=True)
+    return pyz

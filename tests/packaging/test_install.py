@@ -148,6 +148,7 @@ def test_every_shipped_runner_module_imports_without_any_extra(installed: Instal
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.more  # pip building and installing from a source tree, end to end: `make test-more`
 def test_pip_installs_the_project_offline_without_build_isolation(tmp_path: Path) -> None:
     """`pip install --no-index --no-build-isolation .` into an environment
     holding nothing: the backend is in the tree (pyproject.toml)."""

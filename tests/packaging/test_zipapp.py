@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -28,7 +27,7 @@ import jsonschema
 import pytest
 
 from release import unpack, zipapp
-from tests.packaging.kits import ROOT
+from tests.packaging.kits import PYTHON, ROOT
 from tests.packaging.test_install import (
     SCENARIOS,
     corpus_version,
@@ -37,9 +36,6 @@ from tests.packaging.test_install import (
 
 pytestmark = pytest.mark.xdist_group("zipapp")
 """The whole corpus runs here: beside the installed wheel's group, not after it."""
-
-PYTHON = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
-"""The interpreter this venv was made from: no package of the venv in sight."""
 
 
 def run(pyz: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -84,23 +80,23 @@ def test_the_single_file_holds_the_corpus_and_the_runner_as_in_the_project(built
         assert held.get(name) == path.read_bytes(), f"{name} is not bundled as in the project"
 
 
-def test_the_single_file_replays_bundled_scenarios_from_an_empty_directory(pyz: Path) -> None:
+def test_the_single_file_replays_bundled_scenarios_from_an_empty_directory(warm_pyz: Path) -> None:
     only = [arg for name in FAMILIES for arg in ("--only", name)]
     reports = ("--junit-xml", "r.xml", "--json", "r.json", "--report", "pages")
-    done = run(pyz, "corpus", "--engine", "reference", "--jobs", "2", *only, *reports)
+    done = run(warm_pyz, "corpus", "--engine", "reference", "--jobs", "2", *only, *reports)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     assert f"ALL {len(FAMILIES)} SCENARIOS AGREE" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
-    report = json.loads((pyz.parent / "r.json").read_text())
-    with zipfile.ZipFile(pyz) as inside:
+    report = json.loads((warm_pyz.parent / "r.json").read_text())
+    with zipfile.ZipFile(warm_pyz) as inside:
         schema = json.loads(inside.read(unpack.PAYLOAD + "bridge/report.schema.json"))
     jsonschema.validate(report, schema)
     assert report["engine_name"] == "optchat-spec impl"
     assert report["counts"] == {"ok": len(FAMILIES)}
     assert report["corpus_version"] == corpus_version()
-    cases = list(ET.parse(pyz.parent / "r.xml").getroot().iter("testcase"))
+    cases = list(ET.parse(warm_pyz.parent / "r.xml").getroot().iter("testcase"))
     assert len(cases) == len(FAMILIES) and not [case for case in cases if list(case)]
-    assert sorted(p.name for p in pyz.parent.iterdir()) == [
+    assert sorted(p.name for p in warm_pyz.parent.iterdir()) == [
         "optchat-spec.pyz",
         "pages",
         "r.json",
@@ -112,26 +108,26 @@ def test_the_single_file_replays_bundled_scenarios_from_an_empty_directory(pyz: 
     assert sorted(case.get("file") for case in cases) == [
         f"corpus/{name}.jsonl" for name in sorted(FAMILIES)
     ]
-    (folder,) = cached(pyz)
+    (folder,) = cached(warm_pyz)
     for written in ("r.json", "r.xml", "pages/index.html"):
-        text = (pyz.parent / written).read_text()
+        text = (warm_pyz.parent / written).read_text()
         assert folder.name not in text and ".cache" not in text, written
         assert "corpus/late_1500.jsonl" in text, written
 
 
-def test_an_example_engine_runs_by_its_name_from_the_single_file(pyz: Path) -> None:
+def test_an_example_engine_runs_by_its_name_from_the_single_file(warm_pyz: Path) -> None:
     """The example engines ship as data; one starts by its name, its imports
     of `impl` and its path to scenarios/profiles/ reached from the unpacked folder."""
     argv = ["corpus", "--engine", "example:partial --declare", "--only", "zoom_0"]
-    done = run(pyz, *argv, "--only", "refused_utf8_0", "--shrink-tries", "0")
+    done = run(warm_pyz, *argv, "--only", "refused_utf8_0", "--shrink-tries", "0")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     assert "SKIPPED zoom_0.jsonl" in done.stdout and "ok   refused_utf8_0" in done.stdout
     assert "declared deviations: retry tick; empty_reply fails" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
 
 
-def test_it_says_its_version_and_that_it_is_not_a_release(pyz: Path) -> None:
-    done = run(pyz, "--version")
+def test_it_says_its_version_and_that_it_is_not_a_release(warm_pyz: Path) -> None:
+    done = run(warm_pyz, "--version")
     assert done.returncode == 0, done.stderr
     name, version, rest = done.stdout.strip().split(" ", 2)
     assert (name, rest) == ("optchat-spec", f"(corpus version {corpus_version()})")
@@ -143,28 +139,31 @@ def test_it_says_its_version_and_that_it_is_not_a_release(pyz: Path) -> None:
         assert f"+g{head.stdout.strip()[:12]}" in version
 
 
-def test_the_payload_is_unpacked_once_and_repaired_when_changed(pyz: Path) -> None:
-    assert run(pyz, "files").returncode == 0
-    (folder,) = cached(pyz)
+def test_the_payload_is_unpacked_once_and_repaired_when_changed(unpacked_pyz: Path) -> None:
+    """From a copy of the cache a first run filled: its files hashed again
+    (their change times are the copy's), kept, and each repair unpacks."""
+    assert run(unpacked_pyz, "files").returncode == 0
+    (folder,) = cached(unpacked_pyz)
     cli = folder / "bridge" / "cli" / "__init__.py"
     assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
     # Compiled at unpacking: also what `files` does not import.
     assert list((folder / "bridge" / "outputs" / "__pycache__").glob("page.*.pyc"))
     cli.write_text("raise SystemExit(99)\n")
-    listed = run(pyz, "files")
+    listed = run(unpacked_pyz, "files")
     assert listed.returncode == 0, listed.stderr
-    assert cached(pyz) == [folder], "a second folder for the same build"
+    assert cached(unpacked_pyz) == [folder], "a second folder for the same build"
     assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
     # The same size, its modification time set back: the stamp still sees it.
     before = cli.stat()
     cli.write_bytes(b"#" * before.st_size)
     os.utime(cli, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert run(pyz, "files").returncode == 0
+    assert run(unpacked_pyz, "files").returncode == 0
     assert cli.read_bytes() == (ROOT / "bridge" / "cli" / "__init__.py").read_bytes()
     spec = next(line for line in listed.stdout.splitlines() if line.startswith("spec:"))
     assert Path(spec.split(":", 1)[1].strip()).read_bytes() == (ROOT / "SPEC.md").read_bytes()
 
 
+@pytest.mark.more  # four first runs, each unpacking the whole payload: `make test-more`
 def test_first_runs_at_once_unpack_without_a_clash(pyz: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(pyz.parent.parent / "home")}
     started = [
@@ -220,7 +219,7 @@ def test_a_damaged_archive_is_one_line_and_exit_2(pyz: Path) -> None:
     assert "cannot unpack the runner" in done.stderr
 
 
-def test_the_laws_are_not_in_the_single_file(pyz: Path) -> None:
-    done = run(pyz, "laws")
+def test_the_laws_are_not_in_the_single_file(warm_pyz: Path) -> None:
+    done = run(warm_pyz, "laws")
     assert done.returncode == 2 and "`laws` extra" in done.stderr
     assert "Traceback" not in done.stdout + done.stderr
