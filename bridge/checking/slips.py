@@ -74,7 +74,19 @@ from bridge.wire.stream import Exchange, from_model
 from model.profile import Profile
 from scenarios.format import Scenario, ScenarioError
 
-MODULES = ("queue", "view", "cview", "sawtooth", "line", "text", "render", "zoom", "tree", "due")
+MODULES = (
+    "queue",
+    "view",
+    "cview",
+    "sawtooth",
+    "line",
+    "text",
+    "render",
+    "zoom",
+    "tree",
+    "due",
+    "machine",
+)
 """The model's modules whose rules slips change: the queue, the views and
 their batches, the lines, the text, the renders and zooms."""
 
@@ -166,6 +178,11 @@ class Slip:
     def rank(self) -> tuple[int, int, str]:
         return RANKS[self.kind], len(self.after), self.id
 
+    def __reduce__(self) -> tuple[Callable[[str], Slip], tuple[str]]:
+        """A slip crosses to a worker process by its id (its code does not
+        pickle; a FAIL sent to be shrunk carries the slips it was judged on)."""
+        return named, (self.id,)
+
     def to_json(self) -> dict[str, Any]:
         """The slip as the JSON report holds it (bridge/report.schema.json)."""
         return {
@@ -204,10 +221,16 @@ class Slip:
 
 
 def first_sentence(doc: str | None) -> str:
-    """A docstring's first sentence, on one line."""
-    text = " ".join((doc or "").split())
-    end = re.search(r"(?<=[.:])\s", text)
-    text = text[: end.start()] if end else text
+    """A docstring's first sentence, on one line, without a list of the SPEC
+    sections it cites before it (`SPEC 4, 10: ...`); a colon in code (in
+    backticks) ends nothing."""
+    text = re.sub(r"^SPEC [\d.]+(, [\d.]+)*: ", "", " ".join((doc or "").split()))
+    ends = (
+        m.start()
+        for m in re.finditer(r"(?<=[.:])\s", text)
+        if not text.count("`", 0, m.start()) % 2
+    )
+    text = text[: next(ends, len(text))]
     return re.sub(r"\s*\(SPEC [^)]*\)\.?$", "", text).rstrip(":.")
 
 
@@ -579,8 +602,14 @@ def catalogue() -> tuple[Slip, ...]:
     return (*option_slips(), *rules, *constant_slips())
 
 
+@cache
 def by_id() -> dict[str, Slip]:
     return {slip.id: slip for slip in catalogue()}
+
+
+def named(slip_id: str) -> Slip:
+    """The catalogue's slip of an id."""
+    return by_id()[slip_id]
 
 
 def live(slip: Slip) -> FunctionType:
