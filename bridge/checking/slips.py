@@ -904,6 +904,30 @@ def together(failure: Failure, groups: list[Explained]) -> Explained | None:
     return None
 
 
+def fitting(
+    group: Explained, failure: Failure | None, late: bool, refuted: set[Slip]
+) -> list[Slip]:
+    """The slips of a group, not `refuted`, that explain a FAIL beside its
+    own (`failure`; None: its own alone). Unless `late`, every one that
+    does. When `late` (the scanning time spent), at the least cost: the
+    first that explains it and every FAIL of the group, then the group's
+    slips after it, untried on it, kept as names the group may fall back
+    on when that one is refuted on a later FAIL (a time budget spent never
+    leaves a group with one name only, which a later FAIL may refute)."""
+    fresh = [s for s in group.slips if s not in refuted]
+    if not late:
+        assert failure is not None
+        return [s for s in fresh if failure.explained_by(s)]
+    for k, slip in enumerate(fresh):
+        if failure is not None and not failure.explained_by(slip):
+            continue
+        if (failure is not None and slip == group.slips[0]) or all(
+            f.explained_by(slip) for f in group.failures
+        ):
+            return [slip, *fresh[k + 1 :]]
+    return []
+
+
 def scan(failure: Failure, deadline: float, wide: bool = True) -> list[Slip]:
     """The slips that explain a FAIL: first those at lines the model ran
     while it answered the diverging line (where a bug most often is), then,
@@ -950,6 +974,9 @@ class Explaining:
         self.scanned: dict[str, int] = {}
         self.scans = scans
         self.ruled_out = set(ruled_out)
+        self.refuted: set[Slip] = set()
+        """The slips refuted on a FAIL added so far: not the engine's rule,
+        never kept for a group again."""
         catalogue()  # made once, before the clock starts
         self.deadline = time.monotonic() + seconds
 
@@ -974,10 +1001,11 @@ class Explaining:
             return
         late = time.monotonic() >= self.deadline
         for group in sorted(self.groups, key=lambda g: -len(g.failures)):
-            kept = [s for s in group.slips[: 1 if late else None] if failure.explained_by(s)]
+            kept = fitting(group, failure, late, self.refuted)
             if kept:
                 group.slips = kept
                 group.failures.append(failure)
+                self.refuted |= failure.refuted
                 return
         both = together(failure, self.groups)
         if both is not None:
@@ -991,6 +1019,8 @@ class Explaining:
                 self.deferred.append(failure)
                 return
             self.scanned[failure.signature] = self.scanned.get(failure.signature, 0) + 1
+        self.refuted |= failure.refuted
+        found = [s for s in found if s not in self.refuted]
         if found:
             self.groups.append(Explained(sorted(found, key=lambda s: s.rank), [failure]))
         else:
@@ -1020,7 +1050,7 @@ class Explaining:
             refuted = {slip for failure in self.added for slip in failure.refuted}
         kept = []
         for group in groups:
-            group.slips = [slip for slip in group.slips if slip not in refuted]
+            group.slips = fitting(group, None, True, refuted)
             if group.slips:
                 kept.append(group)
             else:
