@@ -844,6 +844,34 @@ class Failure:
                 return False
         return got == self.index + 1
 
+    def left_by(self, slip: Slip) -> tuple[str, Any] | None:
+        """What is left of the FAIL once a slip takes its bug out: the
+        first field, and the slipped model's value of it, where the engine's
+        diverging answer still differs from the model with `slip`, when that
+        model gives every answer the engine gave before the divergence and,
+        at it, the engine's value of the field where SPEC's model first
+        differs (two bugs shown in one answer, the slip's and another); None
+        otherwise."""
+        if not self.replayed():
+            return None
+        assert self.expected is not None
+        owner = ignored_fields(self.lacks)
+        first = first_difference(self.expected[-1], self.answer, None, self.rules, owner)
+        with applied(slip, events=len(self.scenario.events)):
+            try:
+                answers = list(self.answers(False, slip))
+            except Exception:  # a slip can break the model anywhere
+                return None
+        if len(answers) != self.index + 1 or first is None:
+            return None
+        if any(map(self.differs, answers[:-1], self.expected[:-1])):
+            return None
+        at = answers[-1]
+        if at.get(first) != self.answer.get(first):
+            return None
+        left = first_difference(at, self.answer, None, self.rules, owner)
+        return None if left is None else (left, at.get(left))
+
     def disowns(self, slip: Slip, k: int, answer: dict[str, Any]) -> bool:
         """Whether the engine's `k`-th answer, not the slipped model's
         `answer`, shows the slip is not the engine's rule: before the

@@ -384,7 +384,8 @@ def explained(
     groups: list[slips.Explained] = []
     try:
         with Ticker(progress, False):
-            groups, _ = judge.rest(scanning)
+            groups, alone = judge.rest(scanning)
+        left_over(alike, groups, alone)
     except KeyboardInterrupt:
         interrupted[0] = True
         print("interrupted: every FAIL is its area of SPEC's cause")
@@ -403,6 +404,31 @@ def explained(
     for number, cause in enumerate(found, start=1):
         print(said_cause(number, cause, options), flush=True)
     return found
+
+
+def left_over(
+    alike: dict[causes.Signature, list[Verdict]],
+    groups: list[slips.Explained],
+    alone: list[slips.Failure],
+) -> None:
+    """FAILs no slip explains, whose diverging answer shows a slip's bug
+    and another (slips.py `Failure.left_by`), moved in `alike` to the
+    signature of what is left once the slip takes its bug out: they are
+    grouped with the other bug's FAILs, not as a cause of their own."""
+    for failure in alone:
+        left = next(filter(None, (failure.left_by(g.slip) for g in groups)), None)
+        key = next((k for k, vs in alike.items() for v in vs if v.failure is failure), None)
+        if left is None or key is None:
+            continue
+        (verdict,) = [v for v in alike[key] if v.failure is failure]
+        field, value = left
+        divergence = {**(verdict.divergence or {}), "field": field, "expected": value}
+        residual = causes.signature_of_json(divergence)
+        if residual != key:
+            alike[key].remove(verdict)
+            alike.setdefault(residual, []).append(verdict)
+    for key in [k for k, vs in alike.items() if not vs]:
+        del alike[key]
 
 
 def shrunk(
