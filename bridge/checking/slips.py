@@ -943,6 +943,8 @@ def fitting(
     on when that one is refuted on a later FAIL (a time budget spent never
     leaves a group with one name only, which a later FAIL may refute)."""
     fresh = [s for s in group.slips if s not in refuted]
+    if failure is None and fresh[:1] == group.slips[:1]:
+        return fresh  # its name stands: it explains the group's FAILs
     if not late:
         assert failure is not None
         return [s for s in fresh if failure.explained_by(s)]
