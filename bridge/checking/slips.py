@@ -1156,6 +1156,28 @@ def shows(
     return lambda scenario: first_difference_at(scenario, slip, profile, lacks) is not None
 
 
+def shows_first(
+    slip: Slip, others: Iterable[Slip], profile: Profile, lacks: tuple[Capability, ...]
+) -> Callable[[Scenario], bool]:
+    """Whether the model with `slip` answers a scenario otherwise than the
+    model does (`shows`), before the model with any of `others` (the slips
+    naming the engine's other bugs) does: what shrinking a slip's cause
+    keeps, so that the engine's other bugs show after this one, if at all."""
+    others = list(others)
+
+    def first(scenario: Scenario) -> bool:
+        at = first_difference_at(scenario, slip, profile, lacks)
+        if at is None:
+            return False
+        for other in others:
+            there = first_difference_at(scenario, other, profile, lacks)
+            if there is not None and there <= at:
+                return False
+        return True
+
+    return first
+
+
 def confirmed(
     engine: Engine,
     scenario: Scenario,

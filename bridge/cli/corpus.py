@@ -7,7 +7,7 @@ import argparse
 import math
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -451,8 +451,10 @@ def shrunk(
     left = unexplained(alike, {name for c in by_slip for name in c.scenarios})
     failure_of = {v.failure.name: v.failure for vs in alike.values() for v in vs if v.failure}
     try:
+        named = [c.slip for c in by_slip if c.slip is not None]
         for cause in list(by_slip):
-            slip_shrunk(cause, failure_of, options, args, ends)
+            others = [slip for slip in named if slip != cause.slip]
+            slip_shrunk(cause, failure_of, options, args, ends, others)
             if not cause.confirmed:
                 # Its FAILs are told apart as those no slip explains.
                 by_slip.remove(cause)
@@ -485,10 +487,13 @@ def slip_shrunk(
     options: Options,
     args: argparse.Namespace,
     ends: float = math.inf,
+    others: Iterable[slips.Slip] = (),
 ) -> None:
     """Shrink a slip's cause against the model alone (until `ends` at most): its smallest FAIL,
-    while the model and the model with the slip answer it otherwise (no
-    engine: a try costs two model replays); then the engine replayed once
+    while the model and the model with the slip answer it otherwise, and
+    before the model with any of `others` (the slips of the run's other
+    causes) does, so that the engine's other bugs named show after it if
+    at all (no engine: a try costs a few model replays); then the engine replayed once
     on what is left, which must agree with the slipped model there. The
     shrunk scenario is written only when it does; when another bug of the
     engine shows after this one there, it is shrunk on, on the engine, until
@@ -503,7 +508,9 @@ def slip_shrunk(
     seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
     seconds = min(seconds, ends - time.monotonic())
     profile, lacks = smallest.profile, smallest.lacks
-    shows = slips.shows(slip, profile, lacks)
+    shows = slips.shows_first(slip, others, profile, lacks)
+    if not shows(smallest.scenario):
+        shows = slips.shows(slip, profile, lacks)
     small = simplify(smallest.scenario, shows, seconds, max(args.shrink_tries, slips.TRIES))
     engine = make_engine(options)
     try:
