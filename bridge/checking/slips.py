@@ -2,7 +2,8 @@
 own code, that name a bug in SPEC's words (README, "Causes").
 
 The catalogue (`catalogue`) is made by reading the model's modules of the
-queue, the views, the lines, the text and zoom (`MODULES`) with `ast`, and
+queue, the views, the lines, the text and zoom, and the machine
+(`MODULES`) with `ast`, and
 changing one thing at a time in each of their functions: every comparison
 to its neighbours (`<` to `<=` and `>`, `==` to `!=`, `in` to `not in`,
 `bits.less(a, b)` to `bits.less(b, a)` and to `not bits.less(b, a)`),
@@ -88,7 +89,9 @@ MODULES = (
     "machine",
 )
 """The model's modules whose rules slips change: the queue, the views and
-their batches, the lines, the text, the renders and zooms."""
+their batches, the lines, the text, the renders and zooms, and the machine
+that applies each event to them (a free leaf built at its message, a
+failure cap's count)."""
 
 OPERATORS: dict[type[ast.cmpop], tuple[type[ast.cmpop], ...]] = {
     ast.Lt: (ast.LtE, ast.Gt),
