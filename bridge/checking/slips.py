@@ -744,6 +744,10 @@ class Failure:
     `Result.past`), each with the answer SPEC's model gives there."""
     longer: Scenario | None = field(default=None, repr=False)
     """The scenario up to the last of those (None when there are none)."""
+    left: str = field(default="", init=False, compare=False)
+    """When its diverging answer shows a named slip's bug and another, the
+    signature (as an id) of what the slip leaves (`left_by`), by which it
+    is grouped; else empty."""
     refuted: set[Slip] = field(default_factory=set, init=False, repr=False, compare=False)
     """The slips that agreed with the engine up to the divergence and were
     refuted past it (`explained_by`)."""

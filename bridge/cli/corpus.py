@@ -425,6 +425,7 @@ def left_over(
         divergence = {**(verdict.divergence or {}), "field": field, "expected": value}
         residual = causes.signature_of_json(divergence)
         if residual != key:
+            failure.left = residual.id
             alike[key].remove(verdict)
             alike.setdefault(residual, []).append(verdict)
     for key in [k for k, vs in alike.items() if not vs]:
@@ -462,7 +463,11 @@ def shrunk(
                     taken = [v for v in verdicts if shown(v.path) in cause.scenarios]
                     if taken:
                         left[key] = left.get(key, []) + taken
-        rest, interrupted = grouped(left, options, args, ends) if left else ([], False)
+        shared = {k: [v for v in vs if v.failure and v.failure.left] for k, vs in left.items()}
+        own = {k: [v for v in vs if v not in shared[k]] for k, vs in left.items()}
+        own = {k: vs for k, vs in own.items() if vs}
+        rest, interrupted = grouped(own, options, args, ends) if own else ([], False)
+        rest = shared_joined(rest, shared)
     except KeyboardInterrupt:
         print("interrupted: the causes not shrunk yet are kept as they are")
         return found, True
@@ -471,6 +476,28 @@ def shrunk(
     for number, cause in enumerate(found, start=1):
         print(said_cause(number, cause, options), flush=True)
     return found, interrupted
+
+
+def shared_joined(
+    rest: list[causes.Cause], shared: dict[causes.Signature, list[Verdict]]
+) -> list[causes.Cause]:
+    """The causes no slip names, with the FAILs that show a slip's bug and
+    another at one answer (`left_over`; not shrunk, since their first
+    divergence is the slip's bug) joined to the one cause of what the slip
+    leaves of them: of its provisional signature, else of its section; a
+    cause of their own, not shrunk, when there is no one such cause."""
+    for key, verdicts in shared.items():
+        names = [shown(v.path) for v in verdicts]
+        if not names:
+            continue
+        same = [c for c in rest if c.signature.provisional() == key.provisional()]
+        area = [c for c in rest if c.signature.area() == key.area()]
+        into = same if len(same) == 1 else area if len(area) == 1 else []
+        if into:
+            into[0].scenarios.extend(names)
+        else:
+            rest.append(causes.Cause(key, names, slips_tried=True))
+    return rest
 
 
 def unexplained(
