@@ -385,7 +385,7 @@ def explained(
     try:
         with Ticker(progress, False):
             groups, alone = judge.rest(scanning)
-        left_over(alike, groups, alone)
+        left_over(alike, groups, alone, time.monotonic() + scanning)
     except KeyboardInterrupt:
         interrupted[0] = True
         print("interrupted: every FAIL is its area of SPEC's cause")
@@ -410,12 +410,17 @@ def left_over(
     alike: dict[causes.Signature, list[Verdict]],
     groups: list[slips.Explained],
     alone: list[slips.Failure],
+    deadline: float,
 ) -> None:
     """FAILs no slip explains, whose diverging answer shows a slip's bug
     and another (slips.py `Failure.left_by`), moved in `alike` to the
     signature of what is left once the slip takes its bug out: they are
-    grouped with the other bug's FAILs, not as a cause of their own."""
-    for failure in alone:
+    grouped with the other bug's FAILs, not as a cause of their own. The
+    smallest first, each a model replay for each slip, none tried after
+    `deadline` (`time.monotonic`)."""
+    for failure in sorted(alone, key=slips.size) if groups else ():
+        if time.monotonic() >= deadline:
+            break
         left = next(filter(None, (failure.left_by(g.slip) for g in groups)), None)
         key = next((k for k, vs in alike.items() for v in vs if v.failure is failure), None)
         if left is None or key is None:
