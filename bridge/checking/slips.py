@@ -631,6 +631,11 @@ class Stuck(Exception):
 RIGHT: dict[FunctionType, CodeType] = {}
 """Each function of the model a slip was applied to, with its own code."""
 
+BY = [math.inf]
+"""When the scan under way stops (`time.monotonic`): no replay of a slip
+it tries runs past that (a slip can make a long scenario's replay take
+minutes; the scan's budget is the caller's)."""
+
 ARMED = [False]
 """Whether a SIGALRM now means Stuck: not once `applied` starts putting the
 model back (a late alarm must not cut that short)."""
@@ -663,7 +668,8 @@ def applied(*slips: Slip | None, events: int = 0) -> Iterator[None]:
             function.__code__ = code
         if timed:
             ARMED[0] = True
-            signal.setitimer(signal.ITIMER_REAL, 1 + events / 100)
+            left = min(1 + events / 100, BY[0] - time.monotonic())
+            signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
         yield
     finally:
         ARMED[0] = False
@@ -969,19 +975,23 @@ def scan(failure: Failure, deadline: float, wide: bool = True) -> list[Slip]:
     """The slips that explain a FAIL: first those at lines the model ran
     while it answered the diverging line (where a bug most often is), then,
     if none does and `wide`, those at any line it ran; none tried after
-    `deadline`."""
+    `deadline`, and none whose replay would run past it (`BY`)."""
     first = [s for s in catalogue() if failure.reaches(s, at_divergence=True)]
     found = []
-    for slip in first:
-        if time.monotonic() >= deadline:
-            break
-        if failure.explained_by(slip):
-            found.append(slip)
-    for slip in catalogue() if wide else ():
-        if found or time.monotonic() >= deadline:
-            break
-        if slip not in first and failure.reaches(slip) and failure.explained_by(slip):
-            found.append(slip)
+    BY[0] = deadline
+    try:
+        for slip in first:
+            if time.monotonic() >= deadline:
+                break
+            if failure.explained_by(slip):
+                found.append(slip)
+        for slip in catalogue() if wide else ():
+            if found or time.monotonic() >= deadline:
+                break
+            if slip not in first and failure.reaches(slip) and failure.explained_by(slip):
+                found.append(slip)
+    finally:
+        BY[0] = math.inf
     return found
 
 
