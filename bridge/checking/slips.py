@@ -2,7 +2,8 @@
 own code, that name a bug in SPEC's words (README, "Causes").
 
 The catalogue (`catalogue`) is made by reading the model's modules of the
-queue, the views, the lines, the text and zoom (`MODULES`) with `ast`, and
+queue, the views, the lines, the text and zoom, and the machine
+(`MODULES`) with `ast`, and
 changing one thing at a time in each of their functions: every comparison
 to its neighbours (`<` to `<=` and `>`, `==` to `!=`, `in` to `not in`,
 `bits.less(a, b)` to `bits.less(b, a)` and to `not bits.less(b, a)`),
@@ -74,9 +75,23 @@ from bridge.wire.stream import Exchange, from_model
 from model.profile import Profile
 from scenarios.format import Scenario, ScenarioError
 
-MODULES = ("queue", "view", "cview", "sawtooth", "line", "text", "render", "zoom", "tree", "due")
+MODULES = (
+    "queue",
+    "view",
+    "cview",
+    "sawtooth",
+    "line",
+    "text",
+    "render",
+    "zoom",
+    "tree",
+    "due",
+    "machine",
+)
 """The model's modules whose rules slips change: the queue, the views and
-their batches, the lines, the text, the renders and zooms."""
+their batches, the lines, the text, the renders and zooms, and the machine
+that applies each event to them (a free leaf built at its message, a
+failure cap's count)."""
 
 OPERATORS: dict[type[ast.cmpop], tuple[type[ast.cmpop], ...]] = {
     ast.Lt: (ast.LtE, ast.Gt),
@@ -166,6 +181,11 @@ class Slip:
     def rank(self) -> tuple[int, int, str]:
         return RANKS[self.kind], len(self.after), self.id
 
+    def __reduce__(self) -> tuple[Callable[[str], Slip], tuple[str]]:
+        """A slip crosses to a worker process by its id (its code does not
+        pickle; a FAIL sent to be shrunk carries the slips it was judged on)."""
+        return named, (self.id,)
+
     def to_json(self) -> dict[str, Any]:
         """The slip as the JSON report holds it (bridge/report.schema.json)."""
         return {
@@ -204,10 +224,16 @@ class Slip:
 
 
 def first_sentence(doc: str | None) -> str:
-    """A docstring's first sentence, on one line."""
-    text = " ".join((doc or "").split())
-    end = re.search(r"(?<=[.:])\s", text)
-    text = text[: end.start()] if end else text
+    """A docstring's first sentence, on one line, without a list of the SPEC
+    sections it cites before it (`SPEC 4, 10: ...`); a colon in code (in
+    backticks) ends nothing."""
+    text = re.sub(r"^SPEC [\d.]+(, [\d.]+)*: ", "", " ".join((doc or "").split()))
+    ends = (
+        m.start()
+        for m in re.finditer(r"(?<=[.:])\s", text)
+        if not text.count("`", 0, m.start()) % 2
+    )
+    text = text[: next(ends, len(text))]
     return re.sub(r"\s*\(SPEC [^)]*\)\.?$", "", text).rstrip(":.")
 
 
@@ -579,8 +605,14 @@ def catalogue() -> tuple[Slip, ...]:
     return (*option_slips(), *rules, *constant_slips())
 
 
+@cache
 def by_id() -> dict[str, Slip]:
     return {slip.id: slip for slip in catalogue()}
+
+
+def named(slip_id: str) -> Slip:
+    """The catalogue's slip of an id."""
+    return by_id()[slip_id]
 
 
 def live(slip: Slip) -> FunctionType:
@@ -598,6 +630,11 @@ class Stuck(Exception):
 
 RIGHT: dict[FunctionType, CodeType] = {}
 """Each function of the model a slip was applied to, with its own code."""
+
+BY = [math.inf]
+"""When the scan under way stops (`time.monotonic`): no replay of a slip
+it tries runs past that (a slip can make a long scenario's replay take
+minutes; the scan's budget is the caller's)."""
 
 ARMED = [False]
 """Whether a SIGALRM now means Stuck: not once `applied` starts putting the
@@ -631,7 +668,8 @@ def applied(*slips: Slip | None, events: int = 0) -> Iterator[None]:
             function.__code__ = code
         if timed:
             ARMED[0] = True
-            signal.setitimer(signal.ITIMER_REAL, 1 + events / 100)
+            left = min(1 + events / 100, BY[0] - time.monotonic())
+            signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
         yield
     finally:
         ARMED[0] = False
@@ -712,6 +750,10 @@ class Failure:
     `Result.past`), each with the answer SPEC's model gives there."""
     longer: Scenario | None = field(default=None, repr=False)
     """The scenario up to the last of those (None when there are none)."""
+    left: str = field(default="", init=False, compare=False)
+    """When its diverging answer shows a named slip's bug and another, the
+    signature (as an id) of what the slip leaves (`left_by`), by which it
+    is grouped; else empty."""
     refuted: set[Slip] = field(default_factory=set, init=False, repr=False, compare=False)
     """The slips that agreed with the engine up to the divergence and were
     refuted past it (`explained_by`)."""
@@ -815,6 +857,34 @@ class Failure:
                 return False
         return got == self.index + 1
 
+    def left_by(self, slip: Slip) -> tuple[str, Any] | None:
+        """What is left of the FAIL once a slip takes its bug out: the
+        first field, and the slipped model's value of it, where the engine's
+        diverging answer still differs from the model with `slip`, when that
+        model gives every answer the engine gave before the divergence and,
+        at it, the engine's value of the field where SPEC's model first
+        differs (two bugs shown in one answer, the slip's and another); None
+        otherwise."""
+        if not self.replayed():
+            return None
+        assert self.expected is not None
+        owner = ignored_fields(self.lacks)
+        first = first_difference(self.expected[-1], self.answer, None, self.rules, owner)
+        with applied(slip, events=len(self.scenario.events)):
+            try:
+                answers = list(self.answers(False, slip))
+            except Exception:  # a slip can break the model anywhere
+                return None
+        if len(answers) != self.index + 1 or first is None:
+            return None
+        if any(map(self.differs, answers[:-1], self.expected[:-1])):
+            return None
+        at = answers[-1]
+        if at.get(first) != self.answer.get(first):
+            return None
+        left = first_difference(at, self.answer, None, self.rules, owner)
+        return None if left is None else (left, at.get(left))
+
     def disowns(self, slip: Slip, k: int, answer: dict[str, Any]) -> bool:
         """Whether the engine's `k`-th answer, not the slipped model's
         `answer`, shows the slip is not the engine's rule: before the
@@ -875,23 +945,53 @@ def together(failure: Failure, groups: list[Explained]) -> Explained | None:
     return None
 
 
+def fitting(
+    group: Explained, failure: Failure | None, late: bool, refuted: set[Slip]
+) -> list[Slip]:
+    """The slips of a group, not `refuted`, that explain a FAIL beside its
+    own (`failure`; None: its own alone). Unless `late`, every one that
+    does. When `late` (the scanning time spent), at the least cost: the
+    first that explains it and every FAIL of the group, then the group's
+    slips after it, untried on it, kept as names the group may fall back
+    on when that one is refuted on a later FAIL (a time budget spent never
+    leaves a group with one name only, which a later FAIL may refute)."""
+    fresh = [s for s in group.slips if s not in refuted]
+    if failure is None and fresh[:1] == group.slips[:1]:
+        return fresh  # its name stands: it explains the group's FAILs
+    if not late:
+        assert failure is not None
+        return [s for s in fresh if failure.explained_by(s)]
+    for k, slip in enumerate(fresh):
+        if failure is not None and not failure.explained_by(slip):
+            continue
+        if (failure is not None and slip == group.slips[0]) or all(
+            f.explained_by(slip) for f in group.failures
+        ):
+            return [slip, *fresh[k + 1 :]]
+    return []
+
+
 def scan(failure: Failure, deadline: float, wide: bool = True) -> list[Slip]:
     """The slips that explain a FAIL: first those at lines the model ran
     while it answered the diverging line (where a bug most often is), then,
     if none does and `wide`, those at any line it ran; none tried after
-    `deadline`."""
+    `deadline`, and none whose replay would run past it (`BY`)."""
     first = [s for s in catalogue() if failure.reaches(s, at_divergence=True)]
     found = []
-    for slip in first:
-        if time.monotonic() >= deadline:
-            break
-        if failure.explained_by(slip):
-            found.append(slip)
-    for slip in catalogue() if wide else ():
-        if found or time.monotonic() >= deadline:
-            break
-        if slip not in first and failure.reaches(slip) and failure.explained_by(slip):
-            found.append(slip)
+    BY[0] = deadline
+    try:
+        for slip in first:
+            if time.monotonic() >= deadline:
+                break
+            if failure.explained_by(slip):
+                found.append(slip)
+        for slip in catalogue() if wide else ():
+            if found or time.monotonic() >= deadline:
+                break
+            if slip not in first and failure.reaches(slip) and failure.explained_by(slip):
+                found.append(slip)
+    finally:
+        BY[0] = math.inf
     return found
 
 
@@ -921,6 +1021,9 @@ class Explaining:
         self.scanned: dict[str, int] = {}
         self.scans = scans
         self.ruled_out = set(ruled_out)
+        self.refuted: set[Slip] = set()
+        """The slips refuted on a FAIL added so far: not the engine's rule,
+        never kept for a group again."""
         catalogue()  # made once, before the clock starts
         self.deadline = time.monotonic() + seconds
 
@@ -945,10 +1048,11 @@ class Explaining:
             return
         late = time.monotonic() >= self.deadline
         for group in sorted(self.groups, key=lambda g: -len(g.failures)):
-            kept = [s for s in group.slips[: 1 if late else None] if failure.explained_by(s)]
+            kept = fitting(group, failure, late, self.refuted)
             if kept:
                 group.slips = kept
                 group.failures.append(failure)
+                self.refuted |= failure.refuted
                 return
         both = together(failure, self.groups)
         if both is not None:
@@ -962,6 +1066,8 @@ class Explaining:
                 self.deferred.append(failure)
                 return
             self.scanned[failure.signature] = self.scanned.get(failure.signature, 0) + 1
+        self.refuted |= failure.refuted
+        found = [s for s in found if s not in self.refuted]
         if found:
             self.groups.append(Explained(sorted(found, key=lambda s: s.rank), [failure]))
         else:
@@ -991,7 +1097,7 @@ class Explaining:
             refuted = {slip for failure in self.added for slip in failure.refuted}
         kept = []
         for group in groups:
-            group.slips = [slip for slip in group.slips if slip not in refuted]
+            group.slips = fitting(group, None, True, refuted)
             if group.slips:
                 kept.append(group)
             else:
@@ -1065,6 +1171,28 @@ def shows(
     """Whether the model and the model with `slip` answer a scenario
     otherwise: what shrinking a slip's cause keeps, without an engine."""
     return lambda scenario: first_difference_at(scenario, slip, profile, lacks) is not None
+
+
+def shows_first(
+    slip: Slip, others: Iterable[Slip], profile: Profile, lacks: tuple[Capability, ...]
+) -> Callable[[Scenario], bool]:
+    """Whether the model with `slip` answers a scenario otherwise than the
+    model does (`shows`), before the model with any of `others` (the slips
+    naming the engine's other bugs) does: what shrinking a slip's cause
+    keeps, so that the engine's other bugs show after this one, if at all."""
+    others = list(others)
+
+    def first(scenario: Scenario) -> bool:
+        at = first_difference_at(scenario, slip, profile, lacks)
+        if at is None:
+            return False
+        for other in others:
+            there = first_difference_at(scenario, other, profile, lacks)
+            if there is not None and there <= at:
+                return False
+        return True
+
+    return first
 
 
 def confirmed(

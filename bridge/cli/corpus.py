@@ -7,7 +7,7 @@ import argparse
 import math
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -333,9 +333,15 @@ class Judge:
         return True
 
     def chosen(self, explaining: slips.Explaining) -> slips.Failure:
-        """The FAIL to try next, taken off `waiting` (see the class's words)."""
+        """The FAIL to try next, taken off `waiting` (see the class's words),
+        the smallest of a kind of first divergence none was tried of first
+        (a bug of few FAILs is not left for the time after many of another)."""
+        tried = {f.signature for f in explaining.added}
         scanned = explaining.scanned
-        open_ = [w for w in self.waiting if scanned.get(w[1].signature, 0) < explaining.scans]
+        open_ = [w for w in self.waiting if w[1].signature not in tried]
+        open_ = open_ or [
+            w for w in self.waiting if scanned.get(w[1].signature, 0) < explaining.scans
+        ]
         pick = min(open_, key=lambda w: w[0]) if open_ else max(self.waiting, key=lambda w: w[0])
         self.waiting.remove(pick)
         return pick[1]
@@ -384,7 +390,8 @@ def explained(
     groups: list[slips.Explained] = []
     try:
         with Ticker(progress, False):
-            groups, _ = judge.rest(scanning)
+            groups, alone = judge.rest(scanning)
+        left_over(alike, groups, alone, time.monotonic() + scanning)
     except KeyboardInterrupt:
         interrupted[0] = True
         print("interrupted: every FAIL is its area of SPEC's cause")
@@ -403,6 +410,37 @@ def explained(
     for number, cause in enumerate(found, start=1):
         print(said_cause(number, cause, options), flush=True)
     return found
+
+
+def left_over(
+    alike: dict[causes.Signature, list[Verdict]],
+    groups: list[slips.Explained],
+    alone: list[slips.Failure],
+    deadline: float,
+) -> None:
+    """FAILs no slip explains, whose diverging answer shows a slip's bug
+    and another (slips.py `Failure.left_by`), moved in `alike` to the
+    signature of what is left once the slip takes its bug out: they are
+    grouped with the other bug's FAILs, not as a cause of their own. The
+    smallest first, each a model replay for each slip, none tried after
+    `deadline` (`time.monotonic`)."""
+    for failure in sorted(alone, key=slips.size) if groups else ():
+        if time.monotonic() >= deadline:
+            break
+        left = next(filter(None, (failure.left_by(g.slip) for g in groups)), None)
+        key = next((k for k, vs in alike.items() for v in vs if v.failure is failure), None)
+        if left is None or key is None:
+            continue
+        (verdict,) = [v for v in alike[key] if v.failure is failure]
+        field, value = left
+        divergence = {**(verdict.divergence or {}), "field": field, "expected": value}
+        residual = causes.signature_of_json(divergence)
+        if residual != key:
+            failure.left = residual.id
+            alike[key].remove(verdict)
+            alike.setdefault(residual, []).append(verdict)
+    for key in [k for k, vs in alike.items() if not vs]:
+        del alike[key]
 
 
 def shrunk(
@@ -425,8 +463,10 @@ def shrunk(
     left = unexplained(alike, {name for c in by_slip for name in c.scenarios})
     failure_of = {v.failure.name: v.failure for vs in alike.values() for v in vs if v.failure}
     try:
+        named = [c.slip for c in by_slip if c.slip is not None]
         for cause in list(by_slip):
-            slip_shrunk(cause, failure_of, options, args, ends)
+            others = [slip for slip in named if slip != cause.slip]
+            slip_shrunk(cause, failure_of, options, args, ends, others)
             if not cause.confirmed:
                 # Its FAILs are told apart as those no slip explains.
                 by_slip.remove(cause)
@@ -434,7 +474,11 @@ def shrunk(
                     taken = [v for v in verdicts if shown(v.path) in cause.scenarios]
                     if taken:
                         left[key] = left.get(key, []) + taken
-        rest, interrupted = grouped(left, options, args, ends) if left else ([], False)
+        shared = {k: [v for v in vs if v.failure and v.failure.left] for k, vs in left.items()}
+        own = {k: [v for v in vs if v not in shared[k]] for k, vs in left.items()}
+        own = {k: vs for k, vs in own.items() if vs}
+        rest, interrupted = grouped(own, options, args, ends) if own else ([], False)
+        rest = shared_joined(rest, shared)
     except KeyboardInterrupt:
         print("interrupted: the causes not shrunk yet are kept as they are")
         return found, True
@@ -443,6 +487,28 @@ def shrunk(
     for number, cause in enumerate(found, start=1):
         print(said_cause(number, cause, options), flush=True)
     return found, interrupted
+
+
+def shared_joined(
+    rest: list[causes.Cause], shared: dict[causes.Signature, list[Verdict]]
+) -> list[causes.Cause]:
+    """The causes no slip names, with the FAILs that show a slip's bug and
+    another at one answer (`left_over`; not shrunk, since their first
+    divergence is the slip's bug) joined to the one cause of what the slip
+    leaves of them: of its provisional signature, else of its section; a
+    cause of their own, not shrunk, when there is no one such cause."""
+    for key, verdicts in shared.items():
+        names = [shown(v.path) for v in verdicts]
+        if not names:
+            continue
+        same = [c for c in rest if c.signature.provisional() == key.provisional()]
+        area = [c for c in rest if c.signature.area() == key.area()]
+        into = same if len(same) == 1 else area if len(area) == 1 else []
+        if into:
+            into[0].scenarios.extend(names)
+        else:
+            rest.append(causes.Cause(key, names, slips_tried=True))
+    return rest
 
 
 def unexplained(
@@ -459,10 +525,13 @@ def slip_shrunk(
     options: Options,
     args: argparse.Namespace,
     ends: float = math.inf,
+    others: Iterable[slips.Slip] = (),
 ) -> None:
     """Shrink a slip's cause against the model alone (until `ends` at most): its smallest FAIL,
-    while the model and the model with the slip answer it otherwise (no
-    engine: a try costs two model replays); then the engine replayed once
+    while the model and the model with the slip answer it otherwise, and
+    before the model with any of `others` (the slips of the run's other
+    causes) does, so that the engine's other bugs named show after it if
+    at all (no engine: a try costs a few model replays); then the engine replayed once
     on what is left, which must agree with the slipped model there. The
     shrunk scenario is written only when it does; when another bug of the
     engine shows after this one there, it is shrunk on, on the engine, until
@@ -477,7 +546,9 @@ def slip_shrunk(
     seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
     seconds = min(seconds, ends - time.monotonic())
     profile, lacks = smallest.profile, smallest.lacks
-    shows = slips.shows(slip, profile, lacks)
+    shows = slips.shows_first(slip, others, profile, lacks)
+    if not shows(smallest.scenario):
+        shows = slips.shows(slip, profile, lacks)
     small = simplify(smallest.scenario, shows, seconds, max(args.shrink_tries, slips.TRIES))
     engine = make_engine(options)
     try:

@@ -691,14 +691,15 @@ def causes_of(job: CauseJob) -> Grouped:
 def untried_joined(causes: list[Cause]) -> list[Cause]:
     """The causes, each not shrunk (what the deadline left untried) joined
     to the one shrunk cause of its provisional signature, when there is
-    exactly one."""
+    exactly one; with none of its signature, to the area's one shrunk cause,
+    when there is exactly one (untried, its FAILs show no other bug than
+    the one the area was said to be before shrinking)."""
     kept: list[Cause] = []
+    tried = [c for c in causes if c.shrunk is not None]
     for cause in causes:
-        shrunk = [
-            c
-            for c in causes
-            if c.shrunk is not None and c.signature.provisional() == cause.signature.provisional()
-        ]
+        shrunk = [c for c in tried if c.signature.provisional() == cause.signature.provisional()]
+        area = [c for c in tried if c.signature.area() == cause.signature.area()]
+        shrunk = shrunk or (area if len(area) == 1 else [])
         if cause.shrunk is None and len(shrunk) == 1:
             shrunk[0].scenarios.extend(cause.scenarios)
         else:

@@ -89,9 +89,11 @@ def test_two_planted_bugs_are_two_causes(
     causes = {c["id"].split(":")[0]: c for c in report["causes"]}
     assert set(causes) == {"views@message", "slip"}
     views, line = causes["views@message"], causes["slip"]
-    # The late cap is named by the rule slip that counts a node's failed
-    # calls one short (SPEC 4, FAILURES); no slip explains the free leaf's.
-    assert (line["slip"]["file"], line["slip"]["function"]) == ("model/queue.py", "fail")
+    # The late cap is named by the rule slip that builds a node at the
+    # FAILURES + 1-th failure (SPEC 4, `<` read as `<=`, as the plant has
+    # it); no slip explains the free leaf's.
+    assert (line["slip"]["file"], line["slip"]["function"]) == ("model/machine.py", "_failed")
+    assert line["slip"]["after"] == "failed <= state.constants.failures"
     assert views["slip"] is None and "no rule slip explains it" in views["said"]
     assert sorted(Path(p).stem for p in views["scenarios"]) == sorted(FREE_LEAF)
     assert sorted(Path(p).stem for p in line["scenarios"]) == sorted(LATE_CAP)
