@@ -193,9 +193,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.write_known_failures}: {len(known)} known failures")
     alike = failing(verdicts, known)
     stopped = [False]
-    scanning = max(SCANNING * seconds, SCANNING_AT_LEAST)
-    if args.shrink_seconds is not None:
-        scanning = args.shrink_seconds
+    scanning = math.inf if args.shrink_seconds is None else args.shrink_seconds
     found = explained(alike, options, scanning, stopped, judge)
 
     def reported(found: list[causes.Cause]) -> Run:
@@ -268,14 +266,12 @@ SHOWN = 6
 """How many of a cause's scenarios its lines name."""
 
 
-SCANNING = 0.2
-"""What share of the replay's time trying every slip on FAILs may take
-after the replay (at least `SCANNING_AT_LEAST` seconds), so that the
-verdict comes within 1.2x of the replay (bridge/checking/slips.py
-`explain`), unless --shrink-seconds is given: then that many seconds, so
-that the causes found do not depend on how fast the replay was."""
-
-SCANNING_AT_LEAST = 2.0
+SCANNING = 60
+"""How many slips the scans of FAILs may try after the replay (the whole
+scans of those no slip at the diverging line explains, bridge/checking/slips.py
+`explain`), so that the verdict comes soon after the replay: a count, not
+seconds, so that a slow or busy machine finds the causes a quiet one does
+(--shrink-seconds, when given, bounds them in seconds too)."""
 
 ENDING = 1.8
 """When the shrinks stop, as a multiple of the replay's time counted from
@@ -340,14 +336,18 @@ class Judge:
         self.waiting.remove(pick)
         return pick[1]
 
-    def rest(self, seconds: float) -> tuple[list[slips.Explained], list[slips.Failure]]:
-        """Try every FAIL still waiting, scans stopping `seconds` from now:
-        what all the FAILs tried come to (slips.py `explain`). While the
-        replay went on, only the slips at each FAIL's diverging line were
-        tried: the FAILs none of those explains are scanned whole now."""
+    def rest(
+        self, seconds: float = math.inf, tries: int = SCANNING
+    ) -> tuple[list[slips.Explained], list[slips.Failure]]:
+        """Try every FAIL still waiting, scans trying `tries` slips at most
+        and stopping `seconds` from now: what all the FAILs tried come to
+        (slips.py `explain`). While the replay went on, only the slips at
+        each FAIL's diverging line were tried: the FAILs none of those
+        explains are scanned whole now."""
         if self.explaining is None:
             self.explaining = slips.Explaining()
         self.explaining.deadline = min(self.explaining.deadline, time.monotonic() + seconds)
+        self.explaining.left = tries
         self.explaining.widen()
         while self.idle(quiet=True):
             pass

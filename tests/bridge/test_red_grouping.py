@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pickle
 
+import pytest
+
 from bridge.checking import slips
 from bridge.formats.profile import SPEC
 from bridge.runs.corpus import sent
@@ -14,29 +16,61 @@ from scenarios.strategies import constants_dict
 from tests.bridge.helpers import SMALL
 
 
-def test_a_fail_tried_on_slips_is_sent_to_the_grouping_workers_without_them() -> None:
+def failure(name: str, signature: str = "views@message") -> slips.Failure:
     events = [{"event": "message", "kind": "user", "text": "x"}] * 3
-    failure = slips.Failure(
-        "corpus/a.jsonl", Scenario(constants_dict(SMALL), events), SPEC, (), 2, {}
-    )
+    return slips.Failure(name, Scenario(constants_dict(SMALL), events), SPEC, (), 2, {}, signature)
+
+
+def test_a_fail_tried_on_slips_is_sent_to_the_grouping_workers_without_them() -> None:
+    tried = failure("corpus/a.jsonl")
     slip = next(s for s in slips.catalogue() if s.code is not None)
-    failure.judged[(slip,)] = False
-    failure.refuted.add(slip)
-    failure.ran, failure.expected = {("queue", 1): 0}, [{}, {}, {}]
+    tried.judged[(slip,)] = False
+    tried.refuted.add(slip)
+    tried.ran, tried.expected = {("queue", 1): 0}, [{}, {}, {}]
     try:
-        pickle.dumps(failure)
+        pickle.dumps(tried)
     except TypeError:
         pass
     else:  # pragma: no cover - the fixture must hold what cannot be pickled
         raise AssertionError("a slip's code was expected to be unpicklable")
-    back = pickle.loads(pickle.dumps(sent(failure)))
+    back = pickle.loads(pickle.dumps(sent(tried)))
     assert (back.name, back.scenario, back.profile, back.lacks, back.index) == (
-        failure.name,
-        failure.scenario,
+        tried.name,
+        tried.scenario,
         SPEC,
         (),
         2,
     )
     assert not back.judged and not back.refuted and back.ran is None and back.expected is None
-    assert failure.judged and failure.refuted, "the judge's own copy keeps what it found"
+    assert tried.judged and tried.refuted, "the judge's own copy keeps what it found"
     assert sent(None) is None
+
+
+def test_whole_scans_after_the_replay_stop_at_a_count_of_slips_not_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The scans a run makes once its replay is over try `tries` slips in
+    all (bridge/cli/corpus.py `SCANNING`), however slow the machine: the
+    same FAILs are scanned as far on any machine, so the same causes come out."""
+    tried: list[tuple[str, str]] = []
+
+    def judge(self: slips.Failure, *found: slips.Slip) -> bool:
+        tried.append((self.name, found[0].id))
+        return False
+
+    monkeypatch.setattr(slips.Failure, "replayed", lambda self: True)
+    monkeypatch.setattr(slips.Failure, "reaches", lambda self, slip, at_divergence=False: True)
+    monkeypatch.setattr(slips.Failure, "judge", judge)
+    explaining = slips.Explaining(wide=False, tries=5)
+    first, second = (
+        failure("corpus/a.jsonl", "views@message"),
+        failure("corpus/b.jsonl", "zoom@zoom"),
+    )
+    explaining.add(first)  # narrow, while the replay goes on: tried on the first 5 only
+    assert len(tried) == 5 and explaining.deferred == [first] and explaining.left == 0
+    explaining.left = 7  # the judge's count once the replay is over
+    explaining.widen()
+    explaining.add(second)
+    catalogue = [slip.id for slip in slips.catalogue()]
+    assert tried[5:] == [("corpus/a.jsonl", slip) for slip in catalogue[5:12]]
+    assert explaining.left == 0 and explaining.alone == [first, second], "b is not scanned"
