@@ -880,16 +880,16 @@ def scan(
 ) -> list[Slip]:
     """The slips that explain a FAIL: first those at lines the model ran
     while it answered the diverging line (where a bug most often is), then,
-    if none does and `wide`, those at any line it ran; none tried after
-    `deadline`, nor once `tries` slips were tried on it (`Failure.judged`)."""
+    if none does and `wide`, those at any line it ran, `tries` of them at
+    most (counted in `Failure.judged`); none tried after `deadline`."""
     first = [s for s in catalogue() if failure.reaches(s, at_divergence=True)]
     found = []
-    limit = len(failure.judged) + tries
     for slip in first:
-        if time.monotonic() >= deadline or len(failure.judged) >= limit:
+        if time.monotonic() >= deadline:
             break
         if failure.explained_by(slip):
             found.append(slip)
+    limit = len(failure.judged) + tries
     for slip in catalogue() if wide else ():
         if found or time.monotonic() >= deadline or len(failure.judged) >= limit:
             break
@@ -906,9 +906,10 @@ class Explaining:
     yet. Unless `wide`, a scan tries only the slips at the diverging line,
     and a FAIL none of those explains waits (`deferred`) for `widen`: the
     scan of every line, the dear part, is made within the deadline the
-    caller sets then, never while the replay goes on. Scans try at most
-    `tries` slips in all (`left`, which the caller may set): counted, so
-    that a slow machine finds the causes a fast one does."""
+    caller sets then, never while the replay goes on. Once scans have tried
+    `tries` slips in all (`left`, which the caller may set), a scan tries
+    only the slips at the diverging line: counted, so that a slow machine
+    finds the causes a fast one does."""
 
     def __init__(
         self,
@@ -950,7 +951,7 @@ class Explaining:
         if not failure.replayed():
             self.alone.append(failure)
             return
-        late = time.monotonic() >= self.deadline or self.left <= 0
+        late = time.monotonic() >= self.deadline
         for group in sorted(self.groups, key=lambda g: -len(g.failures)):
             kept = [s for s in group.slips[: 1 if late else None] if failure.explained_by(s)]
             if kept:
@@ -964,7 +965,7 @@ class Explaining:
         found: list[Slip] = []
         if self.scanned.get(failure.signature, 0) < self.scans and not late:
             before = len(failure.judged)
-            counted = () if self.left == math.inf else (self.left,)
+            counted = () if self.left == math.inf else (max(self.left, 0),)
             scanned = scan(failure, self.deadline, self.wide, *counted)
             self.left -= len(failure.judged) - before
             found = [s for s in scanned if s not in self.ruled_out]

@@ -4,6 +4,7 @@ slips added to a FAIL does not go with it."""
 
 from __future__ import annotations
 
+import math
 import pickle
 
 import pytest
@@ -61,16 +62,29 @@ def test_whole_scans_after_the_replay_stop_at_a_count_of_slips_not_at_a_time(
     monkeypatch.setattr(slips.Failure, "replayed", lambda self: True)
     monkeypatch.setattr(slips.Failure, "reaches", lambda self, slip, at_divergence=False: True)
     monkeypatch.setattr(slips.Failure, "judge", judge)
-    explaining = slips.Explaining(wide=False, tries=5)
-    first, second = (
-        failure("corpus/a.jsonl", "views@message"),
-        failure("corpus/b.jsonl", "zoom@zoom"),
-    )
-    explaining.add(first)  # narrow, while the replay goes on: tried on the first 5 only
-    assert len(tried) == 5 and explaining.deferred == [first] and explaining.left == 0
-    explaining.left = 7  # the judge's count once the replay is over
-    explaining.widen()
+    explaining = slips.Explaining(tries=5)
+    first, second = failure("corpus/a.jsonl"), failure("corpus/b.jsonl", "zoom@zoom")
+    narrow = [slip.id for slip in slips.catalogue()]  # every slip reaches the diverging line
+    explaining.add(first)
+    # The slips at the diverging line are all tried (no slip is left for
+    # the whole scan); the count is spent.
+    assert tried == [("corpus/a.jsonl", slip) for slip in narrow] and explaining.left < 0
     explaining.add(second)
-    catalogue = [slip.id for slip in slips.catalogue()]
-    assert tried[5:] == [("corpus/a.jsonl", slip) for slip in catalogue[5:12]]
-    assert explaining.left == 0 and explaining.alone == [first, second], "b is not scanned"
+    assert tried[len(narrow) :] == [("corpus/b.jsonl", slip) for slip in narrow]
+    assert explaining.alone == [first, second]
+
+
+def test_a_whole_scan_stops_at_the_count_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    tried: list[str] = []
+
+    def judge(self: slips.Failure, *found: slips.Slip) -> bool:
+        tried.append(found[0].id)
+        return False
+
+    monkeypatch.setattr(
+        slips.Failure, "reaches", lambda self, slip, at_divergence=False: not at_divergence
+    )
+    monkeypatch.setattr(slips.Failure, "judge", judge)
+    assert slips.scan(failure("corpus/a.jsonl"), math.inf, True, 7) == []
+    assert tried == [slip.id for slip in slips.catalogue()[:7]]
+    assert slips.scan(failure("corpus/b.jsonl"), math.inf, False, 7) == [] and len(tried) == 7
