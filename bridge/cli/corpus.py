@@ -193,7 +193,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.write_known_failures}: {len(known)} known failures")
     alike = failing(verdicts, known)
     stopped = [False]
-    scanning = math.inf if args.shrink_seconds is None else args.shrink_seconds
+    scanning = max(SCANNING * seconds, SCANNING_AT_LEAST)
+    if args.shrink_seconds is not None:
+        scanning = args.shrink_seconds
     found = explained(alike, options, scanning, stopped, judge)
 
     def reported(found: list[causes.Cause]) -> Run:
@@ -266,12 +268,18 @@ SHOWN = 6
 """How many of a cause's scenarios its lines name."""
 
 
-SCANNING = 60
-"""How many slips the scans of FAILs may try after the replay (the whole
-scans of those no slip at the diverging line explains, bridge/checking/slips.py
-`explain`), so that the verdict comes soon after the replay: a count, not
-seconds, so that a slow or busy machine finds the causes a quiet one does
-(--shrink-seconds, when given, bounds them in seconds too)."""
+SCANNING = 0.2
+"""What share of the replay's time trying slips on FAILs may take after
+the replay (at least `SCANNING_AT_LEAST` seconds), so that the verdict
+comes soon after the replay (bridge/checking/slips.py `explain`), unless
+--shrink-seconds is given: then that many seconds."""
+
+SCANNING_AT_LEAST = 2.0
+
+WHOLE_SCANS = 60
+"""How many slips the whole scans after the replay (of the FAILs no slip
+at the diverging line explains) try in all: a count, so that a slow or
+busy machine scans them as far as a quiet one (within `SCANNING`)."""
 
 ENDING = 1.8
 """When the shrinks stop, as a multiple of the replay's time counted from
@@ -337,7 +345,7 @@ class Judge:
         return pick[1]
 
     def rest(
-        self, seconds: float = math.inf, tries: int = SCANNING
+        self, seconds: float = math.inf, tries: int = WHOLE_SCANS
     ) -> tuple[list[slips.Explained], list[slips.Failure]]:
         """Try every FAIL still waiting, scans trying `tries` slips at most
         and stopping `seconds` from now: what all the FAILs tried come to

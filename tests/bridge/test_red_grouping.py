@@ -47,12 +47,12 @@ def test_a_fail_tried_on_slips_is_sent_to_the_grouping_workers_without_them() ->
     assert sent(None) is None
 
 
-def test_whole_scans_after_the_replay_stop_at_a_count_of_slips_not_at_a_time(
+def test_the_diverging_lines_slips_are_all_tried_and_counted(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The scans a run makes once its replay is over try `tries` slips in
-    all (bridge/cli/corpus.py `SCANNING`), however slow the machine: the
-    same FAILs are scanned as far on any machine, so the same causes come out."""
+    """Once its replay is over a run's whole scans try `WHOLE_SCANS` slips in
+    all (bridge/cli/corpus.py), however slow the machine; the slips at the
+    diverging line are tried whatever is left of that count, and spend it."""
     tried: list[tuple[str, str]] = []
 
     def judge(self: slips.Failure, *found: slips.Slip) -> bool:
