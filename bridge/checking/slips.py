@@ -971,11 +971,14 @@ def fitting(
     return []
 
 
-def scan(failure: Failure, deadline: float, wide: bool = True) -> list[Slip]:
+def scan(
+    failure: Failure, deadline: float, wide: bool = True, tries: float = math.inf
+) -> list[Slip]:
     """The slips that explain a FAIL: first those at lines the model ran
     while it answered the diverging line (where a bug most often is), then,
-    if none does and `wide`, those at any line it ran; none tried after
-    `deadline`, and none whose replay would run past it (`BY`)."""
+    if none does and `wide`, those at any line it ran, `tries` of them at
+    most (counted in `Failure.judged`); none tried after `deadline`, and
+    none whose replay would run past it (`BY`)."""
     first = [s for s in catalogue() if failure.reaches(s, at_divergence=True)]
     found = []
     BY[0] = deadline
@@ -985,8 +988,9 @@ def scan(failure: Failure, deadline: float, wide: bool = True) -> list[Slip]:
                 break
             if failure.explained_by(slip):
                 found.append(slip)
+        limit = len(failure.judged) + tries
         for slip in catalogue() if wide else ():
-            if found or time.monotonic() >= deadline:
+            if found or time.monotonic() >= deadline or len(failure.judged) >= limit:
                 break
             if slip not in first and failure.reaches(slip) and failure.explained_by(slip):
                 found.append(slip)
@@ -1003,7 +1007,10 @@ class Explaining:
     yet. Unless `wide`, a scan tries only the slips at the diverging line,
     and a FAIL none of those explains waits (`deferred`) for `widen`: the
     scan of every line, the dear part, is made within the deadline the
-    caller sets then, never while the replay goes on."""
+    caller sets then, never while the replay goes on. Once scans have tried
+    `tries` slips in all (`left`, which the caller may set), a scan tries
+    only the slips at the diverging line: counted, so that a slow machine
+    finds the causes a fast one does."""
 
     def __init__(
         self,
@@ -1012,6 +1019,7 @@ class Explaining:
         ruled_out: Iterable[Slip] = (),
         seeds: Iterable[list[Slip]] = (),
         wide: bool = True,
+        tries: float = math.inf,
     ) -> None:
         self.groups: list[Explained] = [Explained(list(slips), []) for slips in seeds]
         self.alone: list[Failure] = []
@@ -1024,6 +1032,7 @@ class Explaining:
         self.refuted: set[Slip] = set()
         """The slips refuted on a FAIL added so far: not the engine's rule,
         never kept for a group again."""
+        self.left = tries
         catalogue()  # made once, before the clock starts
         self.deadline = time.monotonic() + seconds
 
@@ -1060,7 +1069,10 @@ class Explaining:
             return
         found: list[Slip] = []
         if self.scanned.get(failure.signature, 0) < self.scans and not late:
-            scanned = scan(failure, self.deadline, self.wide)
+            before = len(failure.judged)
+            counted = () if self.left == math.inf else (max(self.left, 0),)
+            scanned = scan(failure, self.deadline, self.wide, *counted)
+            self.left -= len(failure.judged) - before
             found = [s for s in scanned if s not in self.ruled_out]
             if not found and not self.wide:
                 self.deferred.append(failure)
@@ -1089,7 +1101,7 @@ class Explaining:
         if any(slip in refuted for group in groups for slip in group.slips):
             seeds = [[s for s in group.slips if s not in refuted] for group in groups]
             again = Explaining(0.0, self.scans, self.ruled_out | refuted, [s for s in seeds if s])
-            again.deadline = self.deadline
+            again.deadline, again.left = self.deadline, self.left
             for failure in sorted(self.added, key=size):
                 again.add(failure)
             groups = [group for group in again.groups if group.failures]

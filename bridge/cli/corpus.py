@@ -269,13 +269,17 @@ SHOWN = 6
 
 
 SCANNING = 0.2
-"""What share of the replay's time trying every slip on FAILs may take
-after the replay (at least `SCANNING_AT_LEAST` seconds), so that the
-verdict comes within 1.2x of the replay (bridge/checking/slips.py
-`explain`), unless --shrink-seconds is given: then that many seconds, so
-that the causes found do not depend on how fast the replay was."""
+"""What share of the replay's time trying slips on FAILs may take after
+the replay (at least `SCANNING_AT_LEAST` seconds), so that the verdict
+comes soon after the replay (bridge/checking/slips.py `explain`), unless
+--shrink-seconds is given: then that many seconds."""
 
 SCANNING_AT_LEAST = 2.0
+
+WHOLE_SCANS = 60
+"""How many slips the whole scans after the replay (of the FAILs no slip
+at the diverging line explains) try in all: a count, so that a slow or
+busy machine scans them as far as a quiet one (within `SCANNING`)."""
 
 ENDING = 1.8
 """When the shrinks stop, as a multiple of the replay's time counted from
@@ -346,14 +350,18 @@ class Judge:
         self.waiting.remove(pick)
         return pick[1]
 
-    def rest(self, seconds: float) -> tuple[list[slips.Explained], list[slips.Failure]]:
-        """Try every FAIL still waiting, scans stopping `seconds` from now:
-        what all the FAILs tried come to (slips.py `explain`). While the
-        replay went on, only the slips at each FAIL's diverging line were
-        tried: the FAILs none of those explains are scanned whole now."""
+    def rest(
+        self, seconds: float = math.inf, tries: int = WHOLE_SCANS
+    ) -> tuple[list[slips.Explained], list[slips.Failure]]:
+        """Try every FAIL still waiting, scans trying `tries` slips at most
+        and stopping `seconds` from now: what all the FAILs tried come to
+        (slips.py `explain`). While the replay went on, only the slips at
+        each FAIL's diverging line were tried: the FAILs none of those
+        explains are scanned whole now."""
         if self.explaining is None:
             self.explaining = slips.Explaining()
         self.explaining.deadline = min(self.explaining.deadline, time.monotonic() + seconds)
+        self.explaining.left = tries
         self.explaining.widen()
         while self.idle(quiet=True):
             pass

@@ -744,7 +744,9 @@ def find_causes(
     shrunk, without a replay."""
     areas: dict[str, list[Failing]] = {}
     for key, verdicts in sorted(alike.items(), key=lambda kv: -len(kv[1])):
-        failing = [(v.path, (v.divergence or {}).get("position"), key, v.failure) for v in verdicts]
+        failing = [
+            (v.path, (v.divergence or {}).get("position"), key, sent(v.failure)) for v in verdicts
+        ]
         areas.setdefault(key.area(), []).extend(failing)
     if tries <= 0:
         for failing in areas.values():
@@ -754,6 +756,15 @@ def find_causes(
         (failing[0][2], failing, options, tries, seconds, deadline) for failing in areas.values()
     ]
     yield from largest_first(_causes_job, work, lambda job: job[1][0][0], jobs)
+
+
+def sent(failure: Failure | None) -> Failure | None:
+    """A FAIL as a worker grouping it takes it (`kept_member`): what the
+    replay kept, without what trying slips on it added (the slips tried,
+    whose code cannot be pickled, and the lines of the model it ran)."""
+    if failure is None:
+        return None
+    return replace(failure, expected=None, ran=None)
 
 
 def by_area(failing: list[Failing]) -> list[Cause]:
