@@ -342,10 +342,8 @@ class Judge:
         (a bug of few FAILs is not left for the time after many of another)."""
         tried = {f.signature for f in explaining.added}
         scanned = explaining.scanned
-        open_ = [w for w in self.waiting if w[1].signature not in tried]
-        open_ = open_ or [
-            w for w in self.waiting if scanned.get(w[1].signature, 0) < explaining.scans
-        ]
+        open_ = [w for w in self.waiting if scanned.get(w[1].signature, 0) < explaining.scans]
+        open_ = [w for w in open_ if w[1].signature not in tried] or open_
         pick = min(open_, key=lambda w: w[0]) if open_ else max(self.waiting, key=lambda w: w[0])
         self.waiting.remove(pick)
         return pick[1]

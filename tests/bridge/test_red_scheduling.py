@@ -59,8 +59,10 @@ def test_the_judge_tries_the_smallest_fail_waiting_first_or_the_largest_never_sc
 
         def __init__(self, wide: bool = True) -> None:
             self.wide = wide
+            self.added: list[slips.Failure] = []
 
         def add(self, failure: slips.Failure) -> None:
+            self.added.append(failure)
             tried.append(failure.name)
 
         def widen(self) -> None:
