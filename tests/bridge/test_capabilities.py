@@ -331,7 +331,8 @@ def test_queue_waiting_left_out_of_every_answer(
 def test_without_a_settle_timeout_no_timeout_is_sent_and_both_sides_stay_in_step(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = CORPUS / "random_02.jsonl"
+    # The smallest scenario of the corpus holding timeouts and relative settles.
+    path = CORPUS / "both_need_first_retry_waits.jsonl"
     held = ",".join(sorted(capabilities.ALL - {"settle_timeout"}))
     code, out, data, _ = corpus(
         [str(path), "--engine", "impl", "--capabilities", held], tmp_path, capsys
