@@ -637,8 +637,12 @@ it tries runs past that (a slip can make a long scenario's replay take
 minutes; the scan's budget is the caller's)."""
 
 ARMED = [False]
-"""Whether a SIGALRM now means Stuck: not once `applied` starts putting the
-model back (a late alarm must not cut that short)."""
+"""Whether a SIGALRM or SIGVTALRM now means Stuck: not once `applied` starts
+putting the model back (a late alarm must not cut that short)."""
+
+SLOWER = 4
+"""How many times the CPU seconds of the model's own replay (plus a quarter
+of a second) a slipped replay of the same scenario may take."""
 
 
 def stuck(_signum: int, _frame: object) -> None:
@@ -646,30 +650,41 @@ def stuck(_signum: int, _frame: object) -> None:
         raise Stuck
 
 
+def allowed(events: int, cpu: float | None) -> float:
+    """The CPU seconds a slipped model may take on a replay of `events`
+    events whose model without the slip took `cpu` (None: not measured, a
+    second and 10 ms an event)."""
+    return 1 + events / 100 if cpu is None else 0.25 + SLOWER * cpu
+
+
 @contextmanager
-def applied(*slips: Slip | None, events: int = 0) -> Iterator[None]:
+def applied(*slips: Slip | None, events: int = 0, cpu: float | None = None) -> Iterator[None]:
     """The model with `slips` (none: the model as it is), each in its own
     function, restored after (an option's slip changes no code: the replay
-    takes its profile, `under`). In the main thread a slipped model that
-    takes longer than a second and 10 ms an event (`events`) raises Stuck:
-    a slip can make a loop of the model's endless, and an option's slip a
-    replay far longer than the engine's. Every function a slip ever changed
-    is first put back as the model has it, so that a restore an alarm cut
-    short (however unlikely) never leaves a slip in the model."""
+    takes its profile, `under`). In the main thread a slipped model raises
+    Stuck once it has taken the CPU seconds `allowed` for the replay, or
+    reaches the scan's end (`BY`): a slip can make a loop of the model's
+    endless, and an option's slip a replay far longer than the engine's.
+    Counted in this process's CPU time, not the clock's, so that a busy
+    machine does not make a slip look stuck. Every function a slip ever
+    changed is first put back as the model has it, so that a restore an
+    alarm cut short (however unlikely) never leaves a slip in the model."""
     for function, code in RIGHT.items():
         function.__code__ = code
     changed = [(live(s), s.code) for s in slips if s is not None and s.code is not None]
     given = any(slip is not None for slip in slips)
     timed = given and threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGALRM, stuck) if timed else None
+    virtual = signal.signal(signal.SIGVTALRM, stuck) if timed else None
     try:
         for function, code in changed:
             RIGHT.setdefault(function, function.__code__)
             function.__code__ = code
         if timed:
             ARMED[0] = True
-            left = min(1 + events / 100, BY[0] - time.monotonic())
-            signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+            signal.setitimer(signal.ITIMER_VIRTUAL, allowed(events, cpu))
+            if BY[0] != math.inf:
+                signal.setitimer(signal.ITIMER_REAL, max(BY[0] - time.monotonic(), 0.001))
         yield
     finally:
         ARMED[0] = False
@@ -677,7 +692,9 @@ def applied(*slips: Slip | None, events: int = 0) -> Iterator[None]:
             function.__code__ = RIGHT[function]
         if timed:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.setitimer(signal.ITIMER_VIRTUAL, 0)
             signal.signal(signal.SIGALRM, before)
+            signal.signal(signal.SIGVTALRM, virtual)
 
 
 MODEL = str(Path(import_module("model").__file__ or "").parent)
@@ -745,6 +762,8 @@ class Failure:
     model's, once replayed."""
     ran: Lines | None = field(default=None, repr=False)
     """The lines of the model it ran, once replayed with a trace."""
+    took: float | None = field(default=None, repr=False, compare=False)
+    """The CPU seconds that traced replay took (None: not yet made)."""
     past: list[Past] = field(default_factory=list, repr=False)
     """The engine's answers read past the divergence (bridge/checking/compare.py
     `Result.past`), each with the answer SPEC's model gives there."""
@@ -792,12 +811,22 @@ class Failure:
         """The lines of the model it runs on the scenario (replayed once,
         with a trace, for a scan)."""
         if self.ran is None:
+            start = time.process_time()
             try:
                 answers, self.ran = traced(self.answers())
             except (ScenarioError, RecursionError):
                 answers, self.ran = [], {}
+            self.took = time.process_time() - start
             self.expected = self.expected if self.expected is not None else answers
         return self.ran
+
+    def cpu(self, scenario: Scenario) -> float | None:
+        """About the CPU seconds the model takes on `scenario` (this FAIL's,
+        or the longer one read past the divergence), from the traced replay
+        up to the divergence, if one was made (a trace only slows it)."""
+        if self.took is None:
+            return None
+        return self.took * max(len(scenario.events), 1) / max(len(self.scenario.events), 1)
 
     def differs(self, expected: dict[str, Any], found: dict[str, Any]) -> bool:
         owner = ignored_fields(self.lacks)
@@ -838,7 +867,8 @@ class Failure:
             return False
         assert self.expected is not None
         got = 0
-        with applied(*slips, events=len((self.longer or self.scenario).events)):
+        whole = self.longer or self.scenario
+        with applied(*slips, events=len(whole.events), cpu=self.cpu(whole)):
             try:
                 answers = self.answers(True, *slips)
                 for k, answer in enumerate(answers):
@@ -870,7 +900,7 @@ class Failure:
         assert self.expected is not None
         owner = ignored_fields(self.lacks)
         first = first_difference(self.expected[-1], self.answer, None, self.rules, owner)
-        with applied(slip, events=len(self.scenario.events)):
+        with applied(slip, events=len(self.scenario.events), cpu=self.cpu(self.scenario)):
             try:
                 answers = list(self.answers(False, slip))
             except Exception:  # a slip can break the model anywhere

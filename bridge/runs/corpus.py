@@ -761,10 +761,10 @@ def find_causes(
 def sent(failure: Failure | None) -> Failure | None:
     """A FAIL as a worker grouping it takes it (`kept_member`): what the
     replay kept, without what trying slips on it added (the slips tried,
-    whose code cannot be pickled, and the lines of the model it ran)."""
+    the lines of the model it ran and what that replay cost)."""
     if failure is None:
         return None
-    return replace(failure, expected=None, ran=None)
+    return replace(failure, expected=None, ran=None, took=None)
 
 
 def by_area(failing: list[Failing]) -> list[Cause]:

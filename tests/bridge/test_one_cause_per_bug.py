@@ -25,7 +25,7 @@ import pytest
 import impl
 from bridge import cli
 from bridge.runs.corpus import Options, check
-from tests.bridge.helpers import NEVER, in_plain_python
+from tests.bridge.helpers import NEVER
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "bridge" / "engines"))
@@ -74,7 +74,7 @@ def first_divergence(name: str) -> str | None:
     return f"{verdict.divergence['field']}@{(verdict.divergence['event'] or {})['event']}"
 
 
-@pytest.mark.skipif(impl.COMPILED, reason="a patch misses the C build: see the test below")
+@pytest.mark.skipif(impl.COMPILED, reason="a patch misses the C build: test_plain_python.py")
 def test_three_bugs_each_seen_in_several_ways_are_three_named_causes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -131,7 +131,7 @@ BOTH = "refused_utf8_0"
 the free leaf's, the queue the running leaf's."""
 
 
-@pytest.mark.skipif(impl.COMPILED, reason="a patch misses the C build: see the test below")
+@pytest.mark.skipif(impl.COMPILED, reason="a patch misses the C build: test_plain_python.py")
 def test_a_fail_of_two_bugs_at_one_answer_joins_the_other_bugs_cause(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,11 +169,3 @@ def test_a_fail_of_two_bugs_at_one_answer_joins_the_other_bugs_cause(
     code = cli.main(["corpus", "--jobs", "1", "--engine", "impl", "--shrink-tries", "0",
                      ahead["shrunk"]])  # fmt: skip
     assert code == 0, capsys.readouterr().out
-
-
-@pytest.mark.skipif(not impl.COMPILED, reason="the tests above run in this process")
-def test_one_cause_per_bug_in_plain_python() -> None:
-    in_plain_python(
-        f"{__file__}::test_three_bugs_each_seen_in_several_ways_are_three_named_causes",
-        f"{__file__}::test_a_fail_of_two_bugs_at_one_answer_joins_the_other_bugs_cause",
-    )

@@ -29,6 +29,10 @@ PLANTED = {
         "test_a_second_cover_after_the_scanning_budget_keeps_the_slips_found",
     ),
     "tests/bridge/test_option_slips.py": ("test_an_undeclared_option_is_one_cause_named_by_it",),
+    "tests/bridge/test_one_cause_per_bug.py": (
+        "test_three_bugs_each_seen_in_several_ways_are_three_named_causes",
+        "test_a_fail_of_two_bugs_at_one_answer_joins_the_other_bugs_cause",
+    ),
 }
 """Each file's tests that patch the engine (each skipped under the C build)."""
 

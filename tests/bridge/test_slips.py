@@ -13,6 +13,7 @@ import json
 import re
 import signal
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -103,6 +104,22 @@ def test_a_slip_left_in_the_model_is_taken_out_by_the_next_use() -> None:
         assert text.flatten("a\r\nb") == "a b"
     assert text.flatten("a\r\nb") == "a b"
     slips.stuck(signal.SIGALRM, None)  # an alarm after the end: no Stuck
+
+
+def test_a_slipped_replay_is_stuck_by_its_cpu_seconds_not_the_clocks() -> None:
+    """A slipped model is cut once it has used the CPU seconds allowed for
+    the replay (a quarter of a second past four times the model's own), so
+    a loop a slip made endless ends, while waiting on a busy machine,
+    which uses no CPU, never makes a slip look stuck."""
+    slip = next(s for s in slips.catalogue() if s.function == "flatten")
+    with slips.applied(slip, cpu=0.0):
+        time.sleep(0.4)
+    spun = time.process_time()
+    with pytest.raises(slips.Stuck), slips.applied(slip, cpu=0.0):
+        while True:
+            pass
+    assert 0.2 <= time.process_time() - spun < 2
+    assert slips.allowed(10, 1.0) == 4.25 and slips.allowed(300, None) == 4.0
 
 
 def corpus(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
