@@ -162,6 +162,7 @@ def test_the_laws_repeat_their_run_with_the_command_that_started_them(clone: Run
     assert "seed 3 (again:" in repeated.stdout and "constants_allowed  holds" in repeated.stdout
 
 
+@pytest.mark.more  # the installed runner run end to end a dozen times: `make test-more`
 @pytest.mark.xdist_group("installed")
 def test_an_installed_runner_prints_hints_that_work(
     installed: Installed,
@@ -186,6 +187,7 @@ def test_an_installed_runner_prints_hints_that_work(
     assert_expect_is_for_a_clone(runner, helped)
 
 
+@pytest.mark.more  # the zipapp run end to end a dozen times: `make test-more`
 @pytest.mark.xdist_group("zipapp")
 def test_the_zipapp_prints_hints_that_work(warm_pyz: Path) -> None:
     """Its payload already unpacked: its first runs are test_zipapp.py's, as is
