@@ -49,6 +49,7 @@ covers a run's FAILs with as few slips as it can.
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import math
 import re
@@ -645,8 +646,11 @@ SLOWER = 4
 of a second) a slipped replay of the same scenario may take."""
 
 
-def stuck(_signum: int, _frame: object) -> None:
-    if ARMED[0]:
+def stuck(_signum: int, frame: FrameType | None) -> None:
+    """Stuck, unless the alarm came while `applied` itself runs (between the
+    replay's end and its restore): raised there it would skip the restore,
+    so the alarm, repeated every 50 ms, comes again."""
+    if ARMED[0] and frame is not None and frame.f_code not in RESTORING:
         raise Stuck
 
 
@@ -682,9 +686,10 @@ def applied(*slips: Slip | None, events: int = 0, cpu: float | None = None) -> I
             function.__code__ = code
         if timed:
             ARMED[0] = True
-            signal.setitimer(signal.ITIMER_VIRTUAL, allowed(events, cpu))
+            signal.setitimer(signal.ITIMER_VIRTUAL, allowed(events, cpu), AGAIN)
             if BY[0] != math.inf:
-                signal.setitimer(signal.ITIMER_REAL, max(BY[0] - time.monotonic(), 0.001))
+                left = max(BY[0] - time.monotonic(), 0.001)
+                signal.setitimer(signal.ITIMER_REAL, left, AGAIN)
         yield
     finally:
         ARMED[0] = False
@@ -695,6 +700,14 @@ def applied(*slips: Slip | None, events: int = 0, cpu: float | None = None) -> I
             signal.setitimer(signal.ITIMER_VIRTUAL, 0)
             signal.signal(signal.SIGALRM, before)
             signal.signal(signal.SIGVTALRM, virtual)
+
+
+AGAIN = 0.05
+"""Seconds after which an alarm `stuck` let pass comes again."""
+
+RESTORING = {applied.__wrapped__.__code__, contextlib.AbstractContextManager.__exit__.__code__,
+             contextlib._GeneratorContextManager.__exit__.__code__}  # fmt: skip
+"""The code an alarm must not raise in: `applied` and its context manager's exit."""
 
 
 MODEL = str(Path(import_module("model").__file__ or "").parent)

@@ -122,6 +122,23 @@ def test_a_slipped_replay_is_stuck_by_its_cpu_seconds_not_the_clocks() -> None:
     assert slips.allowed(10, 1.0) == 4.25 and slips.allowed(300, None) == 4.0
 
 
+def test_an_alarm_while_the_model_is_restored_is_let_pass() -> None:
+    """An alarm that comes after the slipped replay, while `applied` puts
+    the model back, raises nothing there (the restore would be skipped and
+    the slip left in the model); one in the replay is Stuck."""
+    slip = next(s for s in slips.catalogue() if s.function == "flatten")
+    using = slips.applied.__wrapped__(slip, cpu=0.0)  # type: ignore[attr-defined]
+    next(using)
+    try:
+        assert slips.ARMED[0]
+        slips.stuck(signal.SIGVTALRM, using.gi_frame)
+        with pytest.raises(slips.Stuck):
+            slips.stuck(signal.SIGVTALRM, sys._getframe())
+    finally:
+        using.close()
+    assert not slips.ARMED[0] and text.flatten("a\r\nb") == "a b"
+
+
 def corpus(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     # Not bounded by the replay's time: what a shrink keeps does not depend on load.
     budget = ["--shrink-seconds", NEVER]
