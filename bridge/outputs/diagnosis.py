@@ -218,8 +218,8 @@ def text(report: Report, written: dict[Path, Path], floor: float = 0.0) -> tuple
     for change, (symptom, count) in report.doubtful.items():
         out.append(
             f"not proposed: {visible(change.said())}: it explained {shown_symptom(symptom)}, "
-            f"which {count} likely bugs show unexplained (or, under it, the other way round): "
-            "a bug explained away, not a difference"
+            f"shown unexplained by {many(count, 'likely bug')} "
+            "(or, under it, the other way round): a bug explained away, not a difference"
         )
     unguessed = untried()
     if unguessed:

@@ -48,7 +48,11 @@ The run, in phases:
      like nothing SPEC allows the rest of the time); and when as many
      likely bugs as needed it show that symptom the other way round under
      the proposal (`mirrored`: with no AHEAD at all the model offers the
-     leaves such an engine still holds back). A change that also explained
+     leaves such an engine still holds back); and when as many scenarios
+     as needed it showed, while followed, a symptom it explained there and
+     then that symptom the other way round under it (`turned`: no AHEAD
+     explained a leaf offered early, and the same scenario's engine then
+     held back a leaf the model offered). A change that also explained
      a symptom no likely bug shows is kept: symptoms are coarse, and a real
      difference (`retry: "tick"`) can share one with a bug. The proposal
      without the withdrawn changes is checked again (phase 3), once.
@@ -454,7 +458,10 @@ def doubtful(
     bug's when more likely bugs show it unexplained than scenarios needed
     the change, or as many show it the other way round (`mirrored`: under
     the proposal the model now has what the engine lacks, the change went
-    past what the engine does). A change that also explained a symptom no
+    past what the engine does). A change is also doubtful when as many
+    scenarios as needed it turned against it while followed (`turned`):
+    the same engine, in one scenario, first did what the change says and
+    then the other way round under it. A change that also explained a symptom no
     likely bug shows is a difference of the engine's (`retry: "tick"`
     needed beside no AHEAD at the bug's first divergence, and alone where a
     held node restarts)."""
@@ -472,7 +479,23 @@ def doubtful(
                 suspect[symptom] = (symptom, shown[mirrored(symptom)])
         if suspect and len(suspect) == len(explained):
             out[change] = max(suspect.values(), key=lambda pair: pair[1])
+        against = [s for d in followed.values() if (s := turned(change, d)) is not None]
+        if change not in out and len(against) >= len(paths):
+            out[change] = (against[0], len(against))
     return out
+
+
+def turned(change: Change, followed: Diagnosis) -> tuple[Any, ...] | None:
+    """A symptom a change explained while a scenario was followed, which
+    the same scenario then shows the other way round (`mirrored`), under
+    it and unexplained; None when it shows none."""
+    explained: set[tuple[Any, ...]] = set()
+    for step in followed.steps:
+        if change in step.explained_by:
+            explained.add(step.symptom)
+        elif not step.explained_by and step.symptom != mirrored(step.symptom) in explained:
+            return mirrored(step.symptom)
+    return None
 
 
 def said(state: Run, what: str) -> None:

@@ -273,6 +273,25 @@ def test_a_change_that_explains_what_likely_bugs_show_is_withdrawn() -> None:
     # as the scenarios that needed the change.
     held_back = [scenario("w", at(None, ("queue", ("-", 0))))]
     assert doubtful(needing, followed, held_back) == {lifted: (extra_leaf, 1)}
+    # A scenario that turned against a change while followed: no AHEAD
+    # explained a leaf offered early, and under it the same engine then held
+    # back a leaf the model offered (README's first screen: refused_utf8_0,
+    # while no AHEAD was needed by refused_utf8_1 for a leaf more and a
+    # merge fewer, which no likely bug shows).
+    no_ahead = Change("ahead_limit", "none")
+    followed[Path("d")] = scenario("d", at(no_ahead, ("queue", ("+", 0), ("-", 1))))
+    turned = scenario("e", at(no_ahead, extra_leaf), at(None, ("queue", ("-", 0))))
+    followed[Path("e")] = turned
+    assert doubtful({no_ahead: [Path("d")]}, followed, [turned]) == {no_ahead: (extra_leaf, 1)}
+    # Not when it then shows something else, nor a symptom with no way round.
+    followed[Path("e")] = scenario("e", at(no_ahead, extra_leaf), at(None, ("queue", ("-", 1))))
+    assert doubtful({no_ahead: [Path("d")]}, followed, [followed[Path("e")]]) == {}
+    followed[Path("e")] = scenario("e", at(no_ahead, ("render",)), at(None, ("render",)))
+    assert doubtful({no_ahead: [Path("d")]}, followed, [followed[Path("e")]]) == {}
+    # Nor when fewer scenarios turned against it than needed it.
+    followed[Path("e")] = turned
+    followed[Path("f")] = scenario("f", at(no_ahead, extra_leaf))
+    assert doubtful({no_ahead: [Path("d"), Path("f")]}, followed, [turned]) == {}
 
 
 ISSUE_35 = ("retried", "zoom_one", "zoom_halves", "zoom_unbuilt", "tolerance", "cut")
