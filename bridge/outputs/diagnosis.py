@@ -136,8 +136,8 @@ def causes(report: Report) -> list[tuple[Cause, list[Diagnosis]]]:
 
 
 def many(count: int, word: str) -> str:
-    """`1 likely bug`, `2 likely bugs`."""
-    return f"{count} {word}" + ("" if count == 1 else "s")
+    """`1 likely bug`, `2 likely bugs`; `2 LIKELY BUGS` in capitals."""
+    return f"{count} {word}" + ("" if count == 1 else "S" if word.isupper() else "s")
 
 
 def counts(report: Report) -> dict[str, int]:

@@ -521,3 +521,14 @@ def test_a_guess_other_options_match_as_far_votes_only_where_none_is_proposed() 
     assert (proposal(kept).tolerance, proposal(kept).overlong) == (1, "kept")
     assert proposal(Change("tolerance", 1.25)).tolerance == 1.25
     assert proposal(Change("trim_set", "ascii")).tolerance == 1.02
+
+
+def test_counts_are_said_in_the_case_of_their_word() -> None:
+    """A verdict in capitals has its plural in capitals (`3 LIKELY BUGS`,
+    not `3 LIKELY BUGs`), a line in lower case in lower case."""
+    from bridge.outputs.diagnosis import many
+
+    assert many(3, "LIKELY BUG") == "3 LIKELY BUGS"
+    assert many(1, "LIKELY BUG") == "1 LIKELY BUG"
+    assert many(2, "likely bug") == "2 likely bugs"
+    assert many(1, "scenario") == "1 scenario"
