@@ -4,7 +4,7 @@ zipapp `make dist` makes there (built once for the session), and the
 verdicts README shows beside them are the last lines those runs print.
 
 It replays the whole corpus twice (green and red, the red one shrinking
-its cause) and diagnoses two scenarios: some 45 CPU s, so `make test-more`
+its cause) and diagnoses two scenarios: some 35 CPU s, so `make test-more`
 (docs/developing.md, "Two tiers"). The gate checks the same commands'
 parts: the zipapp (tests/packaging/test_zipapp.py), the examples
 (tests/bridge/test_examples.py), diagnose's rules (tests/bridge/test_diagnose_rules.py)."""
