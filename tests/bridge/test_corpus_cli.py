@@ -129,6 +129,8 @@ def test_known_failures_both_ways_and_reports_for_ci(
     known = tmp_path / "known.txt"
     junit, report = tmp_path / "out" / "junit.xml", tmp_path / "out" / "report.json"
     base = ["corpus", str(folder), "--engine", "impl", "--jobs", "1"]
+    # No shrink and no rule slip tried after the replay: no report here reads a cause.
+    base += ["--shrink-tries", "0", "--shrink-seconds", "0.001"]
     pages = tmp_path / "pages"
     code, out = run(
         [*base, "--junit-xml", str(junit), "--json", str(report), "--report", str(pages)], capsys
