@@ -9,8 +9,8 @@ environment (`optchat-spec`), and the zipapp (`python3 optchat-spec.pyz`).
 Each also knows the reference engine by name; each lists `expect`, which
 remakes the bundled corpus's transcripts only in the clone. The clone's runs
 that print a hint run in this process as `python -m bridge` starts it (its
-`sys.argv`, directory and PYTHONPATH), but for one `corpus` run: each hint
-runs in a shell."""
+`sys.argv`, directory and PYTHONPATH); each hint runs in a shell, and the
+hint a `compare` run there prints runs in a shell again."""
 
 from __future__ import annotations
 
@@ -101,8 +101,9 @@ def assert_hints_work(
     assert version.returncode == 0 and version.stdout.startswith("optchat-spec "), version
 
     # Five replays shrink the cause's scenario: shrinking is not tested here.
-    corpus = ("corpus", "--engine", WRONG, "--only", "random_00", "--jobs", "1")
-    failed = started(runner)(*corpus, "--shrink-tries", "5")
+    failed = runner(
+        "corpus", "--engine", WRONG, "--only", "random_00", "--jobs", "1", "--shrink-tries", "5"
+    )
     assert failed.returncode == 1, failed.stdout + failed.stderr
     cause = said(failed, "replay it:")
     assert cause.startswith(prog + " compare "), cause
@@ -117,11 +118,6 @@ def assert_hints_work(
     replayed = runner.shell(replay)
     assert replayed.returncode == 1 and "field 'size' (SPEC 3)" in replayed.stdout, replayed
     return helped
-
-
-def started(runner: Runner) -> Runner:
-    """`runner` started as a process (a process's own hints, once in each test)."""
-    return Runner(runner.argv, runner.cwd, runner.env)
 
 
 def assert_reference_agrees(runner: Runner, *more: str) -> None:
