@@ -28,18 +28,25 @@ DEVIANT_SAMPLE = [name for name in SAMPLE if name != "refused_line_fits_1"] + ["
 family's refusals untested (below)."""
 
 
-def test_the_deviant_engine_agrees_under_its_declared_profile() -> None:
-    """Each scenario of the sample checked as `corpus` checks it, in turn:
-    one engine process takes them all (it takes sessions)."""
-    for name in DEVIANT_SAMPLE:
-        verdict = check(CORPUS / f"{name}.jsonl", Options(DECLARED, quiet=True))
+def assert_agrees(engine: str, names: list[str], agreement: str) -> None:
+    """Each scenario of `names` checked as `corpus` checks it, in turn (one
+    engine process takes them all: it takes sessions): ok, the engine
+    declaring its deviations as `agreement` says."""
+    for name in names:
+        verdict = check(CORPUS / f"{name}.jsonl", Options(engine, quiet=True))
         assert verdict.status == "ok", (name, verdict.reason)
-        assert verdict.agreement == (
-            "declares deviations: trim_lines; kind_words (unii -> talk, "
-            "user -> you); need_first off; failure_cap none; calls self; ahead_in_wait off; "
-            "zoom_unbuilt refused; overlong kept; replies_out asks; given_line reply; "
-            "trim_set ascii; free_leaves queued; flat_lines; flat_sizes; batches builds"
-        ), name
+        assert verdict.agreement == agreement, name
+
+
+def test_the_deviant_engine_agrees_under_its_declared_profile() -> None:
+    assert_agrees(
+        DECLARED,
+        DEVIANT_SAMPLE,
+        "declares deviations: trim_lines; kind_words (unii -> talk, "
+        "user -> you); need_first off; failure_cap none; calls self; ahead_in_wait off; "
+        "zoom_unbuilt refused; overlong kept; replies_out asks; given_line reply; "
+        "trim_set ascii; free_leaves queued; flat_lines; flat_sizes; batches builds",
+    )
 
 
 def test_the_line_fits_family_tests_nothing_under_overlong_kept() -> None:
@@ -61,19 +68,16 @@ def test_the_line_fits_family_tests_nothing_under_overlong_kept() -> None:
 
 def test_the_engine_agrees_under_the_policies_profile() -> None:
     """SPEC 10's later policies, declared by the engine and checked against
-    the transcripts made for them, on each scenario of the sample in turn
-    (one engine process takes them all)."""
+    the transcripts made for them."""
     policies = PROFILES / "policies.json"
-    engine = f"{sys.executable} -m impl.protocol --profile {policies}"
-    for name in SAMPLE:
-        verdict = check(CORPUS / f"{name}.jsonl", Options(engine, quiet=True))
-        assert verdict.status == "ok", (name, verdict.reason)
-        assert verdict.agreement == (
-            "declares deviations: empty_chat blank_line; retry tick; held_takes_job; "
-            "merge_order ready; resume self; empty_reply fails; not_shorter goes_on; "
-            "retried first; zoom_one headed; zoom_halves bare; tolerance 1.25; cut word; "
-            'ellipsis "…"; trim_set javascript; ahead_limit none; row_sizes'
-        ), name
+    assert_agrees(
+        f"{sys.executable} -m impl.protocol --profile {policies}",
+        SAMPLE,
+        "declares deviations: empty_chat blank_line; retry tick; held_takes_job; "
+        "merge_order ready; resume self; empty_reply fails; not_shorter goes_on; "
+        "retried first; zoom_one headed; zoom_halves bare; tolerance 1.25; cut word; "
+        'ellipsis "…"; trim_set javascript; ahead_limit none; row_sizes',
+    )
 
 
 def test_the_same_engine_under_spec_s_profile_diverges() -> None:
