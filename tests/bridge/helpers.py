@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import os
 import random
 import re
@@ -15,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import jsonschema
 import pytest
 
 from bridge.formats.capabilities import parse as capabilities_of
@@ -33,6 +35,12 @@ NEVER = "600"
 """A cap on shrinking's time (`--shrink-seconds`) no shrink here reaches on
 any machine: shrinking stops when no pass changes the scenario or its
 replays are spent, so what it keeps does not depend on speed or load."""
+
+REPORT_SCHEMA = Path(__file__).parents[2] / "bridge" / "report.schema.json"
+jsonschema.Draft202012Validator.check_schema(json.loads(REPORT_SCHEMA.read_text()))
+REPORTS = jsonschema.Draft202012Validator(json.loads(REPORT_SCHEMA.read_text()))
+"""`jsonschema` on bridge/report.schema.json, the schema checked once
+(`jsonschema.validate` checks it again at every call, some 0.03 CPU s)."""
 
 SMALL = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=3, ahead=4)
 

@@ -13,7 +13,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 import bridge
@@ -28,7 +27,7 @@ from bridge.wire.stream import Exchange, from_model
 from model.profile import from_options
 from scenarios.format import Scenario, read
 from tests.bridge.engines import lacking as lacking_engine
-from tests.bridge.helpers import InProcessExample, in_process
+from tests.bridge.helpers import REPORTS, InProcessExample, in_process
 
 LACKING = Path(__file__).parent / "engines" / "lacking.py"
 DECLARING = f"{shlex.quote(sys.executable)} {shlex.quote(str(LACKING))} --declare"
@@ -88,7 +87,7 @@ def corpus(
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
     data = json.loads(report.read_text("utf-8"))
-    jsonschema.validate(data, REPORT)
+    REPORTS.validate(data)
     return code, out + err, data, ET.parse(junit).getroot()
 
 

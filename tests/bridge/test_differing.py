@@ -59,7 +59,16 @@ def corpus(tmp_path: Path, engine: str, names: tuple[str, ...]) -> tuple[int, di
     shrinking (the subject here is the verdicts, not their causes)."""
     report = tmp_path / "run.json"
     paths = [str(CORPUS / f"{name}.jsonl") for name in names]
-    more = ["--jobs", "2", "--json", str(report), "--shrink-tries", "0"]
+    more = [
+        "--jobs",
+        "1",
+        "--json",
+        str(report),
+        "--shrink-tries",
+        "0",
+        "--shrink-seconds",
+        "0.001",
+    ]
     code = cli.main(["corpus", *paths, "--engine", engine, *more])
     data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
     return code, data

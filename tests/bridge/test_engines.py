@@ -123,22 +123,30 @@ def test_a_command_that_cannot_start_is_one_line_and_exit_2(
     assert str(path) not in err, "the engine's fault is not blamed on the scenario"
 
 
-def test_a_user_mistake_never_prints_a_traceback(tmp_path: Path) -> None:
-    """Missing, a directory, no file at all: exit 2, one message, in a fresh process."""
-    for args in (
-        ["compare", str(tmp_path / "nope.jsonl")],
-        ["compare", str(tmp_path)],
-        ["compare"],
-    ):
-        done = subprocess.run(
-            [sys.executable, "-m", "bridge", *args, "--engine", "impl"],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
-            check=False,
-        )
-        assert done.returncode == 2, (args, done.stdout, done.stderr)
-        assert "Traceback" not in done.stdout + done.stderr, args
+def test_a_user_mistake_never_prints_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Missing, a directory, no file at all: exit 2, one message; the first
+    in a fresh process, the others in this one (`python -m bridge`'s
+    `main`, argparse's SystemExit taken as the interpreter takes it)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bridge", "compare", str(tmp_path / "nope.jsonl")]
+        + ["--engine", "impl"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+        check=False,
+    )
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stdout + done.stderr
+    for args in (["compare", str(tmp_path)], ["compare"]):
+        try:
+            code = cli.main([*args, "--engine", "impl"])
+        except SystemExit as ended:
+            code = ended.code
+        out, err = capsys.readouterr()
+        assert code == 2, (args, out, err)
+        assert "Traceback" not in out + err, args
 
 
 def test_a_hung_engine_is_killed_at_close() -> None:

@@ -2,7 +2,8 @@
 starts it once per scenario, as a passing one, unless `--report` asks for
 both whole states at the divergence (a second start and a model replay to
 there), or its FAILs are grouped into causes with shrinking (here
-`--shrink-tries 0`: each cause from the first divergence alone). Any
+`--shrink-tries 0`: each cause from the first divergence alone, and no
+rule slip tried after the replay: `--shrink-seconds 0.001`). Any
 scenario the engine fails shows this; zoom_2, among the smallest it fails
 (703 events, diverging at the 121st), keeps the plain-Python engine and the
 grouping into causes to a few CPU seconds (random_02 took twenty)."""
@@ -41,7 +42,7 @@ def test_a_failing_scenario_starts_the_engine_again_only_for_a_report(
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     engine, starts = counting_engine(tmp_path)
     args = ["corpus", "--engine", engine, "--only", "zoom_2.jsonl", "--jobs", "1"]
-    args += ["--shrink-tries", "0"]
+    args += ["--shrink-tries", "0", "--shrink-seconds", "0.001"]
     assert cli.main(args) == 1
     out = capsys.readouterr().out
     assert "FAIL zoom_2.jsonl" in out and "for the states there" in out, out

@@ -46,14 +46,15 @@ def fuzz(*args: str) -> int:
 def test_no_divergence_against_the_engine_ends_on_time_with_its_throughput(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = fuzz("--engine", "impl", "--seconds", "1", "--seed", "7", "--regressions", str(tmp_path))
+    args = ["--engine", "impl", "--seconds", "0.3", "--seed", "7", "--regressions", str(tmp_path)]
+    code = fuzz(*args)
     out = capsys.readouterr().out
     assert code == 0, out
     throughput = re.search(r"^throughput: (\d+) histories, (\d+) events in ([\d.]+) s", out, re.M)
     assert throughput is not None, out
-    # A starved machine may not finish one history in 1 s: the counts are not asserted.
+    # A starved machine may not finish one history in 0.3 s: the counts are not asserted.
     histories, events, seconds = (float(n) for n in throughput.groups())
-    assert 1 <= seconds < 1 + 30  # it ran its time, and stopped after the history under way
+    assert 0.3 <= seconds < 0.3 + 30  # it ran its time, and stopped after the history under way
     assert re.search(
         rf"^no divergence in {histories:.0f} histories, {events:.0f} events", out, re.M
     )
@@ -70,10 +71,10 @@ def summary(out: str) -> str:
 def test_the_same_seed_gives_the_same_histories(capsys: pytest.CaptureFixture[str]) -> None:
     runs = []
     for seed in ("11", "11", "12"):
-        assert fuzz("--engine", "model", "--histories", "15", "--seed", seed) == 0
+        assert fuzz("--engine", "model", "--histories", "5", "--seed", seed) == 0
         runs.append(summary(capsys.readouterr().out))
     assert runs[0] == runs[1]
-    assert runs[0].startswith("15 histories")
+    assert runs[0].startswith("5 histories")
     assert runs[2] != runs[0]  # another seed, other histories (events counted differ)
 
 

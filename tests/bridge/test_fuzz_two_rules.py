@@ -41,7 +41,7 @@ def test_an_engine_checking_two_rules_the_other_way_is_caught(
 def test_most_aimed_events_break_two_rules() -> None:
     seen = []
 
-    @settings(max_examples=60, derandomize=True, database=None, deadline=None)
+    @settings(max_examples=25, derandomize=True, database=None, deadline=None)
     @given(CONSTANTS, st.data())
     def history(constants: object, data: st.DataObject) -> None:
         state = machine.initial(constants)  # type: ignore[arg-type]

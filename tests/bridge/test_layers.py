@@ -4,6 +4,7 @@ with no circle anywhere, so a reader can walk it from the bottom up."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import bridge
@@ -20,9 +21,11 @@ def module_of(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@cache
 def graph() -> dict[str, set[str]]:
     """Every module of bridge/ and the modules of bridge/ it imports (a name
-    imported from a package counts as its submodule when it is one)."""
+    imported from a package counts as its submodule when it is one): parsed
+    once for the tests that read it."""
     modules = {module_of(path): path for path in BRIDGE.glob("**/*.py")}
     out: dict[str, set[str]] = {}
     for name, path in modules.items():

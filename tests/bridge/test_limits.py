@@ -229,8 +229,9 @@ def test_compare_and_diagnose_skip_what_lies_outside(
     is SKIPPED, so it compared nothing: exit 1, NOTHING COMPARED on its last
     line (issue 33's contract for every command), never green and never
     the 2 of a fault."""
-    name = "random_07" if command == "compare" else "--only=random_07"
-    code = cli.main([command, name, "--engine", DECLARING, "--regressions", str(tmp_path)])
+    # One job for diagnose: in this process, no pool of workers started.
+    given = ["random_07"] if command == "compare" else ["--only=random_07", "--jobs", "1"]
+    code = cli.main([command, *given, "--engine", DECLARING, "--regressions", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 1, out
     assert out.splitlines()[-1].startswith("NOTHING COMPARED: 0 of "), out

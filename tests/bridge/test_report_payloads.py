@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -22,7 +23,7 @@ import bridge.cli as cli
 from scenarios.format import Scenario, write
 from scenarios.strategies import constants_dict
 from tests.bridge.browser import needs_chromium, run_chromium, visit
-from tests.bridge.helpers import SMALL
+from tests.bridge.helpers import SMALL, InProcessExample, in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 WRAPPER = Path(__file__).resolve().parent / "engines" / "payloads.py"
@@ -261,16 +262,35 @@ def test_a_report_is_written_whole_or_not_at_all(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
 
 
-def test_names_never_collide(hostile: Hostile, capsys: pytest.CaptureFixture[str]) -> None:
-    """Two scenarios of one name in two folders, and two engines, give four
-    regressions and four pages (one replay shrinks each, none in `corpus`,
-    nor is a rule slip tried: what is named is the scenario, shrunk or not)."""
+class Refusing(InProcessExample):
+    """engines/payloads.py in this process as far as a name goes: the engine
+    under the hostile profile, its name the payload, making up a refusal at
+    the event at 1 (a divergence)."""
+
+    def answer(self, line: dict[str, Any]) -> dict[str, Any]:
+        out = super().answer(line)
+        return {**out, "refused": ENGINE_PAYLOAD} if line.get("at") == 1 else out
+
+
+def test_names_never_collide(
+    hostile: Hostile, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two scenarios of one name in two folders, and two engines (two
+    commands, both run in this process: `Refusing`), give four regressions
+    and four pages (one replay shrinks each, none in `corpus`, nor is a
+    rule slip tried: what is named is the scenario, shrunk or not)."""
     engine, out = hostile.engine, hostile.out
+    commands = (engine, engine.replace(sys.executable, f"{sys.executable} -B"))
+    runs = {"kind_words": {"user": WORD}}
+    in_process(
+        monkeypatch,
+        lambda spec: Refusing(spec, runs, ENGINE_PAYLOAD, runs) if spec in commands else None,
+    )
     twins = [out / "a" / "x.jsonl", out / "b" / "x.jsonl"]
     for twin in twins:
         write(hostile_scenario(), twin)
     profile = ["--profile", str(hostile.profile), "--live-model"]
-    for command in (engine, engine.replace(sys.executable, f"{sys.executable} -B")):
+    for command in commands:
         for twin in twins:
             args = ["compare", str(twin), "--engine", command, *profile, "--shrink-tries", "1"]
             assert cli.main([*args, "--regressions", str(out / "r"), "--shrink-seconds", "2"]) == 1

@@ -231,9 +231,10 @@ def test_a_fuzz_shard_left_with_no_history_says_so(capsys: pytest.CaptureFixture
 def test_the_check_laws_run_on_the_first_shard_only(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A fifth of the CI profile's histories: how a run is shared, not how deep
-    # it goes (the laws stage of the gate), is what is checked here.
-    monkeypatch.setitem(PROFILES, "ci", replace(PROFILES["ci"], histories=60))
+    # A fifteenth of the CI profile's histories, a tenth of its reply lists:
+    # how a run is shared, not how deep it goes (the laws stage of the gate),
+    # is what is checked here.
+    monkeypatch.setitem(PROFILES, "ci", replace(PROFILES["ci"], histories=20, line_examples=50))
     tables = {}
     for shard in ("1/2", "2/2"):
         argv = ["--only", "queue_order", "line_fits", "--seed", "5", "--jobs", "1"]
@@ -245,8 +246,8 @@ def test_the_check_laws_run_on_the_first_shard_only(
     assert "the check laws on shard 1" in tables["2/2"]
     drawn = [t.split("step laws share ")[1].split(" of which")[0] for t in tables.values()]
     assert drawn[0] != drawn[1]  # histories of their own (their events differ)
-    # Half the profile's 60 each (Hypothesis adds some calls it does not count).
-    assert all(int(d.split()[0]) < 50 for d in drawn), drawn
+    # Half the profile's 20 each (Hypothesis adds some calls it does not count).
+    assert all(int(d.split()[0]) < 17 for d in drawn), drawn
 
 
 def test_a_shard_left_with_no_law_says_so(capsys: pytest.CaptureFixture[str]) -> None:

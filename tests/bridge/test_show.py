@@ -194,12 +194,13 @@ def test_bad_input_is_one_line_and_exit_2(
 # In headless Chromium.
 
 
-def open_page(report: Path) -> tuple[Counter[tuple[str | None, str]], dict[str, Any]]:
-    """The dumped DOM of a report opened with the probe: how many elements
-    of each class each SVG (by id) holds, and what the probe saw."""
+def open_page(report: Path, *flags: str) -> tuple[Counter[tuple[str | None, str]], dict[str, Any]]:
+    """The dumped DOM of a report opened with the probe (and Chromium's
+    `flags`): how many elements of each class each SVG (by id) holds, and
+    what the probe saw."""
     probed = report.with_name("probed.html")
     probed.write_text(report.read_text(encoding="utf-8").replace("<head>", "<head>" + PROBE, 1))
-    dom = chromium(probed, "--dump-dom")
+    dom = chromium(probed, "--dump-dom", *flags)
 
     class Shapes(HTMLParser):
         def __init__(self) -> None:
@@ -239,8 +240,13 @@ def test_the_report_opens_in_chromium_without_errors(scenario: Scenario, tmp_pat
     report = write_divergence_report(
         tmp_path / "report.html", scenario, found, ("model", "low-ceiling"), SPEC, shrunk
     )
-    counts, probe = open_page(report)
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    SCREENSHOT.unlink(missing_ok=True)
+    # One start of Chromium dumps the DOM and takes the screenshot.
+    screenshot = (f"--screenshot={SCREENSHOT}", "--window-size=1100,2000")
+    counts, probe = open_page(report, *screenshot)
     assert probe["errors"] == []
+    assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     replayed = states(scenario)
     there = replayed[found.position]
     assert counts[("chat-bar", "line")] == len(machine.view(there))
@@ -259,10 +265,6 @@ def test_the_report_opens_in_chromium_without_errors(scenario: Scenario, tmp_pat
     assert counts[("found-bar", "line")] == len(theirs)
     assert counts[("expected-bar", "differs")] == len(ours - theirs) > 0
     assert counts[("found-bar", "differs")] == len(theirs - ours) > 0
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    SCREENSHOT.unlink(missing_ok=True)
-    chromium(report, f"--screenshot={SCREENSHOT}", "--window-size=1100,2000")
-    assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 # What a divergence page draws, and says without its script.

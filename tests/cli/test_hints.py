@@ -7,7 +7,10 @@ contract gives (1 for a divergence, 0 for `--version`). Three runners: a
 clone (`python -m bridge`), the wheel installed into a bare virtual
 environment (`optchat-spec`), and the zipapp (`python3 optchat-spec.pyz`).
 Each also knows the reference engine by name; each lists `expect`, which
-remakes the bundled corpus's transcripts only in the clone."""
+remakes the bundled corpus's transcripts only in the clone. The clone's runs
+that print a hint run in this process as `python -m bridge` starts it (its
+`sys.argv`, directory and PYTHONPATH); each hint runs in a shell, and the
+hint a `compare` run there prints runs in a shell again."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from bridge import cli
 from tests.packaging.kits import PYTHON, Installed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +49,29 @@ class Runner:
         return subprocess.run(
             argv, cwd=self.cwd, env=self.env, capture_output=True, text=True, timeout=600
         )
+
+
+@dataclass(frozen=True)
+class InProcess(Runner):
+    """The clone's runner in this process, as `python -m bridge` from `cwd`
+    runs it: its hints are printed as that process prints them (its command
+    is bridge/formats/invocation.py's); a hint still runs in a shell."""
+
+    patch: pytest.MonkeyPatch | None = None
+    capture: pytest.CaptureFixture[str] | None = None
+
+    def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
+        assert self.patch is not None and self.capture is not None
+        with self.patch.context() as patched:
+            patched.setattr(sys, "argv", [str(ROOT / "bridge" / "__main__.py"), *args])
+            patched.chdir(self.cwd)
+            patched.setenv("PYTHONPATH", self.env["PYTHONPATH"])
+            try:
+                code = cli.main(list(args))
+            except SystemExit as done:  # --help
+                code = int(done.code or 0)
+            out, err = self.capture.readouterr()
+        return subprocess.CompletedProcess([*self.argv, *args], code, out, err)
 
 
 def usage(done: subprocess.CompletedProcess[str]) -> str:
@@ -117,10 +144,14 @@ def assert_expect_is_for_a_clone(runner: Runner, helped: subprocess.CompletedPro
 
 
 @pytest.fixture
-def clone(tmp_path: Path) -> Runner:
-    """`python -m bridge` from a directory of its own, the clone on PYTHONPATH."""
+def clone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Runner:
+    """`python -m bridge` from a directory of its own, the clone on
+    PYTHONPATH (in this process: `InProcess`)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    return Runner([sys.executable, "-m", "bridge"], tmp_path, {**env, "PYTHONPATH": str(ROOT)})
+    argv, env = [sys.executable, "-m", "bridge"], {**env, "PYTHONPATH": str(ROOT)}
+    return InProcess(argv, tmp_path, env, monkeypatch, capsys)
 
 
 def test_a_clone_prints_hints_that_work(clone: Runner) -> None:
