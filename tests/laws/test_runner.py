@@ -28,11 +28,12 @@ from scenarios import format as scenario_format
 
 SMALL = dataclasses.replace(PROFILES["ci"], histories=60, steps=40)
 SHORT = dataclasses.replace(SMALL, steps=20, line_examples=100)
-"""SMALL with histories of at most 20 events and 100 reply lists, for the
+"""SMALL with histories of at most 20 events and 100 reply lists: for the
 tests whose counterexample is a few events (a wait, three messages) or a
-few replies: shrinking one found among 40 events cost most of them. Still
-long enough that the first history found is not already the shrunk one
-(with shrinking off, every test that asserts a shrunk history fails)."""
+few replies, where shrinking one found among 40 events cost most of them,
+and for those that count histories or draws, not events. Still long
+enough that the first history found is not already the shrunk one (with
+shrinking off, every test that asserts a shrunk history fails)."""
 
 
 def three_lines_at_most(step: Step) -> None:
@@ -59,9 +60,9 @@ def test_a_broken_law_gives_a_shrunk_history_that_replays(tmp_path: Path) -> Non
 
 def test_a_true_law_holds_with_its_strength(tmp_path: Path) -> None:
     law = next(law for law in all_laws() if law.name == "view_covers")
-    verdicts = check_step_laws([law], SMALL, tmp_path)
+    verdicts = check_step_laws([law], SHORT, tmp_path)
     assert isinstance(verdicts.results["view_covers"], Held)
-    assert verdicts.tally.histories >= SMALL.histories
+    assert verdicts.tally.histories >= SHORT.histories
 
 
 def test_histories_say_how_far_they_are(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,11 +71,11 @@ def test_histories_say_how_far_they_are(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(history, "HEARTBEAT", 0.0)
     said: list[str] = []
     law = next(law for law in all_laws() if law.name == "view_covers")
-    verdicts = check_step_laws([law], SMALL, tmp_path, said.append)
+    verdicts = check_step_laws([law], SHORT, tmp_path, said.append)
     assert isinstance(verdicts.results["view_covers"], Held)
     counts = [int(line.split()[1]) for line in said if " drawn, 60 asked for " in line]
     assert said[0] == "histories: 1 step laws, up to 60 histories"
-    assert len(counts) >= SMALL.histories - 1 and counts == sorted(counts)
+    assert len(counts) >= SHORT.histories - 1 and counts == sorted(counts)
     assert counts[-1] == verdicts.tally.histories - 1
     assert verdicts.tally.searching >= sum(verdicts.tally.seconds.values()) > 0
 
@@ -291,7 +292,7 @@ def test_histories_draw_their_events_without_data_draws_bookkeeping(
 
     monkeypatch.setattr(DataObject, "draw", counting)
     law = next(law for law in all_laws() if law.name == "view_covers")
-    verdicts = check_step_laws([law], SMALL, tmp_path)
+    verdicts = check_step_laws([law], SHORT, tmp_path)
     assert isinstance(verdicts.results["view_covers"], Held)
     # One `data.draw` per history (its length), none per event.
     assert len(calls) == verdicts.tally.histories < verdicts.tally.events // 5
