@@ -177,7 +177,7 @@ def test_a_protocol_1_engine_is_told_so_in_one_line(run: Hostile, command: str) 
 def test_a_wrong_start_under_calls_self_names_the_rule(run: Hostile) -> None:
     result = run.main(
         "compare", scenario_file(run.folder), "--engine", engine("self_start"),
-        "--regressions", str(run.folder / "found"), "--shrink-seconds", "1",
+        "--regressions", str(run.folder / "found"), "--shrink-tries", "1",
     )  # fmt: skip
     assert result.code == 1, (result.out, result.err)
     assert "field 'started'" in result.out

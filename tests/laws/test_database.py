@@ -9,19 +9,19 @@ from pathlib import Path
 
 from laws.history import check_step_laws
 from laws.registry import Broken, Held, Law
-from tests.laws.test_runner import SMALL, three_lines_at_most
+from tests.laws.test_runner import SHORT, three_lines_at_most
 
 LAW = Law("three_lines_at_most", "view", "step", three_lines_at_most)
 
 
 def test_a_broken_history_is_kept_and_replayed_first(tmp_path: Path) -> None:
     database = tmp_path / "examples"
-    found = dataclasses.replace(SMALL, seed=5, database=str(database))
+    found = dataclasses.replace(SHORT, seed=5, database=str(database))
     assert isinstance(check_step_laws([LAW], found, tmp_path / "a").results[LAW.name], Broken)
     assert [p for p in database.rglob("*") if p.is_file()], "nothing kept"
     # One history from another seed: the simplest one Hypothesis draws first
     # (no event) holds; with the database, the kept history comes first.
-    once = dataclasses.replace(SMALL, histories=1, seed=6)
+    once = dataclasses.replace(SHORT, histories=1, seed=6)
     alone = check_step_laws(
         [LAW], dataclasses.replace(once, database=str(tmp_path / "new")), tmp_path / "b"
     )

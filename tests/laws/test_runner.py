@@ -27,6 +27,13 @@ from model.profile import Profile
 from scenarios import format as scenario_format
 
 SMALL = dataclasses.replace(PROFILES["ci"], histories=60, steps=40)
+SHORT = dataclasses.replace(SMALL, steps=20, line_examples=100)
+"""SMALL with histories of at most 20 events and 100 reply lists: for the
+tests whose counterexample is a few events (a wait, three messages) or a
+few replies, where shrinking one found among 40 events cost most of them,
+and for those that count histories or draws, not events. Still long
+enough that the first history found is not already the shrunk one (with
+shrinking off, every test that asserts a shrunk history fails)."""
 
 
 def three_lines_at_most(step: Step) -> None:
@@ -36,7 +43,7 @@ def three_lines_at_most(step: Step) -> None:
 
 def test_a_broken_law_gives_a_shrunk_history_that_replays(tmp_path: Path) -> None:
     law = Law("three_lines_at_most", "view", "step", three_lines_at_most)
-    verdicts = check_step_laws([law], SMALL, tmp_path)
+    verdicts = check_step_laws([law], SHORT, tmp_path)
     assert verdicts.harness is None
     broken = verdicts.results["three_lines_at_most"]
     assert isinstance(broken, Broken)
@@ -53,9 +60,9 @@ def test_a_broken_law_gives_a_shrunk_history_that_replays(tmp_path: Path) -> Non
 
 def test_a_true_law_holds_with_its_strength(tmp_path: Path) -> None:
     law = next(law for law in all_laws() if law.name == "view_covers")
-    verdicts = check_step_laws([law], SMALL, tmp_path)
+    verdicts = check_step_laws([law], SHORT, tmp_path)
     assert isinstance(verdicts.results["view_covers"], Held)
-    assert verdicts.tally.histories >= SMALL.histories
+    assert verdicts.tally.histories >= SHORT.histories
 
 
 def test_histories_say_how_far_they_are(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -64,11 +71,11 @@ def test_histories_say_how_far_they_are(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(history, "HEARTBEAT", 0.0)
     said: list[str] = []
     law = next(law for law in all_laws() if law.name == "view_covers")
-    verdicts = check_step_laws([law], SMALL, tmp_path, said.append)
+    verdicts = check_step_laws([law], SHORT, tmp_path, said.append)
     assert isinstance(verdicts.results["view_covers"], Held)
     counts = [int(line.split()[1]) for line in said if " drawn, 60 asked for " in line]
     assert said[0] == "histories: 1 step laws, up to 60 histories"
-    assert len(counts) >= SMALL.histories - 1 and counts == sorted(counts)
+    assert len(counts) >= SHORT.histories - 1 and counts == sorted(counts)
     assert counts[-1] == verdicts.tally.histories - 1
     assert verdicts.tally.searching >= sum(verdicts.tally.seconds.values()) > 0
 
@@ -159,12 +166,12 @@ def test_a_broken_line_law_is_shrunk_from_the_shared_cases() -> None:
         assert len(case.replies) <= 2, f"{len(case.replies)} replies"
 
     with pytest.raises(AssertionError) as raised:
-        line_check(SMALL, at_most_two_replies)
+        line_check(SHORT, at_most_two_replies)
     assert str(raised.value).startswith("3 replies\n")
     shrunk = "Case(source='c', replies=['', '', ''], node=4, tries=1, limits=SPEC)"
     assert shrunk in str(raised.value)
-    assert line_check(SMALL, lambda case: None).strength == (
-        f"property over {SMALL.line_examples} reply lists"
+    assert line_check(SHORT, lambda case: None).strength == (
+        f"property over {SHORT.line_examples} reply lists"
     )
 
 
@@ -195,13 +202,13 @@ def test_a_model_that_raises_breaks_taken_or_refused(
 
     monkeypatch.setattr(machine, "step", raising)
     law = next(law for law in all_laws() if law.name == "refused_changes_nothing")
-    verdicts = check_step_laws([law], SMALL, tmp_path)
+    verdicts = check_step_laws([law], SHORT, tmp_path)
     broken = verdicts.results["refused_changes_nothing"]
     assert isinstance(broken, Broken) and verdicts.harness is None
     assert "KeyError: 'a planted crash'" in broken.counterexample
     assert [e["event"] for e in scenario_format.read(Path(broken.scenario)).events] == ["wait"]
     other = next(law for law in all_laws() if law.name == "view_covers")
-    verdicts = check_step_laws([other], SMALL, tmp_path)
+    verdicts = check_step_laws([other], SHORT, tmp_path)
     assert verdicts.harness is not None and "a planted crash" in verdicts.harness
 
 
@@ -254,14 +261,14 @@ def test_laws_off_under_spec_get_histories_they_apply_to(tmp_path: Path) -> None
         capped_cannot_retry,
         off=lambda p: "failure_cap failures" if p.capped else None,
     )
-    verdicts = check_step_laws([law], SMALL, tmp_path)
+    verdicts = check_step_laws([law], SHORT, tmp_path)
     assert isinstance(verdicts.results["capped_cannot_retry"], Held)
     assert verdicts.tally.applied["capped_cannot_retry"] == verdicts.tally.histories >= 30
     # In a whole run beside laws that apply under SPEC, such a law sees the
     # quarter of the shared histories drawn under other profiles, then a
     # pass of its own (`ahead_in_wait inert` was missed without it).
     spec_law = next(law for law in all_laws() if law.name == "view_covers")
-    verdicts = check_step_laws([spec_law, law], SMALL, tmp_path)
+    verdicts = check_step_laws([spec_law, law], SHORT, tmp_path)
     applied = verdicts.tally.applied
     assert applied["view_covers"] < verdicts.tally.histories
     assert applied["capped_cannot_retry"] >= applied["view_covers"] // 4 + 30
@@ -285,7 +292,7 @@ def test_histories_draw_their_events_without_data_draws_bookkeeping(
 
     monkeypatch.setattr(DataObject, "draw", counting)
     law = next(law for law in all_laws() if law.name == "view_covers")
-    verdicts = check_step_laws([law], SMALL, tmp_path)
+    verdicts = check_step_laws([law], SHORT, tmp_path)
     assert isinstance(verdicts.results["view_covers"], Held)
     # One `data.draw` per history (its length), none per event.
     assert len(calls) == verdicts.tally.histories < verdicts.tally.events // 5
