@@ -20,7 +20,8 @@ The full run names everything that catches each break.
 The copy holds the sources only, not the engine's C build (build/ is not part
 of the project), so an engine break runs as plain Python there. Each gate
 is a fork of one server that imported the third-party modules once
-(laws/forks.py), not a fresh interpreter."""
+(laws/forks.py), not a fresh interpreter. A copy is made once and serves
+one break after another, put back as it was made after each (`Copies`)."""
 
 from __future__ import annotations
 
