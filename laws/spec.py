@@ -64,7 +64,9 @@ def plain(node: Node) -> Line:
 
 
 def lines(view: tuple[Node, ...]) -> list[Line]:
-    return [plain(n) for n in view]
+    """The view's lines as integers (once per view: every law of a step
+    reads the views of its states)."""
+    return list(_LINES.of(view, lambda: [plain(n) for n in view]))
 
 
 def span(line: Line) -> tuple[int, int]:
@@ -232,6 +234,8 @@ class Recent(Generic[V]):
 
 
 _CONTEXTS: Recent[list[tuple[Node, list[Line]]]] = Recent(4)
+_LINES: Recent[list[Line]] = Recent(8)
+_TEXTS: Recent[dict[Line, str | None]] = Recent(8)
 
 
 def contexts(state: State) -> list[tuple[Node, list[Line]]]:
@@ -256,7 +260,12 @@ def node_of(line: Line) -> Node:
 
 
 def text(state: State, line: Line) -> str | None:
-    return machine.text(state, node_of(line))
+    """The line's text as the model gives it (asked once per tree and line:
+    the render laws of a step read every line of its states)."""
+    known = _TEXTS.of(state.tree, dict)
+    if line not in known:
+        known[line] = machine.text(state, node_of(line))
+    return known[line]
 
 
 def size(text: str) -> int:
