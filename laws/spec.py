@@ -236,6 +236,10 @@ class Recent(Generic[V]):
 _CONTEXTS: Recent[list[tuple[Node, list[Line]]]] = Recent(4)
 _LINES: Recent[list[Line]] = Recent(8)
 _TEXTS: Recent[dict[Line, str | None]] = Recent(8)
+_ROWS: Recent[dict[tuple[Line, str], str]] = Recent(8)
+"""Each row a render of a tree's lines was made of, by its line and text:
+the render laws render the view, the timed-out view and every context
+(prefixes of the compaction view) of each step's state."""
 
 
 def contexts(state: State) -> list[tuple[Node, list[Line]]]:
@@ -291,7 +295,12 @@ def render(state: State, rows: list[tuple[Line, str]]) -> str:
     (SPEC 3, 10)."""
     if not rows and state.profile.empty_chat == "blank_line":
         return "<chat>\n\n</chat>"
-    return "<chat>\n" + "".join(f"{name(line)}|{flat(t)}\n" for line, t in rows) + "</chat>"
+    made = _ROWS.of(state.tree, dict)
+    for row in rows:
+        if row not in made:
+            line, t = row
+            made[row] = f"{name(line)}|{flat(t)}\n"
+    return "<chat>\n" + "".join(made[row] for row in rows) + "</chat>"
 
 
 def shown(state: State, line: Line) -> str:
