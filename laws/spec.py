@@ -387,16 +387,23 @@ def leaves_unbuilt(state: State) -> list[Line]:
     return list(_UNBUILT.of(state.tree, scan, t))
 
 
+_READY: Recent[list[Line]] = Recent(8)
+
+
 def ready_merges(state: State) -> list[Line]:
     """Every unbuilt merge whose halves are built, by (level, index): found by
-    scanning the tree, as a law may."""
-    done = built_set(state)
-    out = []
-    for level, index in sorted(done):
-        parent = (level + 1, index // 2)
-        if index % 2 == 0 and (level, index + 1) in done and parent not in done:
-            out.append(parent)
-    return sorted(out)
+    scanning the tree, as a law may (once per tree, as `built_set`)."""
+
+    def scan() -> list[Line]:
+        done = built_set(state)
+        out = []
+        for level, index in done:
+            parent = (level + 1, index // 2)
+            if index % 2 == 0 and (level, index + 1) in done and parent not in done:
+                out.append(parent)
+        return sorted(out)
+
+    return list(_READY.of(state.tree, scan))
 
 
 def merge_order(state: State) -> list[Line]:
