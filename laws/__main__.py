@@ -215,6 +215,7 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
         histories = shard.share(profile.histories)
         profile = replace(profile, seed=shard.seed(seed), database=url, histories=histories)
         print(f"seed {seed} (again: {again})")
+    profile = replace(profile, processes=args.jobs)
     if args.first_break:
         profile = replace(profile, first_break=True, shrink=False)
     if args.no_shrink:

@@ -10,7 +10,11 @@ copy, the break planted there. It is one process with one thread: it reads a
 request (a gate's module, arguments, folder, environment, and the write end
 of a pipe for its output) from a socket, forks a child that makes itself a
 session of its own, sends back its pid, and sends its exit code when it
-ends. Its children's CPU seconds are its own once waited for, so the
+ends. What it imported is frozen out of the garbage collector's reach
+(`gc.freeze`): each fork's collections then pass over its own objects only,
+and leave the server's memory pages shared rather than copied (0.24 to 0.19
+CPU s for a model break's laws run caught at once). Its children's CPU
+seconds are its own once waited for, so the
 mutants stage's CPU time still holds every gate's. Ctrl-C is the caller's
 to handle (the server ignores it; each gate, a session of its own, never
 gets the terminal's), and the server ends when the caller closes its end
@@ -46,11 +50,12 @@ PRELOADED = (
 modules and the third-party ones the laws and the runner's tests import."""
 
 SERVER = """
-import json, os, runpy, select, signal, socket, sys, traceback
+import gc, json, os, runpy, select, signal, socket, sys, traceback
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 link = socket.socket(fileno=int(sys.argv[1]))
 for name in sys.argv[2:]:
     __import__(name)
+gc.freeze()
 
 def child(request, out):
     link.close()

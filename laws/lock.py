@@ -37,10 +37,11 @@ def changes(laws: list[Law]) -> list[str]:
         raise LockError(f"{LOCK} cannot be read ({error}); run `make relock`") from None
     if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
         raise LockError(f"{LOCK} is not a table of law names to hashes; run `make relock`")
+    digests = {law.name: digest(law) for law in laws}  # each reads the law's source
     out = [
         f"law {law.name} changed since {LOCK.name} was written ({how})"
         for law in laws
-        if table.get(law.name, digest(law)) != digest(law)
+        if table.get(law.name, digests[law.name]) != digests[law.name]
     ]
     out += [
         f"law {law.name} is not in {LOCK.name} ({how})" for law in laws if law.name not in table

@@ -65,6 +65,9 @@ class Profile:
     """Shrink counterexamples (off for `--first-break` and `--no-shrink`)."""
     """Stop at the first broken law, unshrunk: enough to know a deliberate
     break is caught (laws/mutants.py)."""
+    processes: int = 2
+    """The processes a proof may spread its cases over: the run's `--jobs`
+    (push_agrees's Z3 cases; one: all in the law's own process)."""
 
 
 PROFILES = {

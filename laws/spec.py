@@ -64,7 +64,9 @@ def plain(node: Node) -> Line:
 
 
 def lines(view: tuple[Node, ...]) -> list[Line]:
-    return [plain(n) for n in view]
+    """The view's lines as integers (once per view: every law of a step
+    reads the views of its states)."""
+    return list(_LINES.of(view, lambda: [plain(n) for n in view]))
 
 
 def span(line: Line) -> tuple[int, int]:
@@ -232,6 +234,12 @@ class Recent(Generic[V]):
 
 
 _CONTEXTS: Recent[list[tuple[Node, list[Line]]]] = Recent(4)
+_LINES: Recent[list[Line]] = Recent(8)
+_TEXTS: Recent[dict[Line, str | None]] = Recent(8)
+_ROWS: Recent[dict[tuple[Line, str], str]] = Recent(8)
+"""Each row a render of a tree's lines was made of, by its line and text:
+the render laws render the view, the timed-out view and every context
+(prefixes of the compaction view) of each step's state."""
 
 
 def contexts(state: State) -> list[tuple[Node, list[Line]]]:
@@ -256,7 +264,12 @@ def node_of(line: Line) -> Node:
 
 
 def text(state: State, line: Line) -> str | None:
-    return machine.text(state, node_of(line))
+    """The line's text as the model gives it (asked once per tree and line:
+    the render laws of a step read every line of its states)."""
+    known = _TEXTS.of(state.tree, dict)
+    if line not in known:
+        known[line] = machine.text(state, node_of(line))
+    return known[line]
 
 
 def size(text: str) -> int:
@@ -282,7 +295,12 @@ def render(state: State, rows: list[tuple[Line, str]]) -> str:
     (SPEC 3, 10)."""
     if not rows and state.profile.empty_chat == "blank_line":
         return "<chat>\n\n</chat>"
-    return "<chat>\n" + "".join(f"{name(line)}|{flat(t)}\n" for line, t in rows) + "</chat>"
+    made = _ROWS.of(state.tree, dict)
+    for row in rows:
+        if row not in made:
+            line, t = row
+            made[row] = f"{name(line)}|{flat(t)}\n"
+    return "<chat>\n" + "".join(made[row] for row in rows) + "</chat>"
 
 
 def shown(state: State, line: Line) -> str:
@@ -369,16 +387,23 @@ def leaves_unbuilt(state: State) -> list[Line]:
     return list(_UNBUILT.of(state.tree, scan, t))
 
 
+_READY: Recent[list[Line]] = Recent(8)
+
+
 def ready_merges(state: State) -> list[Line]:
     """Every unbuilt merge whose halves are built, by (level, index): found by
-    scanning the tree, as a law may."""
-    done = built_set(state)
-    out = []
-    for level, index in sorted(done):
-        parent = (level + 1, index // 2)
-        if index % 2 == 0 and (level, index + 1) in done and parent not in done:
-            out.append(parent)
-    return sorted(out)
+    scanning the tree, as a law may (once per tree, as `built_set`)."""
+
+    def scan() -> list[Line]:
+        done = built_set(state)
+        out = []
+        for level, index in done:
+            parent = (level + 1, index // 2)
+            if index % 2 == 0 and (level, index + 1) in done and parent not in done:
+                out.append(parent)
+        return sorted(out)
+
+    return list(_READY.of(state.tree, scan))
 
 
 def merge_order(state: State) -> list[Line]:

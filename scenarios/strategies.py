@@ -49,32 +49,53 @@ SPACE_ENDS = ("\x0b", "\x1f", "\x85", "\xa0", "\ufeff")
 3.6; U+001F none of them), which replies and lines end in now and then."""
 
 
+@cache
+def between(low: int, high: int) -> st.SearchStrategy[int]:
+    """An integer from `low` to `high`. Each strategy here is made once (and
+    drawn from as often as asked): making and validating one cost Hypothesis
+    more than drawing from it, for every constant and option of every
+    history. The draws are the same either way."""
+    return st.integers(low, high)
+
+
+@cache
+def among(*items: T) -> st.SearchStrategy[T]:
+    """One of `items` (made once, as `between`)."""
+    return st.sampled_from(items)
+
+
+BOOLEANS = st.booleans()
+
+
 @st.composite
 def small_constants(draw: st.DrawFn) -> Constants:
     """Small budgets, so deep trees, many batches, shrinking views and
     failure caps show up in short histories."""
-    node = draw(st.sampled_from([16, 32, 64]))
-    ceiling = draw(st.integers(3 * node, 30 * node))
-    floor = draw(st.integers(ceiling // 4, ceiling))
-    cceiling = draw(st.integers(node, ceiling))
-    cfloor = draw(st.integers(0, cceiling))
+    node = draw(among(16, 32, 64))
+    ceiling = draw(between(3 * node, 30 * node))
+    floor = draw(between(ceiling // 4, ceiling))
+    cceiling = draw(between(node, ceiling))
+    cfloor = draw(between(0, cceiling))
     return Constants(
         node=node,
         ceiling=ceiling,
         floor=floor,
         cceiling=cceiling,
         cfloor=cfloor,
-        jobs=draw(st.integers(1, 4)),
-        ahead=draw(st.integers(1, 4)),
-        tries=draw(st.integers(1, 5)),
-        failures=draw(st.integers(1, 3)),
+        jobs=draw(between(1, 4)),
+        ahead=draw(between(1, 4)),
+        tries=draw(between(1, 5)),
+        failures=draw(between(1, 3)),
     )
+
+
+SMALL_CONSTANTS = small_constants()
 
 
 @st.composite
 def any_constants(draw: st.DrawFn) -> Constants:
     """Small budgets mostly; the SPEC defaults in about one history in ten."""
-    return Constants() if draw(st.integers(0, 99)) >= 90 else draw(small_constants())
+    return Constants() if draw(between(0, 99)) >= 90 else draw(SMALL_CONSTANTS)
 
 
 CONSTANTS = any_constants()
@@ -91,59 +112,62 @@ is over LINE, and the laws of over-long replies (`not_shorter`, `cut`,
 268 s in `make mutants --first-catch`)."""
 SOME_KINDS = st.one_of(st.just(frozenset(KINDS)), st.frozensets(st.sampled_from(KINDS), min_size=1))
 """The kinds an engine takes (SPEC 10): all of them, or some."""
+KIND_WORDS = st.dictionaries(st.sampled_from(KINDS), WORDS)
+"""The words an engine leads lines of some kinds with (SPEC 10, `kind_words`)."""
 
 
 @st.composite
 def engine_profiles(draw: st.DrawFn) -> EngineProfile:
     """Every option of SPEC 10 at random."""
-    words = draw(st.dictionaries(st.sampled_from(KINDS), WORDS))
+    words = draw(KIND_WORDS)
     taken = draw(SOME_KINDS)
     return EngineProfile(
-        trim_lines=draw(st.booleans()),
+        trim_lines=draw(BOOLEANS),
         kind_words=tuple(sorted(words.items())),
-        need_first=draw(st.booleans()),
-        failure_cap=draw(st.sampled_from(["failures", "none"])),
-        calls=draw(st.sampled_from(["driven", "self"])),
-        ahead_in_wait=draw(st.booleans()),
-        empty_chat=draw(st.sampled_from(["tags", "blank_line"])),
+        need_first=draw(BOOLEANS),
+        failure_cap=draw(among("failures", "none")),
+        calls=draw(among("driven", "self")),
+        ahead_in_wait=draw(BOOLEANS),
+        empty_chat=draw(among("tags", "blank_line")),
         kinds=tuple(k for k in KINDS if k in taken),
-        retry=draw(st.sampled_from(["message", "tick"])),
-        held_takes_job=draw(st.booleans()),
-        merge_order=draw(st.sampled_from(["level", "ready"])),
-        resume=draw(st.sampled_from(["settle", "self"])),
-        empty_reply=draw(st.sampled_from(["ends", "fails"])),
-        not_shorter=draw(st.sampled_from(["stops", "goes_on"])),
-        retried=draw(st.sampled_from(["in_place", "first"])),
-        zoom_one=draw(st.sampled_from(["line", "headed"])),
-        zoom_halves=draw(st.sampled_from(["tags", "bare"])),
-        zoom_unbuilt=draw(st.sampled_from(["shown", "refused"])),
-        tolerance=draw(st.sampled_from([1.0, 1.25, 1.5])),
-        cut=draw(st.sampled_from(["character", "word"])),
-        ellipsis=draw(st.sampled_from(["", "…", "..."])),
-        overlong=draw(st.sampled_from(["cut", "kept"])),
-        replies_out=draw(st.sampled_from(["ends", "asks"])),
-        given_line=draw(st.sampled_from(["final", "reply", "cut"])),
-        trim_set=draw(st.sampled_from(["unicode", "javascript", "ascii"])),
-        free_leaves=draw(st.sampled_from(["at_once", "queued"])),
-        flat_lines=draw(st.booleans()),
-        ahead_limit=draw(st.sampled_from(["bound", "bound", "bound", "none"])),
-        flat_sizes=draw(st.booleans()),
-        batches=draw(st.sampled_from(["messages", "builds"])),
-        row_sizes=draw(st.booleans()),
+        retry=draw(among("message", "tick")),
+        held_takes_job=draw(BOOLEANS),
+        merge_order=draw(among("level", "ready")),
+        resume=draw(among("settle", "self")),
+        empty_reply=draw(among("ends", "fails")),
+        not_shorter=draw(among("stops", "goes_on")),
+        retried=draw(among("in_place", "first")),
+        zoom_one=draw(among("line", "headed")),
+        zoom_halves=draw(among("tags", "bare")),
+        zoom_unbuilt=draw(among("shown", "refused")),
+        tolerance=draw(among(1.0, 1.25, 1.5)),
+        cut=draw(among("character", "word")),
+        ellipsis=draw(among("", "…", "...")),
+        overlong=draw(among("cut", "kept")),
+        replies_out=draw(among("ends", "asks")),
+        given_line=draw(among("final", "reply", "cut")),
+        trim_set=draw(among("unicode", "javascript", "ascii")),
+        free_leaves=draw(among("at_once", "queued")),
+        flat_lines=draw(BOOLEANS),
+        ahead_limit=draw(among("bound", "bound", "bound", "none")),
+        flat_sizes=draw(BOOLEANS),
+        batches=draw(among("messages", "builds")),
+        row_sizes=draw(BOOLEANS),
     )
+
+
+ENGINE_PROFILES = engine_profiles()
 
 
 @st.composite
 def any_profile(draw: st.DrawFn) -> EngineProfile:
     """SPEC's own profile three times in four, a random one otherwise."""
-    return EngineProfile() if draw(st.integers(0, 3)) else draw(engine_profiles())
+    return EngineProfile() if draw(between(0, 3)) else draw(ENGINE_PROFILES)
 
 
-@cache
 def below(n: int) -> st.SearchStrategy[int]:
-    """An index in `range(n)`: strategies are made once, since making one
-    costs Hypothesis more than drawing from it."""
-    return st.integers(0, n - 1)
+    """An index in `range(n)` (made once, as `between`)."""
+    return between(0, n - 1)
 
 
 def choose(data: Draws, items: Sequence[T]) -> T:

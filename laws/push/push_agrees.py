@@ -34,7 +34,8 @@ def push_agrees(profile: Profile) -> Held:
             statement_of(push_agrees),
             f"at t = {t} the view is {view}, push's lines are {expected}",
         )
-    strength = proved(push_agrees, prove_push_bounded(k=profile.push_k))
+    proof = prove_push_bounded(k=profile.push_k, processes=profile.processes)
+    strength = proved(push_agrees, proof)
     steps, pairs = link.linked(
         push_agrees,
         lambda: link.push_steps(profile),
