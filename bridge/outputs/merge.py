@@ -231,8 +231,8 @@ def merged_causes(
     """The shards' causes as one run's (bridge/checking/causes.py): those of
     one id, or both shrunk to kinds of events of which one holds the
     other's (`Signature.same_cause`), are one, named by the one that keeps
-    fewest, with every shard's scenarios; each scenario's `cause` is
-    renamed to match."""
+    fewest, with every shard's scenarios (and those its bug shows in after
+    another cause's, `after`); each scenario's `cause` is renamed to match."""
     # Each cause kept: [its signature, its cause as a shard wrote it], its
     # scenarios from every shard, and the ids the shards gave it.
     groups: list[tuple[list[Any], list[str], set[str]]] = []
@@ -258,7 +258,14 @@ def merged_causes(
     renamed = {old: kept[0].id for kept, _, ids in groups for old in ids}
     for case in cases:
         case["cause"] = renamed.get(case.get("cause") or "", case.get("cause"))
-    causes = [{**kept[1], "scenarios": into} for kept, into, _ in groups]
+    after: dict[str, list[str]] = {}
+    for _, report in reports:
+        for cause in report.get("causes") or []:
+            shown_after = after.setdefault(renamed[parse(str(cause["id"])).id], [])
+            shown_after += [str(name) for name in cause.get("after") or []]
+    causes = [
+        {**kept[1], "scenarios": into, "after": after[kept[0].id]} for kept, into, _ in groups
+    ]
     return sorted(causes, key=lambda c: (-len(c["scenarios"]), c["id"]))
 
 
