@@ -1035,6 +1035,25 @@ class Explained:
         return self.slips[0]
 
 
+def furthest(group: Explained) -> Slip:
+    """The slip that names a group: its first (the smallest change), unless
+    the engine parts from the model with it past the divergence of some of
+    the group's FAILs (`Failure.parting`), and from the model with another
+    of its slips that explains every one of them in fewer: a slip that
+    mimics a bug at its first sign parts from the engine later, as if a
+    second bug showed there. Model replays only when the first parts."""
+
+    def parted(slip: Slip) -> float:
+        if not all(f.explained_by(slip) for f in group.failures):
+            return math.inf
+        return sum(f.parting(slip) is not None for f in group.failures)
+
+    first = parted(group.slip)
+    if not first:
+        return group.slip
+    return min(group.slips, key=lambda s: (parted(s) if s != group.slip else first, s.rank))
+
+
 def together(failure: Failure, groups: list[Explained]) -> Explained | None:
     """The group of the most FAILs of two whose slips together explain a
     FAIL (two bugs that show in one answer: an engine's render and queue

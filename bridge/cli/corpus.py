@@ -406,7 +406,7 @@ def explained(
     for group in groups:
         names = [f.name for f in group.failures]
         first = of[names[0]]
-        named = causes.Signature(first.part, first.kind, first.rule, slip=group.slip.id)
+        named = causes.Signature(first.part, first.kind, first.rule, slip=slips.furthest(group).id)
         found.append(causes.Cause(named, names, slips_tried=True))
         by_slip.update(names)
     for made, _ in find_causes(unexplained(alike, by_slip), options, 1, 0):

@@ -20,14 +20,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+import bridge
 import impl
 from bridge import cli
 from bridge.runs.corpus import Options, check
-from tests.bridge.helpers import NEVER
+from tests.bridge.helpers import NEVER, InProcessExample, in_process, with_bug
 
 ROOT = Path(__file__).resolve().parents[2]
+REPORT_SCHEMA = json.loads((Path(bridge.__file__).parent / "report.schema.json").read_text())
 sys.path.insert(0, str(ROOT / "tests" / "bridge" / "engines"))
 
 import ahead_running  # noqa: E402
@@ -169,3 +172,74 @@ def test_a_fail_of_two_bugs_at_one_answer_joins_the_other_bugs_cause(
     code = cli.main(["corpus", "--jobs", "1", "--engine", "impl", "--shrink-tries", "0",
                      ahead["shrunk"]])  # fmt: skip
     assert code == 0, capsys.readouterr().out
+
+
+PLANTED = f"{sys.executable} {ROOT / 'tests' / 'bridge' / 'engines' / 'planted.py'}"
+"""planted.py's engine, run in this process (`with_bug`) with the plants its spec names."""
+LATER = "zoom_1"
+"""A scenario where a free leaf queued shows first, at a message, and a
+zoom's halves newest first (no slip explains it) only after it, at a zoom:
+the corpus has no scenario where the zoom's bug shows first beside it."""
+
+
+def planted_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`PLANTED NAME ...` runs in this process (`with_bug`)."""
+
+    def engine(spec: str) -> InProcessExample | None:
+        if not spec.startswith(PLANTED):
+            return None
+        return with_bug(spec, "planted", *spec.removeprefix(PLANTED).split())
+
+    in_process(monkeypatch, engine)
+
+
+def field_at(scenario: Path, *plants: str) -> str | None:
+    """`FIELD@KIND` of a scenario's first divergence on planted.py with `plants`."""
+    verdict = check(scenario, Options(engine=" ".join([PLANTED, *plants])))
+    if verdict.divergence is None:
+        return None
+    return f"{verdict.divergence['field']}@{(verdict.divergence['event'] or {})['event']}"
+
+
+def test_a_bug_that_shows_only_after_a_slips_is_a_cause_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A free leaf queued (named by its slip) and a zoom newest first (no
+    slip): the zoom's FAIL is counted once, in the free leaf's cause where
+    it first diverges, and listed in a cause of the zoom's, whose shrunk
+    scenario shows the zoom's bug alone."""
+    planted_engine(monkeypatch)
+    later = ROOT / "scenarios" / "corpus" / f"{LATER}.jsonl"
+    # Each bug alone, apart from the grouping: the free leaf shows first, the zoom later.
+    assert field_at(later, "queued_leaf") == "size@message"
+    assert field_at(later, "zoom") == "zoom@zoom"
+    assert field_at(later, "queued_leaf", "zoom") == "size@message"
+    names = ["chooser_0", LATER]
+    report, found = tmp_path / "r.json", tmp_path / "found"
+    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} queued_leaf zoom"]
+    args += ["--shrink-seconds", NEVER, *(a for name in names for a in ("--only", name))]
+    code = cli.main([*args, "--regressions", str(found), "--json", str(report)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "verdict before shrinking: 2 scenarios: 2 FAIL from 2 causes" in out, out
+    assert out.splitlines()[-1].startswith("2 scenarios: 2 FAIL from 2 causes"), out
+    written = json.loads(report.read_text())
+    jsonschema.validate(written, REPORT_SCHEMA)
+    named, zoom = sorted(written["causes"], key=lambda c: c["slip"] is None)
+    assert named["slip"]["function"] == "_message" and zoom["slip"] is None
+    assert sorted(Path(p).stem for p in named["scenarios"]) == sorted(names)
+    # Counted once, where it first diverges; listed in the zoom's cause too.
+    assert named["after"] == [] and zoom["scenarios"] == []
+    assert [Path(p).stem for p in zoom["after"]] == [LATER]
+    assert {Path(s["path"]).stem: s["cause"] for s in written["scenarios"]} == dict.fromkeys(
+        names, named["id"]
+    )
+    assert zoom["id"].startswith("zoom@zoom:") and zoom["kind"] == "zoom"
+    assert f"{zoom['id']}: no FAIL of its own; it shows in 1 FAIL of other causes" in out
+    assert "in 1 of these another bug shows after this one's: cause 2" in out
+    # Each shrunk scenario shows its bug alone: it fails on the engine with
+    # that plant alone and agrees with the engine with the other alone.
+    for cause, alone, other in ((named, "queued_leaf", "zoom"), (zoom, "zoom", "queued_leaf")):
+        shrunk = Path(cause["shrunk"])
+        assert field_at(shrunk, alone) is not None, cause["id"]
+        assert field_at(shrunk, other) is None, cause["id"]
