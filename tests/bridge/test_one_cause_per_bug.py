@@ -26,7 +26,10 @@ import pytest
 import bridge
 import impl
 from bridge import cli
+from bridge.checking import slips
+from bridge.formats.profile import SPEC
 from bridge.runs.corpus import Options, check
+from scenarios.format import stream
 from tests.bridge.helpers import NEVER, InProcessExample, in_process, with_bug
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -244,3 +247,32 @@ def test_a_bug_that_shows_only_after_a_slips_is_a_cause_of_its_own(
         shrunk = Path(cause["shrunk"])
         assert field_at(shrunk, alone) is not None, cause["id"]
         assert field_at(shrunk, other) is None, cause["id"]
+
+
+HIDDEN = ["refused_built_once_1", "both_jobs_bound_retry_waits"]
+"""Scenarios a free leaf counted as a placeholder during its batch
+(free_leaf_bug.py) fails, alone."""
+
+
+def test_a_bug_the_other_never_lets_show_is_not_a_cause(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A free leaf queued beside a free leaf counted as a placeholder: the
+    second acts on a leaf built at its message, which the first never
+    builds, so the engine with both answers as the model with the first's
+    slip on every answer, even where the second alone fails: one cause, and
+    no second one made up of where the first's model parts from SPEC's."""
+    planted_engine(monkeypatch)
+    slip = slips.named("slip:machine._message.eq-ne.0")
+    both = with_bug("both", "planted", "queued_leaf", "free_leaf")
+    for name in HIDDEN:
+        path = ROOT / "scenarios" / "corpus" / f"{name}.jsonl"
+        assert field_at(path, "free_leaf") is not None, name
+        assert slips.against(both, stream(path), slip, SPEC, ()) is None, name
+    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} queued_leaf free_leaf"]
+    args += ["--shrink-tries", "0", *(a for name in HIDDEN for a in ("--only", name))]
+    code = cli.main(args)
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert out.splitlines()[-1].startswith("2 scenarios: 2 FAIL from 1 cause;"), out
+    assert f"{slip.id}: 2 scenarios" in out, out
