@@ -10,7 +10,11 @@ The engine runs in this process (`impl`, patched), on a few small
 scenarios where each bug shows first; which bug each scenario shows is
 read from the engine with that bug alone, apart from the grouping. Beside
 a bug no slip explains (AHEAD miscounted), the free leaf's FAILs are still
-one cause, and one where both show at one answer is the other bug's."""
+one cause, and one where both show at one answer is the other bug's.
+Beside a zoom's halves newest first, which shows only after the free
+leaf's bug in the corpus, the zoom's is a cause of its own, its FAIL
+counted once (planted.py in process, `with_bug`); beside a free leaf
+counted as a placeholder, which it never lets show, the one cause."""
 
 from __future__ import annotations
 
