@@ -1038,15 +1038,17 @@ class Explained:
 def furthest(group: Explained) -> Slip:
     """The slip that names a group: its first (the smallest change), unless
     the engine parts from the model with it past the divergence of some of
-    the group's FAILs (`Failure.parting`), and from the model with another
-    of its slips that explains every one of them in fewer: a slip that
-    mimics a bug at its first sign parts from the engine later, as if a
-    second bug showed there. Model replays only when the first parts."""
+    the FAILs it explains (`Failure.parting`), and from the model with
+    another of the group's slips, judged already to explain every one of
+    them, in fewer: a slip that mimics a bug at its first sign parts from
+    the engine later, as if a second bug showed there. No replay: what
+    judging the slips found is read."""
+    own = [f for f in group.failures if f.explained_by(group.slip)]
 
     def parted(slip: Slip) -> float:
-        if not all(f.explained_by(slip) for f in group.failures):
+        if not all(f.judged.get((slip,)) for f in own):
             return math.inf
-        return sum(f.parting(slip) is not None for f in group.failures)
+        return sum(f.parting(slip) is not None for f in own)
 
     first = parted(group.slip)
     if not first:
