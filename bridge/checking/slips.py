@@ -999,12 +999,12 @@ class Failure:
     def shown_with(self, slip: Slip, other: Slip) -> bool:
         """Whether the model with `slip` (which explains the FAIL) and
         `other`, a slip of another function, gives every answer the engine
-        gave up to where a second bug shows (`parting`): that second bug is
-        `other`'s."""
-        if slip not in self.parted or (slip.module, slip.function) == (
-            other.module,
-            other.function,
-        ):
+        gave before where a second bug shows (`parting`), and there the
+        engine's value of the field where it parts from the model with
+        `slip`: that second bug is `other`'s (a third may show beside it in
+        that answer, as `left_by` lets one)."""
+        parting = self.parting(slip)
+        if parting is None or (slip.module, slip.function) == (other.module, other.function):
             return False
         assert self.expected is not None
         k, _ = self.parted[slip]
@@ -1015,7 +1015,10 @@ class Failure:
                 answers = list(zip(self.answers(True, slip, other), given, strict=False))
             except Exception:  # a slip can break the model anywhere
                 return False
-        return len(answers) == len(given) and not any(self.differs(a, g) for a, g in answers)
+        if len(answers) != len(given) or any(self.differs(a, g) for a, g in answers[:-1]):
+            return False
+        name = parting["field"]
+        return answers[-1][0].get(name, MISSING) == answers[-1][1].get(name, MISSING)
 
 
 def answered(exchange: Exchange) -> dict[str, Any]:
