@@ -280,3 +280,23 @@ def test_a_bug_the_other_never_lets_show_is_not_a_cause(
     assert code == 1, out
     assert out.splitlines()[-1].startswith("2 scenarios: 2 FAIL from 1 cause;"), out
     assert f"{slip.id}: 2 scenarios" in out, out
+
+
+def test_a_second_bug_beside_a_third_at_one_answer_is_the_named_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Four plants: in random_23 the queue order slip shows first; past it,
+    at one answer, the free leaf queued shows in the size and a running
+    leaf not counted toward AHEAD in the queue waiting. The second bug is the free
+    leaf's, named by its slip: the model with both slips gives the engine's
+    size there, though not its queue."""
+    planted_engine(monkeypatch)
+    spec = f"{PLANTED} queued_leaf crlf ahead_running merges_first"
+    failure = check(ROOT / "scenarios" / "corpus" / "random_23.jsonl", Options(engine=spec)).failure
+    assert failure is not None
+    order = slips.named("slip:queue.candidates.swap-concat.0")
+    queued = slips.named("slip:machine._message.eq-ne.0")
+    parting = failure.parting(order)
+    assert parting is not None and parting["field"] == "size", parting
+    assert failure.shown_with(order, queued)
+    assert not failure.shown_with(order, slips.named("slip:text.flatten.skip-replace.2"))
