@@ -801,6 +801,10 @@ class Failure:
     past the divergence (counted in `past`) where the engine's differs from
     the slipped model's, with the slipped model's answer there: another bug
     of the engine shows after the slip's (`parting`)."""
+    seconds: dict[tuple[Slip, Slip], bool] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """What `shown_with` found for each two slips tried."""
 
     def answers(self, further: bool = False, *slips: Slip) -> Iterator[dict[str, Any]]:
         """The model's answers, as they are now (with any slip applied, and
@@ -1002,7 +1006,13 @@ class Failure:
         gave before where a second bug shows (`parting`), and there the
         engine's value of the field where it parts from the model with
         `slip`: that second bug is `other`'s (a third may show beside it in
-        that answer, as `left_by` lets one)."""
+        that answer, as `left_by` lets one). Judged once for each two."""
+        if (slip, other) not in self.seconds:
+            self.seconds[slip, other] = self.second(slip, other)
+        return self.seconds[slip, other]
+
+    def second(self, slip: Slip, other: Slip) -> bool:
+        """`shown_with`, replayed."""
         parting = self.parting(slip)
         if parting is None or (slip.module, slip.function) == (other.module, other.function):
             return False
