@@ -397,6 +397,9 @@ def explained(
     try:
         with Ticker(progress, False):
             groups, alone = judge.rest(scanning)
+        for group in groups:
+            named = slips.furthest(group)
+            group.slips = [named, *(s for s in group.slips if s != named)]
         left_over(alike, groups, alone, time.monotonic() + scanning)
     except KeyboardInterrupt:
         interrupted[0] = True
@@ -406,7 +409,7 @@ def explained(
     for group in groups:
         names = [f.name for f in group.failures]
         first = of[names[0]]
-        named = causes.Signature(first.part, first.kind, first.rule, slip=slips.furthest(group).id)
+        named = causes.Signature(first.part, first.kind, first.rule, slip=group.slip.id)
         found.append(causes.Cause(named, names, slips_tried=True))
         by_slip.update(names)
     for made, _ in find_causes(unexplained(alike, by_slip), options, 1, 0):
