@@ -398,8 +398,8 @@ def explained(
         with Ticker(progress, False):
             groups, alone = judge.rest(scanning)
         for group in groups:
-            named = slips.furthest(group)
-            group.slips = [named, *(s for s in group.slips if s != named)]
+            best = slips.furthest(group)
+            group.slips = [best, *(s for s in group.slips if s != best)]
         left_over(alike, groups, alone, time.monotonic() + scanning)
     except KeyboardInterrupt:
         interrupted[0] = True
@@ -621,15 +621,7 @@ def later_shrunk(
     cause.representative = failure.name
     cause.events_before = len(whole.events)
     cause.signature = key.keeping(small)
-    notes = {
-        "shrunk_from": Path(failure.name).name,
-        "events_before": cause.events_before,
-        "cause": cause.id,
-        "kept": cause.said(),
-    }
-    generator = f"bridge corpus: cause {cause.id}, shrunk against the model with {slip.id}"
-    cause.shrunk = marked(replace(small, generator=generator, notes=notes), profile)
-    write_shrunk(cause, profile, options, args.regressions)
+    kept(cause, small, profile, options, args.regressions, f"the model with {slip.id}")
 
 
 def unexplained(
@@ -703,15 +695,29 @@ def slip_shrunk(
             "scenario: its FAILs are grouped as those no slip explains"
         )
         return
+    kept(cause, small, profile, options, args.regressions, "the model with the slip")
+
+
+def kept(
+    cause: causes.Cause,
+    small: Scenario,
+    profile: Profile,
+    options: Options,
+    folder: Path,
+    against: str,
+) -> None:
+    """A cause's shrunk scenario (shrunk from its representative `against`
+    a model, in words), marked and noted so, and written (`write_shrunk`)."""
+    assert cause.representative is not None
     notes = {
-        "shrunk_from": Path(smallest.name).name,
+        "shrunk_from": Path(cause.representative).name,
         "events_before": cause.events_before,
         "cause": cause.id,
         "kept": cause.said(),
     }
-    generator = f"bridge corpus: cause {cause.id}, shrunk against the model with the slip"
+    generator = f"bridge corpus: cause {cause.id}, shrunk against {against}"
     cause.shrunk = marked(replace(small, generator=generator, notes=notes), profile)
-    write_shrunk(cause, profile, options, args.regressions)
+    write_shrunk(cause, profile, options, folder)
 
 
 def grouped(

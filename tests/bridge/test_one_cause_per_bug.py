@@ -34,7 +34,7 @@ from bridge.checking import slips
 from bridge.formats.profile import SPEC
 from bridge.runs.corpus import Options, check
 from scenarios.format import stream
-from tests.bridge.helpers import NEVER, InProcessExample, in_process, with_bug
+from tests.bridge.helpers import NEVER, in_process, with_bug
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORT_SCHEMA = json.loads((Path(bridge.__file__).parent / "report.schema.json").read_text())
@@ -191,13 +191,14 @@ the corpus has no scenario where the zoom's bug shows first beside it."""
 
 def planted_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     """`PLANTED NAME ...` runs in this process (`with_bug`)."""
-
-    def engine(spec: str) -> InProcessExample | None:
-        if not spec.startswith(PLANTED):
-            return None
-        return with_bug(spec, "planted", *spec.removeprefix(PLANTED).split())
-
-    in_process(monkeypatch, engine)
+    in_process(
+        monkeypatch,
+        lambda spec: (
+            spec.startswith(PLANTED)
+            and with_bug(spec, "planted", *spec.removeprefix(PLANTED).split())
+            or None
+        ),
+    )
 
 
 def field_at(scenario: Path, *plants: str) -> str | None:
