@@ -538,35 +538,40 @@ def later_bugs(
     """The causes, each FAIL of a slip's cause in which the engine, past its
     first divergence, still differs from the model with that slip (another
     of its bugs shows after the slip's: slips.py `Failure.parting`) listed
-    in the `after` of that other bug's cause: another slip's, when the model
-    with both slips gives the engine's answers up to there
-    (`Failure.shown_with`); else the one cause no slip names of the
-    provisional signature where the engine parts from the slipped model,
-    or else of its section of SPEC (`one_of`); else a cause of its own,
-    with no FAIL counted in it (each FAIL is counted once, in the cause of
-    its first divergence), which `later_shrunk` shrinks. No engine: the
-    slipped model's answers past each divergence were read as its slip was
-    judged, a model replay for each other slip where one parts."""
+    in the `after` of that other bug's cause. The FAILs of one slip that
+    part from its model with one provisional signature are of one second
+    bug, as FAILs no slip explains are grouped: the smallest of them tells
+    which. It is another slip's, when the model with both slips gives the
+    engine's answers up to there (`Failure.shown_with`); else the one cause
+    no slip names of that provisional signature, or else of its section of
+    SPEC (`one_of`); else a cause of its own, with no FAIL counted in it
+    (each FAIL is counted once, in the cause of its first divergence),
+    which `later_shrunk` shrinks. No engine: the slipped model's answers
+    past each divergence were read as its slip was judged, and a model
+    replay up to there is made for each other slip tried."""
     for cause in found:
         cause.after = []
     named = [c for c in found if c.slip is not None]
     unnamed = [c for c in found if c.slip is None]
     made: dict[causes.Signature, causes.Cause] = {}
+    second: dict[tuple[str, causes.Signature], causes.Cause] = {}
     for cause in named:
         slip = cause.slip
         assert slip is not None
-        for name in cause.scenarios:
-            failure = failure_of.get(name)
-            parting = None if failure is None else failure.parting(slip)
-            if failure is None or parting is None:
+        parted = [(failure_of[n], n) for n in cause.scenarios if n in failure_of]
+        for failure, name in sorted(parted, key=lambda fn: slips.size(fn[0])):
+            parting = failure.parting(slip)
+            if parting is None:
                 continue
-            into = next((c for c in named if c.slip and failure.shown_with(slip, c.slip)), None)
-            if into is None:
-                key = causes.signature_of_json(parting)
-                into = one_of(key, unnamed) or made.setdefault(
-                    key, causes.Cause(key, slips_tried=True)
+            key = causes.signature_of_json(parting)
+            if (slip.id, key) not in second:
+                into = next((c for c in named if c.slip and failure.shown_with(slip, c.slip)), None)
+                second[slip.id, key] = (
+                    into
+                    or one_of(key, unnamed)
+                    or made.setdefault(key, causes.Cause(key, slips_tried=True))
                 )
-            into.after.append(name)
+            second[slip.id, key].after.append(name)
     return found + list(made.values())
 
 
