@@ -33,7 +33,9 @@ from bridge import cli
 from bridge.checking import slips
 from bridge.formats.profile import SPEC
 from bridge.runs.corpus import Options, check
-from scenarios.format import stream
+from model.constants import Constants
+from scenarios.format import Scenario, stream
+from scenarios.strategies import constants_dict
 from tests.bridge.helpers import NEVER, in_process, with_bug
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -301,3 +303,23 @@ def test_a_second_bug_beside_a_third_at_one_answer_is_the_named_ones(
     assert parting is not None and parting["field"] == "size", parting
     assert failure.shown_with(order, queued)
     assert not failure.shown_with(order, slips.named("slip:text.flatten.skip-replace.2"))
+
+
+def test_two_bugs_at_one_answer_of_an_engine_naming_no_rules() -> None:
+    """An engine that names no rule of SPEC 4.1 refuses a second start that
+    SPEC allows (as the model does with a slip of `check_start`, by
+    `node_exists`) and shows a wrong queue there: a refusal compared as a
+    fact, the slip gives the engine's, and what it leaves is the queue."""
+    constants = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=2)
+    events = [{"event": "message", "kind": "user", "text": t * 100} for t in "xy"]
+    events += [{"event": "start", "node": [0, leaf]} for leaf in (0, 1)]
+    scenario = Scenario(constants_dict(constants), events, "test", 0)
+    slip = slips.named("slip:queue.check_start.less-le.0")
+    right = slips.answers_of(scenario, SPEC, (), None)
+    slipped = slips.answers_of(scenario, SPEC, (), slip)
+    assert right is not None and slipped is not None
+    assert "refused" not in right[3] and slipped[3]["refused"] == "node_exists"
+    assert right[:3] == slipped[:3] and slipped[3]["queue"] != [[0, 0]]
+    answer = {**slipped[3], "refused": "busy", "queue": [[0, 0]]}
+    failure = slips.Failure("f", scenario, SPEC, (), 3, answer, rules=False, expected=right[:4])
+    assert failure.left_by(slip) == ("queue", slipped[3]["queue"])
