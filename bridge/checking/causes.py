@@ -383,6 +383,10 @@ class Cause:
     alone: bool = False
     """For a slip's cause, whether the engine agrees with the slipped model
     on every answer of the shrunk scenario: it shows this bug and no other."""
+    after: list[str] = field(default_factory=list)
+    """FAILs of other causes (by their names in the run) in which this
+    cause's bug shows too, after theirs: listed here, counted there (each
+    FAIL is counted once, in the cause of its first divergence)."""
 
     @property
     def id(self) -> str:
@@ -417,6 +421,7 @@ class Cause:
             "keeps": None if s.keeps is None else list(s.keeps),
             "spec_section": section(PARTS.get(s.part, (s.part,))[0]),
             "scenarios": list(self.scenarios),
+            "after": list(self.after),
             "representative": self.representative,
             "events_before": self.events_before if self.representative is not None else None,
             "shrunk_events": None if self.shrunk is None else len(self.shrunk.events),

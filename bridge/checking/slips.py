@@ -64,11 +64,11 @@ from functools import cache
 from importlib import import_module
 from pathlib import Path
 from types import CodeType, FrameType, FunctionType
-from typing import Any
+from typing import Any, Literal
 
 from bridge.checking.changes import Change as Declared
 from bridge.checking.changes import Trial, singles
-from bridge.checking.compare import Past, first_difference, run
+from bridge.checking.compare import MISSING, Divergence, Past, first_difference, run
 from bridge.formats.capabilities import Capability, ignored_fields
 from bridge.formats.profile import SPEC
 from bridge.wire.engine import Engine
@@ -794,6 +794,17 @@ class Failure:
     )
     """What `explained_by` found for each set of slips tried (a second
     cover of the FAILs, `explain`, asks again)."""
+    parted: dict[Slip, tuple[int, dict[str, Any]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """For a slip that explains it (judged alone), the first answer read
+    past the divergence (counted in `past`) where the engine's differs from
+    the slipped model's, with the slipped model's answer there: another bug
+    of the engine shows after the slip's (`parting`)."""
+    seconds: dict[tuple[Slip, Slip], bool] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """What `shown_with` found for each two slips tried."""
 
     def answers(self, further: bool = False, *slips: Slip) -> Iterator[dict[str, Any]]:
         """The model's answers, as they are now (with any slip applied, and
@@ -886,9 +897,12 @@ class Failure:
                 answers = self.answers(True, *slips)
                 for k, answer in enumerate(answers):
                     if k > self.index:
-                        wrong = self.refutes(answer, k - self.index - 1, answers)
-                        if wrong and len(slips) == 1:
+                        parted: list[tuple[int, dict[str, Any]]] = []
+                        wrong = self.refutes(answer, k - self.index - 1, answers, parted)
+                        if len(slips) == 1 and wrong:
                             self.refuted.add(slips[0])
+                        elif len(slips) == 1 and parted:
+                            self.parted[slips[0]] = parted[0]
                         return not wrong
                     engine = self.answer if k == self.index else self.expected[k]
                     if self.differs(answer, engine):
@@ -923,7 +937,7 @@ class Failure:
         if any(map(self.differs, answers[:-1], self.expected[:-1])):
             return None
         at = answers[-1]
-        if at.get(first) != self.answer.get(first):
+        if not self.agrees_in(first, at, self.answer):
             return None
         left = first_difference(at, self.answer, None, self.rules, owner)
         return None if left is None else (left, at.get(left))
@@ -940,19 +954,88 @@ class Failure:
             answer, self.expected[k]
         )
 
-    def refutes(self, answer: dict[str, Any], at: int, rest: Iterator[dict[str, Any]]) -> bool:
+    def refutes(
+        self,
+        answer: dict[str, Any],
+        at: int,
+        rest: Iterator[dict[str, Any]],
+        parted: list[tuple[int, dict[str, Any]]] | None = None,
+    ) -> bool:
         """Whether the slipped model's answers past the divergence (`answer`,
         the `at`-th of them, then `rest`) are refuted by the engine's read
         there (`past`): by an answer where the engine gives what SPEC's model
         gives and the slipped model does not (the engine's rule is SPEC's
         there, not the slip's). An answer where the engine differs from both
         refutes nothing: the states parted at the divergence, and another of
-        its bugs may show."""
+        its bugs may show; the first such is put in `parted` (its place in
+        `past`, the slipped model's answer)."""
         for k, slipped in enumerate((answer, *rest), start=at):
             _, expected, found = self.past[k]
-            if self.differs(slipped, found) and not self.differs(expected, found):
-                return True
+            if self.differs(slipped, found):
+                if not self.differs(expected, found):
+                    return True
+                if parted is not None and not parted:
+                    parted.append((k, slipped))
         return False
+
+    def parting(self, slip: Slip) -> dict[str, Any] | None:
+        """Where a second bug shows in a FAIL a slip explains: the first
+        answer read past the divergence where the engine still differs from
+        the model with the slip (`parted`), as a divergence from that model
+        (bridge/report.schema.json `divergence`: the line sent, its first
+        differing field, the slipped model's value and the engine's); None
+        when the engine agrees with the slipped model on all it read, or
+        the slip does not explain the FAIL."""
+        if not self.explained_by(slip) or slip not in self.parted:
+            return None
+        k, slipped = self.parted[slip]
+        line, _, found = self.past[k]
+        owner = ignored_fields(self.lacks)
+        name = first_difference(slipped, found, None, self.rules, owner)
+        return {
+            "position": line.get("at"),
+            "event": line if "event" in line else None,
+            "field": name,
+            "expected": slipped.get(name or "", MISSING),
+            "found": found.get(name or "", MISSING),
+        }
+
+    def shown_with(self, slip: Slip, other: Slip) -> bool:
+        """Whether the model with `slip` (which explains the FAIL) and
+        `other`, a slip of another function, gives every answer the engine
+        gave before where a second bug shows (`parting`), and there the
+        engine's value of the field where it parts from the model with
+        `slip`: that second bug is `other`'s (a third may show beside it in
+        that answer, as `left_by` lets one). Judged once for each two."""
+        if (slip, other) not in self.seconds:
+            self.seconds[slip, other] = self.second(slip, other)
+        return self.seconds[slip, other]
+
+    def second(self, slip: Slip, other: Slip) -> bool:
+        """`shown_with`, replayed."""
+        parting = self.parting(slip)
+        if parting is None or (slip.module, slip.function) == (other.module, other.function):
+            return False
+        assert self.expected is not None
+        k, _ = self.parted[slip]
+        given = [*self.expected[: self.index], self.answer, *(p[2] for p in self.past[: k + 1])]
+        whole = self.longer or self.scenario
+        with applied(slip, other, events=len(whole.events), cpu=self.cpu(whole)):
+            try:
+                answers = list(zip(self.answers(True, slip, other), given, strict=False))
+            except Exception:  # a slip can break the model anywhere
+                return False
+        if len(answers) != len(given) or any(self.differs(a, g) for a, g in answers[:-1]):
+            return False
+        return self.agrees_in(parting["field"], *answers[-1])
+
+    def agrees_in(self, name: str, expected: dict[str, Any], found: dict[str, Any]) -> bool:
+        """Whether two answers agree in one field, as `differs` compares it
+        (a refusal as a fact, unless the engine names SPEC 4.1's rules)."""
+        return not self.differs(
+            {k: v for k, v in expected.items() if k == name},
+            {k: v for k, v in found.items() if k == name},
+        )
 
 
 def answered(exchange: Exchange) -> dict[str, Any]:
@@ -970,6 +1053,27 @@ class Explained:
     @property
     def slip(self) -> Slip:
         return self.slips[0]
+
+
+def furthest(group: Explained) -> Slip:
+    """The slip that names a group: its first (the smallest change), unless
+    the engine parts from the model with it past the divergence of some of
+    the FAILs it explains (`Failure.parting`), and from the model with
+    another of the group's slips, judged already to explain every one of
+    them, in fewer: a slip that mimics a bug at its first sign parts from
+    the engine later, as if a second bug showed there. No replay: what
+    judging the slips found is read."""
+    own = [f for f in group.failures if f.explained_by(group.slip)]
+
+    def parted(slip: Slip) -> float:
+        if not all(f.judged.get((slip,)) for f in own):
+            return math.inf
+        return sum(f.parting(slip) is not None for f in own)
+
+    first = parted(group.slip)
+    if not first:
+        return group.slip
+    return min(group.slips, key=lambda s: (parted(s) if s != group.slip else first, s.rank))
 
 
 def together(failure: Failure, groups: list[Explained]) -> Explained | None:
@@ -1204,20 +1308,28 @@ def answers_of(
             return None
 
 
-def first_difference_at(
+def differing_answers(
     scenario: Scenario, slip: Slip, profile: Profile, lacks: tuple[Capability, ...]
-) -> int | None:
-    """Which answer (counted from 0) of the model and of the model with
-    `slip` first differs on a scenario; None when none does."""
+) -> list[int] | None:
+    """Which answers (counted from 0) of the model and of the model with
+    `slip` differ on a scenario (one more, where the shorter replay ends);
+    None when the slip breaks the model there."""
     right = answers_of(scenario, profile, lacks, None)
     slipped = answers_of(scenario, profile, lacks, slip)
     if right is None or slipped is None:
         return None
     owner = ignored_fields(lacks)
-    for k, (a, b) in enumerate(zip(right, slipped, strict=False)):
-        if first_difference(a, b, None, True, owner) is not None:
-            return k
-    return None if len(right) == len(slipped) else min(len(right), len(slipped))
+    pairs = enumerate(zip(right, slipped, strict=False))
+    found = [k for k, (a, b) in pairs if first_difference(a, b, None, True, owner) is not None]
+    return found + ([] if len(right) == len(slipped) else [min(len(right), len(slipped))])
+
+
+def first_difference_at(
+    scenario: Scenario, slip: Slip, profile: Profile, lacks: tuple[Capability, ...]
+) -> int | None:
+    """Which answer (counted from 0) of the model and of the model with
+    `slip` first differs on a scenario; None when none does."""
+    return next(iter(differing_answers(scenario, slip, profile, lacks) or ()), None)
 
 
 def shows(
@@ -1266,11 +1378,22 @@ def confirmed(
     at = first_difference_at(scenario, slip, profile, lacks)
     if at is None:
         return False
+    found = against(engine, scenario, slip, profile, lacks)
+    return found is None or (found is not False and not whole and found.index > at)
+
+
+def against(
+    engine: Engine, scenario: Scenario, slip: Slip, profile: Profile, lacks: tuple[Capability, ...]
+) -> Divergence | Literal[False] | None:
+    """The engine's first divergence from the model with `slip` on a
+    scenario (one replay); None when it agrees; False when the slip breaks
+    the model there or the engine cannot take the scenario."""
     with applied(slip, events=len(scenario.events)):
         try:
             exchanges = list(from_model(scenario, under(profile, [slip]), False, lacks))
         except Exception:  # a slip can break the model anywhere
             return False
     ready = engine.start(scenario)
-    found = run(exchanges, engine, ready, None, False, lacks=lacks).divergence
-    return found is None or (not whole and found.index > at)
+    if ready.unsupported is not None:
+        return False
+    return run(exchanges, engine, ready, None, False, lacks=lacks).divergence

@@ -7,7 +7,7 @@ import argparse
 import math
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -397,6 +397,9 @@ def explained(
     try:
         with Ticker(progress, False):
             groups, alone = judge.rest(scanning)
+        for group in groups:
+            best = slips.furthest(group)
+            group.slips = [best, *(s for s in group.slips if s != best)]
         left_over(alike, groups, alone, time.monotonic() + scanning)
     except KeyboardInterrupt:
         interrupted[0] = True
@@ -411,10 +414,10 @@ def explained(
         by_slip.update(names)
     for made, _ in find_causes(unexplained(alike, by_slip), options, 1, 0):
         found += [replace(cause, slips_tried=True) for cause in made]
-    found = ordered(found)
+    found = ordered(later_bugs(found, {f.name: f for f in failures}))
     print(f"{fails} FAIL from {counted(len(found), 'cause')}:", flush=True)
     for number, cause in enumerate(found, start=1):
-        print(said_cause(number, cause, options), flush=True)
+        print(said_cause(number, cause, options, found), flush=True)
     return found
 
 
@@ -485,13 +488,18 @@ def shrunk(
         own = {k: vs for k, vs in own.items() if vs}
         rest, interrupted = grouped(own, options, args, ends) if own else ([], False)
         rest = shared_joined(rest, shared)
+        listed = later_bugs(by_slip + rest, failure_of)
+        first = {name: c.slip for c in by_slip for name in c.scenarios if c.slip is not None}
+        for cause in listed:
+            if not cause.scenarios and not interrupted:
+                later_shrunk(cause, failure_of, first, options, args, ends)
     except KeyboardInterrupt:
         print("interrupted: the causes not shrunk yet are kept as they are")
         return found, True
-    found = ordered(by_slip + rest)
+    found = ordered(listed)
     print(f"{sum(map(len, alike.values()))} FAIL from {counted(len(found), 'cause')}:", flush=True)
     for number, cause in enumerate(found, start=1):
-        print(said_cause(number, cause, options), flush=True)
+        print(said_cause(number, cause, options, found), flush=True)
     return found, interrupted
 
 
@@ -507,14 +515,118 @@ def shared_joined(
         names = [shown(v.path) for v in verdicts]
         if not names:
             continue
-        same = [c for c in rest if c.signature.provisional() == key.provisional()]
-        area = [c for c in rest if c.signature.area() == key.area()]
-        into = same if len(same) == 1 else area if len(area) == 1 else []
-        if into:
-            into[0].scenarios.extend(names)
+        into = one_of(key, rest)
+        if into is not None:
+            into.scenarios.extend(names)
         else:
             rest.append(causes.Cause(key, names, slips_tried=True))
     return rest
+
+
+def one_of(key: causes.Signature, found: list[causes.Cause]) -> causes.Cause | None:
+    """The one cause of `found` of a provisional signature, or else the one
+    of its section of SPEC (`Signature.area`); None when there is not one."""
+    same = [c for c in found if c.signature.provisional() == key.provisional()]
+    area = [c for c in found if c.signature.area() == key.area()]
+    into = same if len(same) == 1 else area if len(area) == 1 else []
+    return into[0] if into else None
+
+
+def later_bugs(
+    found: list[causes.Cause], failure_of: dict[str, slips.Failure]
+) -> list[causes.Cause]:
+    """The causes, each FAIL of a slip's cause in which the engine, past its
+    first divergence, still differs from the model with that slip (another
+    of its bugs shows after the slip's: slips.py `Failure.parting`) listed
+    in the `after` of that other bug's cause. The FAILs of one slip that
+    part from its model with one provisional signature are of one second
+    bug, as FAILs no slip explains are grouped: the smallest of them tells
+    which. It is another slip's, when the model with both slips gives the
+    engine's answers up to there (`Failure.shown_with`); else the one cause
+    no slip names of that provisional signature, or else of its section of
+    SPEC (`one_of`); else a cause of its own, with no FAIL counted in it
+    (each FAIL is counted once, in the cause of its first divergence),
+    which `later_shrunk` shrinks. No engine: the slipped model's answers
+    past each divergence were read as its slip was judged, and a model
+    replay up to there is made for each other slip tried."""
+    for cause in found:
+        cause.after = []
+    named = [c for c in found if c.slip is not None]
+    unnamed = [c for c in found if c.slip is None]
+    made: dict[causes.Signature, causes.Cause] = {}
+    second: dict[tuple[str, causes.Signature], causes.Cause] = {}
+    for cause in named:
+        slip = cause.slip
+        assert slip is not None
+        parted = [(failure_of[n], n) for n in cause.scenarios if n in failure_of]
+        for failure, name in sorted(parted, key=lambda fn: slips.size(fn[0])):
+            parting = failure.parting(slip)
+            if parting is None:
+                continue
+            key = causes.signature_of_json(parting)
+            if (slip.id, key) not in second:
+                into = next((c for c in named if c.slip and failure.shown_with(slip, c.slip)), None)
+                second[slip.id, key] = (
+                    into
+                    or one_of(key, unnamed)
+                    or made.setdefault(key, causes.Cause(key, slips_tried=True))
+                )
+            second[slip.id, key].after.append(name)
+    return found + list(made.values())
+
+
+def later_shrunk(
+    cause: causes.Cause,
+    failure_of: dict[str, slips.Failure],
+    first: dict[str, slips.Slip],
+    options: Options,
+    args: argparse.Namespace,
+    ends: float = math.inf,
+) -> None:
+    """Shrink a cause of no FAIL counted (`later_bugs`: its bug shows only
+    after another's, named by a slip) on the engine, from the smallest FAIL
+    it shows in, against the model with the slip of that FAIL's cause
+    (`first`): while the engine's first divergence from that model is of
+    the cause's provisional signature, and the slip changes no more of the
+    model's answers than before, so that the first bug is left out where
+    the shrink can leave it out (until `ends` at most). When the slip
+    changes none of them at the end, this bug shows there alone, as the
+    engine's first divergence from SPEC's model (`Cause.alone`)."""
+    failure = min(
+        (failure_of[n] for n in cause.after if n in failure_of),
+        key=lambda f: (len((f.longer or f.scenario).events), f.name),
+    )
+    slip, key = first[failure.name], cause.signature.provisional()
+    profile, lacks = failure.profile, failure.lacks
+    whole = failure.longer or failure.scenario
+    seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
+    seconds = min(seconds, ends - time.monotonic())
+    engine = make_engine(options)
+    fewest = [math.inf]
+
+    def still(scenario: Scenario) -> bool:
+        changed = slips.differing_answers(scenario, slip, profile, lacks)
+        if changed is None or len(changed) > fewest[0]:
+            return False
+        found = slips.against(engine, scenario, slip, profile, lacks)
+        if not found or causes.signature(found) != key:
+            return False
+        fewest[0] = len(changed)
+        return True
+
+    try:
+        if not still(whole):
+            return
+        small = simplify(whole, still, seconds, args.shrink_tries)
+    except EngineFault:
+        return
+    finally:
+        engine.close()
+    cause.alone = fewest[0] == 0
+    cause.representative = failure.name
+    cause.events_before = len(whole.events)
+    cause.signature = key.keeping(small)
+    kept(cause, small, profile, options, args.regressions, f"the model with {slip.id}")
 
 
 def unexplained(
@@ -588,15 +700,29 @@ def slip_shrunk(
             "scenario: its FAILs are grouped as those no slip explains"
         )
         return
+    kept(cause, small, profile, options, args.regressions, "the model with the slip")
+
+
+def kept(
+    cause: causes.Cause,
+    small: Scenario,
+    profile: Profile,
+    options: Options,
+    folder: Path,
+    against: str,
+) -> None:
+    """A cause's shrunk scenario (shrunk from its representative `against`
+    a model, in words), marked and noted so, and written (`write_shrunk`)."""
+    assert cause.representative is not None
     notes = {
-        "shrunk_from": Path(smallest.name).name,
+        "shrunk_from": Path(cause.representative).name,
         "events_before": cause.events_before,
         "cause": cause.id,
         "kept": cause.said(),
     }
-    generator = f"bridge corpus: cause {cause.id}, shrunk against the model with the slip"
+    generator = f"bridge corpus: cause {cause.id}, shrunk against {against}"
     cause.shrunk = marked(replace(small, generator=generator, notes=notes), profile)
-    write_shrunk(cause, profile, options, args.regressions)
+    write_shrunk(cause, profile, options, folder)
 
 
 def grouped(
@@ -673,17 +799,35 @@ def write_shrunk(cause: causes.Cause, profile: Profile, options: Options, folder
         print(f"note: cause {cause.id}: its shrunk scenario is not written: {error}")
 
 
-def said_cause(number: int, cause: causes.Cause, options: Options) -> str:
-    """A cause in a few lines: its id and what it is, its scenarios, and its
+def names_shown(names: list[str]) -> str:
+    """Scenarios by their file names, the first few (`SHOWN`) and how many more."""
+    files = [Path(name).name for name in names]
+    more = f" and {len(files) - SHOWN} more" if len(files) > SHOWN else ""
+    return ", ".join(files[:SHOWN]) + more
+
+
+def said_cause(
+    number: int, cause: causes.Cause, options: Options, found: Sequence[causes.Cause] = ()
+) -> str:
+    """A cause in a few lines: its id and what it is, its scenarios (each
+    FAIL counted in the cause of its first divergence; those of other
+    causes its bug shows in after theirs listed, `Cause.after`), and its
     shrunk scenario with the command that replays it."""
-    names = [Path(name).name for name in cause.scenarios]
-    shown = ", ".join(names[:SHOWN]) + (
-        f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
-    )
-    lines = [
-        f"  {number}. {cause.id}: {counted(len(names), 'scenario')}: {shown}",
-        f"     {cause.said()}",
-    ]
+    after = f"{counted(len(cause.after), 'FAIL')} of other causes, after their bugs"
+    if cause.scenarios:
+        head = f"{counted(len(cause.scenarios), 'scenario')}: {names_shown(cause.scenarios)}"
+    else:
+        head = f"no FAIL of its own; it shows in {after} (counted there): "
+        head += names_shown(cause.after)
+    lines = [f"  {number}. {cause.id}: {head}", f"     {cause.said()}"]
+    if cause.scenarios and cause.after:
+        lines.append(f"     it shows too in {after} (counted there): {names_shown(cause.after)}")
+    for k, other in enumerate(found, start=1):
+        shared = [name for name in cause.scenarios if name in other.after]
+        if other is not cause and shared:
+            lines.append(
+                f"     in {len(shared)} of these another bug shows after this one's: cause {k}"
+            )
     if cause.shrunk is not None and cause.written is not None:
         assert cause.representative is not None
         lines.append(
@@ -695,6 +839,12 @@ def said_cause(number: int, cause: causes.Cause, options: Options) -> str:
                 "     it shows this bug alone (the engine agrees with the slip on all of it)"
                 if cause.alone
                 else "     this bug shows first there; another of the engine's shows after it"
+            )
+        elif not cause.scenarios:
+            lines.append(
+                "     it shows this bug alone (the other cause's slip changes no answer there)"
+                if cause.alone
+                else "     this bug shows there after the bug of the cause its FAILs are counted in"
             )
         lines.append(f"     replay it: {reproduction(Path(cause.written), options)}")
     return "\n".join(lines)

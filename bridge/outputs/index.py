@@ -98,10 +98,18 @@ def causes_table(run: Run) -> str:
                 f"<code>{escape(cause.written)}</code> ({len(cause.shrunk.events)} events, "
                 f"from {escape(Path(cause.representative or '').name)}'s {cause.events_before})"
             )
+        after = [Path(name).name for name in cause.after]
+        later = (
+            f"; and after another cause's bug in {len(after)} (counted there): "
+            f"{escape(', '.join(after[:SHOWN]))}{' ...' if len(after) > SHOWN else ''}"
+            if after
+            else ""
+        )
         rows.append(
             f'<tr id="{escape(quote(cause.id))}"><td><code>{escape(cause.id)}</code></td>'
             f"<td>{escape(cause.said())}</td>"
-            f"<td>{len(names)}: {escape(', '.join(names[:SHOWN]))}{more}</td><td>{shrunk}</td></tr>"
+            f"<td>{len(names)}: {escape(', '.join(names[:SHOWN]))}{more}{later}</td>"
+            f"<td>{shrunk}</td></tr>"
         )
     causes = f"{len(run.causes)} cause{'' if len(run.causes) == 1 else 's'}"
     return (

@@ -87,20 +87,21 @@ def judged(
     counts: dict[str, int],
     coverage: Coverage,
     floor: float,
-    ran: tuple[str, Any, int],
+    ran: tuple[str, Any, int, int],
 ) -> tuple[int, str, str | None]:
     """The joined run's verdict, made as one run makes it (bridge/runs/tally.py)
     from its outcomes' counts and summed coverage: its exit code, its last
     line, and why it compared too little (None when it did not). `ran` is
-    the engine, its profile and the number of the FAILs' causes; `path` is
-    the report whose profile is read."""
-    engine, profile, causes = ran
+    the engine, its profile, the number of the FAILs' causes and of the
+    FAILs that show a second cause's bug too; `path` is the report whose
+    profile is read."""
+    engine, profile, causes, twice = ran
     try:
         words = "" if profile is None else declared(parse_profile(profile, "its profile"))
     except ProfileError as error:
         raise UsageError(f"{path}: {error}") from None
     tally = Tally(sum(counts.values()), counts, coverage, floor)
-    return tally.code(), tally.summary(engine, words, causes), tally.short()
+    return tally.code(), tally.summary(engine, words, causes, twice), tally.short()
 
 
 def floor_of(path: Path, value: Any) -> float:
@@ -213,12 +214,13 @@ def merge_json(reports: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
         (str(r["started"]) for _, r in reports if r.get("started")), default=None
     )
     floor = floor_of(reports[0][0], merged["min_compared"])
+    twice = len({name for cause in merged["causes"] for name in cause.get("after") or []})
     code, summary, _ = judged(
         reports[0][0],
         counts,
         Coverage.from_json(merged["coverage"]),
         floor,
-        (str(merged["engine"]), merged["profile"], len(merged["causes"])),
+        (str(merged["engine"]), merged["profile"], len(merged["causes"]), twice),
     )
     merged["min_compared"], merged["shard"] = floor, None
     merged["verdict"] = {"exit_code": code, "summary": summary}
@@ -231,8 +233,8 @@ def merged_causes(
     """The shards' causes as one run's (bridge/checking/causes.py): those of
     one id, or both shrunk to kinds of events of which one holds the
     other's (`Signature.same_cause`), are one, named by the one that keeps
-    fewest, with every shard's scenarios; each scenario's `cause` is
-    renamed to match."""
+    fewest, with every shard's scenarios (and those its bug shows in after
+    another cause's, `after`); each scenario's `cause` is renamed to match."""
     # Each cause kept: [its signature, its cause as a shard wrote it], its
     # scenarios from every shard, and the ids the shards gave it.
     groups: list[tuple[list[Any], list[str], set[str]]] = []
@@ -258,7 +260,14 @@ def merged_causes(
     renamed = {old: kept[0].id for kept, _, ids in groups for old in ids}
     for case in cases:
         case["cause"] = renamed.get(case.get("cause") or "", case.get("cause"))
-    causes = [{**kept[1], "scenarios": into} for kept, into, _ in groups]
+    after: dict[str, list[str]] = {}
+    for _, report in reports:
+        for cause in report.get("causes") or []:
+            shown_after = after.setdefault(renamed[parse(str(cause["id"])).id], [])
+            shown_after += [str(name) for name in cause.get("after") or []]
+    causes = [
+        {**kept[1], "scenarios": into, "after": after[kept[0].id]} for kept, into, _ in groups
+    ]
     return sorted(causes, key=lambda c: (-len(c["scenarios"]), c["id"]))
 
 
@@ -473,7 +482,7 @@ def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
         counts,
         coverage,
         floor_of(first_path, totals.get("min_compared")),
-        (totals.get("engine", ""), profile, causes),
+        (totals.get("engine", ""), profile, causes, 0),
     )
     for name, value in (("shard", ""), ("exit_code", str(code)), ("verdict", summary)):
         item = next((i for i in holder if i.get("name") == name), None)

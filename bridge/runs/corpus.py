@@ -149,8 +149,10 @@ class Run:
         )
 
     def summary(self) -> str:
-        """The run's last line (bridge/runs/tally.py), with the number of its FAILs' causes."""
-        return self.tally().summary(self.engine, self.declared, len(self.causes))
+        """The run's last line (bridge/runs/tally.py), with the number of its
+        FAILs' causes, and of its FAILs that show a second cause's bug too."""
+        twice = len({name for cause in self.causes for name in cause.after})
+        return self.tally().summary(self.engine, self.declared, len(self.causes), twice)
 
 
 class StartFault(EngineFault):

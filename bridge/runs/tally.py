@@ -85,9 +85,10 @@ class Tally:
             return 1
         return 0
 
-    def outcomes(self, causes: int = 0) -> str:
+    def outcomes(self, causes: int = 0, twice: int = 0) -> str:
         """What happened to how many scenarios, in words, and of how many
-        causes its FAILs are (bridge/checking/causes.py)."""
+        causes its FAILs are (bridge/checking/causes.py): each FAIL counted
+        once, `twice` of them showing a second cause's bug too."""
         agreed = self.counts.get("ok", 0)
         as_listed = self.counts.get("expected failure", 0)
         if agreed == self.total:
@@ -109,22 +110,23 @@ class Tally:
                 f"AS LISTED: of {counted(self.total, 'scenario')}, {agree} and "
                 f"{' and '.join(listed)} as the known failures say"
             )
+        shared = f" ({twice} showing two causes' bugs, counted once)" if twice else ""
         parts = [
             f"{self.counts[o]} {o}"
-            + (f" from {counted(causes, 'cause')}" if o == "FAIL" and causes else "")
+            + (f" from {counted(causes, 'cause')}{shared}" if o == "FAIL" and causes else "")
             for o in OUTCOMES
             if self.counts.get(o)
         ]
         return f"{counted(self.total, 'scenario')}: {', '.join(parts)}"
 
-    def summary(self, engine: str, profile: str, causes: int = 0) -> str:
+    def summary(self, engine: str, profile: str, causes: int = 0, twice: int = 0) -> str:
         """The last line of a run: the verdict, what happened to how many
-        scenarios (and of how many causes its FAILs are), and the fraction of
-        the events compared."""
+        scenarios (and of how many causes its FAILs are, `outcomes`), and the
+        fraction of the events compared."""
         said = f" (engine {engine}{'; ' + profile if profile else ''})"
         short = self.short()
         if short is not None:
-            return f"{short}; {self.outcomes(causes)}{said}"
+            return f"{short}; {self.outcomes(causes, twice)}{said}"
         if self.shard:
             fraction = truncated(self.coverage.fraction())
             compared = (
@@ -132,7 +134,7 @@ class Tally:
             )
         else:
             compared = self.coverage.compared_said(self.floor)
-        return f"{self.outcomes(causes)}; {compared}{said}"
+        return f"{self.outcomes(causes, twice)}; {compared}{said}"
 
 
 def still_known(verdicts: list[Verdict], known: Mapping[str, str] | None) -> dict[str, str]:

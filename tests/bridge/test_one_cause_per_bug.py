@@ -10,7 +10,11 @@ The engine runs in this process (`impl`, patched), on a few small
 scenarios where each bug shows first; which bug each scenario shows is
 read from the engine with that bug alone, apart from the grouping. Beside
 a bug no slip explains (AHEAD miscounted), the free leaf's FAILs are still
-one cause, and one where both show at one answer is the other bug's."""
+one cause, and one where both show at one answer is the other bug's.
+Beside a zoom's halves newest first, which shows only after the free
+leaf's bug in the corpus, the zoom's is a cause of its own, its FAIL
+counted once (planted.py in process, `with_bug`); beside a free leaf
+counted as a placeholder, which it never lets show, the one cause."""
 
 from __future__ import annotations
 
@@ -20,14 +24,22 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+import bridge
 import impl
 from bridge import cli
+from bridge.checking import slips
+from bridge.formats.profile import SPEC
 from bridge.runs.corpus import Options, check
-from tests.bridge.helpers import NEVER
+from model.constants import Constants
+from scenarios.format import Scenario, stream
+from scenarios.strategies import constants_dict
+from tests.bridge.helpers import NEVER, in_process, with_bug
 
 ROOT = Path(__file__).resolve().parents[2]
+REPORT_SCHEMA = json.loads((Path(bridge.__file__).parent / "report.schema.json").read_text())
 sys.path.insert(0, str(ROOT / "tests" / "bridge" / "engines"))
 
 import ahead_running  # noqa: E402
@@ -169,3 +181,145 @@ def test_a_fail_of_two_bugs_at_one_answer_joins_the_other_bugs_cause(
     code = cli.main(["corpus", "--jobs", "1", "--engine", "impl", "--shrink-tries", "0",
                      ahead["shrunk"]])  # fmt: skip
     assert code == 0, capsys.readouterr().out
+
+
+PLANTED = f"{sys.executable} {ROOT / 'tests' / 'bridge' / 'engines' / 'planted.py'}"
+"""planted.py's engine, run in this process (`with_bug`) with the plants its spec names."""
+LATER = "zoom_1"
+"""A scenario where a free leaf queued shows first, at a message, and a
+zoom's halves newest first (no slip explains it) only after it, at a zoom:
+the corpus has no scenario where the zoom's bug shows first beside it."""
+
+
+def planted_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`PLANTED NAME ...` runs in this process (`with_bug`)."""
+    in_process(
+        monkeypatch,
+        lambda spec: (
+            spec.startswith(PLANTED)
+            and with_bug(spec, "planted", *spec.removeprefix(PLANTED).split())
+            or None
+        ),
+    )
+
+
+def field_at(scenario: Path, *plants: str) -> str | None:
+    """`FIELD@KIND` of a scenario's first divergence on planted.py with `plants`."""
+    verdict = check(scenario, Options(engine=" ".join([PLANTED, *plants])))
+    if verdict.divergence is None:
+        return None
+    return f"{verdict.divergence['field']}@{(verdict.divergence['event'] or {})['event']}"
+
+
+def test_a_bug_that_shows_only_after_a_slips_is_a_cause_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A free leaf queued (named by its slip) and a zoom newest first (no
+    slip): the zoom's FAIL is counted once, in the free leaf's cause where
+    it first diverges, and listed in a cause of the zoom's, whose shrunk
+    scenario shows the zoom's bug alone."""
+    planted_engine(monkeypatch)
+    later = ROOT / "scenarios" / "corpus" / f"{LATER}.jsonl"
+    # Each bug alone, apart from the grouping: the free leaf shows first, the zoom later.
+    assert field_at(later, "queued_leaf") == "size@message"
+    assert field_at(later, "zoom") == "zoom@zoom"
+    assert field_at(later, "queued_leaf", "zoom") == "size@message"
+    names = ["chooser_0", LATER]
+    report, found = tmp_path / "r.json", tmp_path / "found"
+    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} queued_leaf zoom"]
+    args += ["--shrink-seconds", NEVER, *(a for name in names for a in ("--only", name))]
+    code = cli.main([*args, "--regressions", str(found), "--json", str(report)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    verdict = "2 scenarios: 2 FAIL from 2 causes (1 showing two causes' bugs, counted once)"
+    assert f"verdict before shrinking: {verdict}" in out, out
+    assert out.splitlines()[-1].startswith(verdict), out
+    written = json.loads(report.read_text())
+    jsonschema.validate(written, REPORT_SCHEMA)
+    named, zoom = sorted(written["causes"], key=lambda c: c["slip"] is None)
+    assert named["slip"]["function"] == "_message" and zoom["slip"] is None
+    assert sorted(Path(p).stem for p in named["scenarios"]) == sorted(names)
+    # Counted once, where it first diverges; listed in the zoom's cause too.
+    assert named["after"] == [] and zoom["scenarios"] == []
+    assert [Path(p).stem for p in zoom["after"]] == [LATER]
+    assert {Path(s["path"]).stem: s["cause"] for s in written["scenarios"]} == dict.fromkeys(
+        names, named["id"]
+    )
+    assert zoom["id"].startswith("zoom@zoom:") and zoom["kind"] == "zoom"
+    assert f"{zoom['id']}: no FAIL of its own; it shows in 1 FAIL of other causes" in out
+    assert "in 1 of these another bug shows after this one's: cause 2" in out
+    # Each shrunk scenario shows its bug alone: it fails on the engine with
+    # that plant alone and agrees with the engine with the other alone.
+    for cause, alone, other in ((named, "queued_leaf", "zoom"), (zoom, "zoom", "queued_leaf")):
+        shrunk = Path(cause["shrunk"])
+        assert field_at(shrunk, alone) is not None, cause["id"]
+        assert field_at(shrunk, other) is None, cause["id"]
+
+
+HIDDEN = ["refused_built_once_1", "both_jobs_bound_retry_waits"]
+"""Scenarios a free leaf counted as a placeholder during its batch
+(free_leaf_bug.py) fails, alone."""
+
+
+def test_a_bug_the_other_never_lets_show_is_not_a_cause(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A free leaf queued beside a free leaf counted as a placeholder: the
+    second acts on a leaf built at its message, which the first never
+    builds, so the engine with both answers as the model with the first's
+    slip on every answer, even where the second alone fails: one cause, and
+    no second one made up of where the first's model parts from SPEC's."""
+    planted_engine(monkeypatch)
+    slip = slips.named("slip:machine._message.eq-ne.0")
+    both = with_bug("both", "planted", "queued_leaf", "free_leaf")
+    for name in HIDDEN:
+        path = ROOT / "scenarios" / "corpus" / f"{name}.jsonl"
+        assert field_at(path, "free_leaf") is not None, name
+        assert slips.against(both, stream(path), slip, SPEC, ()) is None, name
+    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} queued_leaf free_leaf"]
+    args += ["--shrink-tries", "0", *(a for name in HIDDEN for a in ("--only", name))]
+    code = cli.main(args)
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert out.splitlines()[-1].startswith("2 scenarios: 2 FAIL from 1 cause;"), out
+    assert f"{slip.id}: 2 scenarios" in out, out
+
+
+def test_a_second_bug_beside_a_third_at_one_answer_is_the_named_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Four plants: in random_23 the queue order slip shows first; past it,
+    at one answer, the free leaf queued shows in the size and a running
+    leaf not counted toward AHEAD in the queue waiting. The second bug is the free
+    leaf's, named by its slip: the model with both slips gives the engine's
+    size there, though not its queue."""
+    planted_engine(monkeypatch)
+    spec = f"{PLANTED} queued_leaf crlf ahead_running merges_first"
+    failure = check(ROOT / "scenarios" / "corpus" / "random_23.jsonl", Options(engine=spec)).failure
+    assert failure is not None
+    order = slips.named("slip:queue.candidates.swap-concat.0")
+    queued = slips.named("slip:machine._message.eq-ne.0")
+    parting = failure.parting(order)
+    assert parting is not None and parting["field"] == "size", parting
+    assert failure.shown_with(order, queued)
+    assert not failure.shown_with(order, slips.named("slip:text.flatten.skip-replace.2"))
+
+
+def test_two_bugs_at_one_answer_of_an_engine_naming_no_rules() -> None:
+    """An engine that names no rule of SPEC 4.1 refuses a second start that
+    SPEC allows (as the model does with a slip of `check_start`, by
+    `node_exists`) and shows a wrong queue there: a refusal compared as a
+    fact, the slip gives the engine's, and what it leaves is the queue."""
+    constants = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=2)
+    events = [{"event": "message", "kind": "user", "text": t * 100} for t in "xy"]
+    events += [{"event": "start", "node": [0, leaf]} for leaf in (0, 1)]
+    scenario = Scenario(constants_dict(constants), events, "test", 0)
+    slip = slips.named("slip:queue.check_start.less-le.0")
+    right = slips.answers_of(scenario, SPEC, (), None)
+    slipped = slips.answers_of(scenario, SPEC, (), slip)
+    assert right is not None and slipped is not None
+    assert "refused" not in right[3] and slipped[3]["refused"] == "node_exists"
+    assert right[:3] == slipped[:3] and slipped[3]["queue"] != [[0, 0]]
+    answer = {**slipped[3], "refused": "busy", "queue": [[0, 0]]}
+    failure = slips.Failure("f", scenario, SPEC, (), 3, answer, rules=False, expected=right[:4])
+    assert failure.left_by(slip) == ("queue", slipped[3]["queue"])
