@@ -988,22 +988,18 @@ def together(failure: Failure, groups: list[Explained]) -> Explained | None:
     return None
 
 
-def fitting(
-    group: Explained, failure: Failure | None, late: bool, refuted: set[Slip]
-) -> list[Slip]:
+def fitting(group: Explained, failure: Failure | None, refuted: set[Slip]) -> list[Slip]:
     """The slips of a group, not `refuted`, that explain a FAIL beside its
-    own (`failure`; None: its own alone). Unless `late`, every one that
-    does. When `late` (the scanning time spent), at the least cost: the
-    first that explains it and every FAIL of the group, then the group's
-    slips after it, untried on it, kept as names the group may fall back
-    on when that one is refuted on a later FAIL (a time budget spent never
-    leaves a group with one name only, which a later FAIL may refute)."""
+    own (`failure`; None: its own alone), at the least cost: the first that
+    explains it and every FAIL of the group (the group's name, which
+    explains them, is not tried on them again), then the group's slips
+    after it, untried on it, kept as names the group may fall back on when
+    that one is refuted on a later FAIL. Trying every slip of the group on
+    every FAIL would only narrow the names after the first: most of the
+    judging's time, and no name changed."""
     fresh = [s for s in group.slips if s not in refuted]
     if failure is None and fresh[:1] == group.slips[:1]:
         return fresh  # its name stands: it explains the group's FAILs
-    if not late:
-        assert failure is not None
-        return [s for s in fresh if failure.explained_by(s)]
     for k, slip in enumerate(fresh):
         if failure is not None and not failure.explained_by(slip):
             continue
@@ -1050,7 +1046,10 @@ class Explaining:
     yet. Unless `wide`, a scan tries only the slips at the diverging line,
     and a FAIL none of those explains waits (`deferred`) for `widen`: the
     scan of every line, the dear part, is made within the deadline the
-    caller sets then, never while the replay goes on. Once scans have tried
+    caller sets then, never while the replay goes on; those scans at the
+    diverging line are made on `scans` FAILs of each provisional signature
+    at most, as the whole scans are (`narrowed`), the others of it deferred
+    unscanned (else every FAIL of a bug no slip names is scanned). Once scans have tried
     `tries` slips in all (`left`, which the caller may set), a scan tries
     only the slips at the diverging line: counted, so that a slow machine
     finds the causes a fast one does."""
@@ -1070,6 +1069,8 @@ class Explaining:
         self.wide = wide
         self.added: list[Failure] = []
         self.scanned: dict[str, int] = {}
+        self.narrowed: dict[str, int] = {}
+        """The scans at the diverging line alone that found no slip, by signature."""
         self.scans = scans
         self.ruled_out = set(ruled_out)
         self.refuted: set[Slip] = set()
@@ -1100,7 +1101,7 @@ class Explaining:
             return
         late = time.monotonic() >= self.deadline
         for group in sorted(self.groups, key=lambda g: -len(g.failures)):
-            kept = fitting(group, failure, late, self.refuted)
+            kept = fitting(group, failure, self.refuted)
             if kept:
                 group.slips = kept
                 group.failures.append(failure)
@@ -1111,16 +1112,21 @@ class Explaining:
             both.failures.append(failure)
             return
         found: list[Slip] = []
-        if self.scanned.get(failure.signature, 0) < self.scans and not late:
+        signature = failure.signature
+        if self.scanned.get(signature, 0) < self.scans and not late:
+            if not self.wide and self.narrowed.get(signature, 0) >= self.scans:
+                self.deferred.append(failure)
+                return
             before = len(failure.judged)
             counted = () if self.left == math.inf else (max(self.left, 0),)
             scanned = scan(failure, self.deadline, self.wide, *counted)
             self.left -= len(failure.judged) - before
             found = [s for s in scanned if s not in self.ruled_out]
             if not found and not self.wide:
+                self.narrowed[signature] = self.narrowed.get(signature, 0) + 1
                 self.deferred.append(failure)
                 return
-            self.scanned[failure.signature] = self.scanned.get(failure.signature, 0) + 1
+            self.scanned[signature] = self.scanned.get(signature, 0) + 1
         self.refuted |= failure.refuted
         found = [s for s in found if s not in self.refuted]
         if found:
@@ -1152,7 +1158,7 @@ class Explaining:
             refuted = {slip for failure in self.added for slip in failure.refuted}
         kept = []
         for group in groups:
-            group.slips = fitting(group, None, True, refuted)
+            group.slips = fitting(group, None, refuted)
             if group.slips:
                 kept.append(group)
             else:

@@ -192,3 +192,32 @@ def test_the_replay_scans_only_the_diverging_line_and_the_rest_waits(
     assert calls == [("big", False), ("big", True)]
     assert explaining.alone == [big] and not explaining.deferred
     assert explaining.explained() == ([], [big])
+
+
+def test_the_replay_scans_the_diverging_line_of_a_few_fails_of_a_kind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A kind of first divergence no slip at the diverging line explains
+    is scanned there on `scans` FAILs of it, as the whole scans are, not
+    on every one (all the FAILs of a bug no slip names were scanned, most
+    of the judging's time): the others wait unscanned for `widen`, then
+    are tried on the groups made meanwhile, and none is scanned whole past
+    the count."""
+    calls: list[tuple[str, bool]] = []
+
+    def scan(failure: slips.Failure, deadline: float, wide: bool = True) -> list[slips.Slip]:
+        calls.append((failure.name, wide))
+        return []
+
+    monkeypatch.setattr(slips, "scan", scan)
+    monkeypatch.setattr(slips.Failure, "replayed", lambda self: True)
+    explaining = slips.Explaining(scans=2, wide=False)
+    views = [failure(f"v{n}", 5 + n) for n in range(4)]
+    zoom = failure("z", 9, "zoom@zoom")
+    for one in [*views, zoom]:
+        explaining.add(one)
+    assert calls == [("v0", False), ("v1", False), ("z", False)]
+    assert explaining.deferred == [*views, zoom] and not explaining.alone
+    explaining.widen()
+    assert calls[3:] == [("v0", True), ("v1", True), ("z", True)]
+    assert explaining.alone == [*views, zoom] and not explaining.deferred
