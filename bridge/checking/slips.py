@@ -125,6 +125,13 @@ scenario (refused_one_wait_0, tests/bridge/test_unexplained_causes.py)."""
 SCANS = 3
 """How many FAILs of one provisional signature are tried on every slip at most."""
 
+SCANNED_WHILE_REPLAYING = 200
+"""The most events a FAIL may have up to its divergence to be scanned
+while the replay goes on (`Explaining`): a scan judges about 200 slips,
+each a model replay up to the divergence, minutes on a FAIL of thousands
+of events; the run's smallest FAILs come last (the workers take the
+largest scenarios first) and are scanned then."""
+
 
 TRIES = 2000
 """How many tries shrinking a slip's cause against the model makes at most
@@ -1048,8 +1055,11 @@ class Explaining:
     scan of every line, the dear part, is made within the deadline the
     caller sets then, never while the replay goes on; those scans at the
     diverging line are made on `scans` FAILs of each provisional signature
-    at most, as the whole scans are (`narrowed`), the others of it deferred
-    unscanned (else every FAIL of a bug no slip names is scanned). Once scans have tried
+    at most, as the whole scans are (`narrowed`), and on none of more than
+    SCANNED_WHILE_REPLAYING events: the others are deferred unscanned (else
+    every FAIL of a bug no slip names is scanned), tried again on the
+    groups made after them (`retried`), and placed again by `widen`, the
+    smallest first, so that the whole scans go to the smallest. Once scans have tried
     `tries` slips in all (`left`, which the caller may set), a scan tries
     only the slips at the diverging line: counted, so that a slow machine
     finds the causes a fast one does."""
@@ -1071,6 +1081,8 @@ class Explaining:
         self.scanned: dict[str, int] = {}
         self.narrowed: dict[str, int] = {}
         """The scans at the diverging line alone that found no slip, by signature."""
+        self.met: dict[str, int] = {}
+        """How many groups there were when each FAIL deferred was last placed, by name."""
         self.scans = scans
         self.ruled_out = set(ruled_out)
         self.refuted: set[Slip] = set()
@@ -1080,6 +1092,12 @@ class Explaining:
         catalogue()  # made once, before the clock starts
         self.deadline = time.monotonic() + seconds
 
+    def scanning(self, signature: str) -> bool:
+        """Whether a FAIL of a provisional signature would still be scanned
+        (at the diverging line alone unless `wide`), should no group explain it."""
+        narrow = self.wide or self.narrowed.get(signature, 0) < self.scans
+        return narrow and self.scanned.get(signature, 0) < self.scans
+
     def add(self, failure: Failure) -> None:
         """Explain one more FAIL (see `explain`)."""
         self.added.append(failure)
@@ -1087,11 +1105,24 @@ class Explaining:
 
     def widen(self) -> None:
         """Scans from now on try every line's slips, and the FAILs deferred
-        are placed again."""
+        are placed again, the smallest first."""
         self.wide = True
-        deferred, self.deferred = self.deferred, []
+        deferred, self.deferred = sorted(self.deferred, key=size), []
         for failure in deferred:
             self.place(failure)
+
+    def retried(self) -> bool:
+        """Place again the largest FAIL deferred before a group it was not
+        tried on was made (while the replay goes on, so that a large FAIL
+        that came before its group is not left for after it): whether there
+        was one."""
+        stale = [f for f in self.deferred if self.met.get(f.name, 0) < len(self.groups)]
+        if not stale:
+            return False
+        failure = max(stale, key=size)
+        self.deferred.remove(failure)
+        self.place(failure)
+        return True
 
     def place(self, failure: Failure) -> None:
         """Put a FAIL in the group of a slip that explains it, in a new
@@ -1113,18 +1144,20 @@ class Explaining:
             return
         found: list[Slip] = []
         signature = failure.signature
+        large = len(failure.scenario.events) > SCANNED_WHILE_REPLAYING and not self.wide
+        if (large or not self.scanning(signature)) and self.scanned.get(signature, 0) < self.scans:
+            self.defer(failure)  # scanned whole after the replay, maybe
+            return
         if self.scanned.get(signature, 0) < self.scans and not late:
-            if not self.wide and self.narrowed.get(signature, 0) >= self.scans:
-                self.deferred.append(failure)
-                return
             before = len(failure.judged)
             counted = () if self.left == math.inf else (max(self.left, 0),)
             scanned = scan(failure, self.deadline, self.wide, *counted)
-            self.left -= len(failure.judged) - before
+            if self.wide:
+                self.left -= len(failure.judged) - before
             found = [s for s in scanned if s not in self.ruled_out]
             if not found and not self.wide:
                 self.narrowed[signature] = self.narrowed.get(signature, 0) + 1
-                self.deferred.append(failure)
+                self.defer(failure)
                 return
             self.scanned[signature] = self.scanned.get(signature, 0) + 1
         self.refuted |= failure.refuted
@@ -1133,6 +1166,10 @@ class Explaining:
             self.groups.append(Explained(sorted(found, key=lambda s: s.rank), [failure]))
         else:
             self.alone.append(failure)
+
+    def defer(self, failure: Failure) -> None:
+        self.deferred.append(failure)
+        self.met[failure.name] = len(self.groups)
 
     def explained(self) -> tuple[list[Explained], list[Failure]]:
         """The groups (the one of the most FAILs first) and the FAILs no

@@ -54,8 +54,10 @@ def test_the_judge_tries_the_smallest_fail_waiting_first_or_the_largest_never_sc
 
     class Recording:
         deadline = math.inf
-        scans = 1
-        scanned = {"zoom@zoom": 1}  # no zoom FAIL is scanned any more
+        groups: list[slips.Explained] = []
+
+        def scanning(self, signature: str) -> bool:
+            return signature != "zoom@zoom"  # no zoom FAIL is scanned any more
 
         def __init__(self, wide: bool = True) -> None:
             self.wide = wide
@@ -68,6 +70,9 @@ def test_the_judge_tries_the_smallest_fail_waiting_first_or_the_largest_never_sc
         def widen(self) -> None:
             assert not self.wide, "the replay's scans were narrow"
             self.wide = True
+
+        def retried(self) -> bool:
+            return False
 
         def explained(self) -> tuple[list[slips.Explained], list[slips.Failure]]:
             return [], []
@@ -221,3 +226,40 @@ def test_the_replay_scans_the_diverging_line_of_a_few_fails_of_a_kind(
     explaining.widen()
     assert calls[3:] == [("v0", True), ("v1", True), ("z", True)]
     assert explaining.alone == [*views, zoom] and not explaining.deferred
+
+
+def test_a_large_fail_waits_unscanned_and_meets_the_groups_made_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While the replay goes on, a FAIL of more than SCANNED_WHILE_REPLAYING
+    events no group explains is not scanned (minutes of model replays);
+    it waits, is tried on a group made after it (`retried`, while the
+    replay still goes on) and joins it; a FAIL tried on every group made
+    is not tried again."""
+    slip = slips.Slip("slip:queue.f.lt-le.0", "queue", "f", 1, 1, "a < b", "a <= b", "compare",
+                      "", "", None)  # fmt: skip
+    scanned: list[str] = []
+
+    def scan(failure: slips.Failure, deadline: float, wide: bool = True) -> list[slips.Slip]:
+        scanned.append(failure.name)
+        return [slip]
+
+    def explained_by(self: slips.Failure, *tried: slips.Slip) -> bool:
+        return self.name != "other" and tried == (slip,)
+
+    monkeypatch.setattr(slips, "scan", scan)
+    monkeypatch.setattr(slips.Failure, "replayed", lambda self: True)
+    monkeypatch.setattr(slips.Failure, "explained_by", explained_by)
+    explaining = slips.Explaining(wide=False)
+    large = slips.SCANNED_WHILE_REPLAYING + 1
+    big, other = failure("big", large), failure("other", large, "line@fail")
+    explaining.add(big)
+    explaining.add(other)
+    assert explaining.deferred == [big, other] and not scanned
+    assert not explaining.retried()  # no group yet to try them on
+    explaining.add(failure("small", 3))
+    assert scanned == ["small"]
+    assert explaining.retried() and explaining.retried() and not explaining.retried()
+    (group,) = explaining.groups
+    assert [f.name for f in group.failures] == ["small", "big"]
+    assert explaining.deferred == [other] and scanned == ["small"]
