@@ -487,6 +487,7 @@ Read = tuple[str, int, str, str | None]
 """Where a constant is read: the model's module, the line, the function, its docstring."""
 
 
+@cache
 def reads() -> dict[str, list[Read]]:
     """Where the model's modules (`MODULES`, then the machine that drives
     them) read each constant of a `Constants` (`c.name`, `constants.name`), by name."""
@@ -758,6 +759,57 @@ def traced(answers: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], Lin
     return given, lines
 
 
+PROBE = "_slip_probe_"
+"""The name a probe's code calls (`probes`), set in the module's globals while it runs."""
+
+
+@cache
+def probes() -> dict[FunctionType, CodeType]:
+    """Each function of the model a rule slip changes or that reads a
+    constant (`watched`), with code that first notes its call (`PROBE` with
+    the function's module and name), then runs as the model's: one replay
+    under all of them says which of them the model ran (`Failure.calls`) at
+    the cost of about one plain replay, where a trace of every line
+    (`traced`) costs five."""
+    names = {name for slip in catalogue() for name in watched(slip) or ()}
+    found: dict[FunctionType, CodeType] = {}
+    for module, name in sorted(names):
+        function = getattr(import_module(f"model.{module}"), name, None)
+        if not isinstance(function, FunctionType) or function.__code__.co_freevars:
+            continue
+        path = Path(function.__code__.co_filename)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+        (node,) = [n for n in functions if n.name == name]
+        note = ast.parse(f"{PROBE}(({module!r}, {name!r}))").body
+        code = compiled(replace_body(node, [*note, *node.body]), path)
+        if code is not None and not code.co_freevars:
+            found[function] = code
+    return found
+
+
+@cache
+def probed() -> frozenset[tuple[str, str]]:
+    """The functions `probes` sees called, by module and name."""
+    return frozenset((f.__module__.split(".")[-1], f.__name__) for f in probes())
+
+
+def watched(slip: Slip) -> frozenset[tuple[str, str]] | None:
+    """The functions of the model (module, name) of which one must run for
+    a slip to change an answer: the one a rule slip changes, those that
+    read a constant a constant's slip shifts; None for an option's slip
+    (its profile changes every replay) or where a function is not a
+    module's own (a method)."""
+    if slip.option is not None or slip.code is None:
+        return None
+    if slip.kind == "constant":
+        constant = slip.id.split(".")[1]
+        names = frozenset((module, name) for module, _, name, _ in reads().get(constant, []))
+    else:
+        names = frozenset({(slip.module, slip.function)})
+    return None if not names or any("." in name for _, name in names) else names
+
+
 @dataclass
 class Failure:
     """A FAIL as explaining it needs it: its name in the run, the scenario
@@ -784,6 +836,9 @@ class Failure:
     """The lines of the model it ran, once replayed with a trace."""
     took: float | None = field(default=None, repr=False, compare=False)
     """The CPU seconds that traced replay took (None: not yet made)."""
+    called: set[tuple[str, str]] | None = field(default=None, repr=False, compare=False)
+    """The functions of the model a rule slip changes that it ran, by module
+    and name, once probed (`calls`)."""
     past: list[Past] = field(default_factory=list, repr=False)
     """The engine's answers read past the divergence (bridge/checking/compare.py
     `Result.past`), each with the answer SPEC's model gives there."""
@@ -840,6 +895,43 @@ class Failure:
             self.expected = self.expected if self.expected is not None else answers
         return self.ran
 
+    def calls(self, slip: Slip) -> bool:
+        """Whether the model may run a function the slip needs (`watched`)
+        on this FAIL up to its divergence: on a FAIL of more than
+        SCANNED_WHILE_REPLAYING events judged before (so judged again), the
+        model is replayed once under every function's probe (`probes`), and
+        a slip none of whose functions ran changes no answer (a slipped
+        replay of thousands of events saved for each); else True."""
+        names = watched(slip)
+        if names is None or self.ran is not None:
+            return True
+        if self.called is None:
+            if len(self.scenario.events) <= SCANNED_WHILE_REPLAYING or not self.judged:
+                return True
+            self.called = set()
+            found = probes()
+            spaces = [import_module(name).__dict__ for name in {f.__module__ for f in found}]
+            for function, code in RIGHT.items():
+                function.__code__ = code
+            try:
+                for space in spaces:
+                    space[PROBE] = self.called.add
+                for function, code in found.items():
+                    RIGHT.setdefault(function, function.__code__)
+                    function.__code__ = code
+                try:
+                    for _ in self.answers():
+                        pass
+                except Exception:  # as `trace`: no FAIL of such a scenario is explained
+                    self.called = None
+                    return True
+            finally:
+                for function in found:
+                    function.__code__ = RIGHT[function]
+                for space in spaces:
+                    space.pop(PROBE, None)
+        return not names <= probed() or bool(names & self.called)
+
     def cpu(self, scenario: Scenario) -> float | None:
         """About the CPU seconds the model takes on `scenario` (this FAIL's,
         or the longer one read past the divergence), from the traced replay
@@ -885,6 +977,8 @@ class Failure:
         answers, as it would not with the slip's rule)."""
         if not self.replayed() or (self.ran is not None and not all(map(self.reaches, slips))):
             return False
+        if not all(map(self.calls, slips)):
+            return False
         assert self.expected is not None
         got = 0
         whole = self.longer or self.scenario
@@ -915,7 +1009,7 @@ class Failure:
         at it, the engine's value of the field where SPEC's model first
         differs (two bugs shown in one answer, the slip's and another); None
         otherwise."""
-        if not self.replayed():
+        if not self.replayed() or not self.calls(slip):
             return None
         assert self.expected is not None
         owner = ignored_fields(self.lacks)
