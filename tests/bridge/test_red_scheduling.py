@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
@@ -263,3 +264,43 @@ def test_a_large_fail_waits_unscanned_and_meets_the_groups_made_after_it(
     (group,) = explaining.groups
     assert [f.name for f in group.failures] == ["small", "big"]
     assert explaining.deferred == [other] and scanned == ["small"]
+
+
+def test_a_large_fail_judged_again_skips_the_slips_whose_functions_never_ran(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A FAIL of more than SCANNED_WHILE_REPLAYING events, once judged, is
+    replayed once under a probe of each function a slip changes: a slip of
+    a function the model never ran there (a failure's rule, in a chat of
+    messages alone) is judged False without its own replay, one of a
+    function it ran is replayed; and the model's code is left as it was."""
+    from model import machine
+
+    def slip(function: str) -> slips.Slip:
+        code = getattr(machine, function).__code__
+        return slips.Slip(f"slip:machine.{function}.x.0", "machine", function, 1, 1, "a", "b",
+                          "compare", "", "", code)  # fmt: skip
+
+    failed, message = slip("_failed"), slip("_message")
+    monkeypatch.setattr(slips, "catalogue", lambda: (failed, message))
+    slips.probes.cache_clear()
+    slips.probed.cache_clear()
+    right = machine._failed.__code__, machine._message.__code__
+    replays: list[tuple[slips.Slip, ...]] = []
+    monkeypatch.setattr(slips, "applied", lambda *s, **_: replays.append(s) or nullcontext())
+    try:
+        big = failure("big", slips.SCANNED_WHILE_REPLAYING + 1)
+        big.index = 4
+        big.expected = [{}] * 5
+        big.answer = {"seen": "other"}
+        assert big.calls(failed)  # judged never: no probe yet
+        big.judged[(message,)] = False
+        assert not big.calls(failed) and big.calls(message)
+        assert big.called is not None and ("machine", "_message") in big.called
+        assert (machine._failed.__code__, machine._message.__code__) == right
+        assert not big.judge(failed) and replays == []
+        big.judge(message)
+        assert replays == [(message,)]
+    finally:
+        slips.probes.cache_clear()
+        slips.probed.cache_clear()
