@@ -175,13 +175,9 @@ def test_workers_do_something_else_while_no_result_is_in(tmp_path: Path) -> None
     assert len(calls) <= 3 + len(got) + 1
 
 
-def test_the_replay_scans_only_the_diverging_line_and_the_rest_waits(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """While the replay goes on, a scan tries only the slips at the
-    diverging line (a scan of every line of a large FAIL can take minutes
-    on a busy machine, and the run's lines wait for it); a FAIL those leave
-    unexplained waits, and is scanned whole once `widen` says the replay is over."""
+def scans_recorded(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """The scans made from now on (each FAIL's name, and whether wide),
+    each finding no slip; every FAIL replayed as the run saw it."""
     calls: list[tuple[str, bool]] = []
 
     def scan(failure: slips.Failure, deadline: float, wide: bool = True) -> list[slips.Slip]:
@@ -190,6 +186,17 @@ def test_the_replay_scans_only_the_diverging_line_and_the_rest_waits(
 
     monkeypatch.setattr(slips, "scan", scan)
     monkeypatch.setattr(slips.Failure, "replayed", lambda self: True)
+    return calls
+
+
+def test_the_replay_scans_only_the_diverging_line_and_the_rest_waits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While the replay goes on, a scan tries only the slips at the
+    diverging line (a scan of every line of a large FAIL can take minutes
+    on a busy machine, and the run's lines wait for it); a FAIL those leave
+    unexplained waits, and is scanned whole once `widen` says the replay is over."""
+    calls = scans_recorded(monkeypatch)
     explaining = slips.Explaining(wide=False)
     big = failure("big", 40)
     explaining.add(big)
@@ -209,14 +216,7 @@ def test_the_replay_scans_the_diverging_line_of_a_few_fails_of_a_kind(
     of the judging's time): the others wait unscanned for `widen`, then
     are tried on the groups made meanwhile, and none is scanned whole past
     the count."""
-    calls: list[tuple[str, bool]] = []
-
-    def scan(failure: slips.Failure, deadline: float, wide: bool = True) -> list[slips.Slip]:
-        calls.append((failure.name, wide))
-        return []
-
-    monkeypatch.setattr(slips, "scan", scan)
-    monkeypatch.setattr(slips.Failure, "replayed", lambda self: True)
+    calls = scans_recorded(monkeypatch)
     explaining = slips.Explaining(scans=2, wide=False)
     views = [failure(f"v{n}", 5 + n) for n in range(4)]
     zoom = failure("z", 9, "zoom@zoom")
