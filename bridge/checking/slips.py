@@ -836,7 +836,7 @@ class Failure:
     """The lines of the model it ran, once replayed with a trace."""
     took: float | None = field(default=None, repr=False, compare=False)
     """The CPU seconds that traced replay took (None: not yet made)."""
-    called: set[tuple[str, str]] | None = field(default=None, repr=False, compare=False)
+    called: set[tuple[str, str]] | None = field(default=None, init=False, repr=False, compare=False)
     """The functions of the model a rule slip changes that it ran, by module
     and name, once probed (`calls`)."""
     past: list[Past] = field(default_factory=list, repr=False)
