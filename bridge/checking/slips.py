@@ -125,6 +125,13 @@ scenario (refused_one_wait_0, tests/bridge/test_unexplained_causes.py)."""
 SCANS = 3
 """How many FAILs of one provisional signature are tried on every slip at most."""
 
+SCANNED_WHILE_REPLAYING = 200
+"""The most events a FAIL may have up to its divergence to be scanned
+while the replay goes on (`Explaining`): a scan judges about 200 slips,
+each a model replay up to the divergence, minutes on a FAIL of thousands
+of events; the run's smallest FAILs come last (the workers take the
+largest scenarios first) and are scanned then."""
+
 
 TRIES = 2000
 """How many tries shrinking a slip's cause against the model makes at most
@@ -480,6 +487,7 @@ Read = tuple[str, int, str, str | None]
 """Where a constant is read: the model's module, the line, the function, its docstring."""
 
 
+@cache
 def reads() -> dict[str, list[Read]]:
     """Where the model's modules (`MODULES`, then the machine that drives
     them) read each constant of a `Constants` (`c.name`, `constants.name`), by name."""
@@ -751,6 +759,57 @@ def traced(answers: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], Lin
     return given, lines
 
 
+PROBE = "_slip_probe_"
+"""The name a probe's code calls (`probes`), set in the module's globals while it runs."""
+
+
+@cache
+def probes() -> dict[FunctionType, CodeType]:
+    """Each function of the model a rule slip changes or that reads a
+    constant (`watched`), with code that first notes its call (`PROBE` with
+    the function's module and name), then runs as the model's: one replay
+    under all of them says which of them the model ran (`Failure.calls`) at
+    the cost of about one plain replay, where a trace of every line
+    (`traced`) costs five."""
+    names = {name for slip in catalogue() for name in watched(slip) or ()}
+    found: dict[FunctionType, CodeType] = {}
+    for module, name in sorted(names):
+        function = getattr(import_module(f"model.{module}"), name, None)
+        if not isinstance(function, FunctionType) or function.__code__.co_freevars:
+            continue
+        path = Path(function.__code__.co_filename)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+        (node,) = [n for n in functions if n.name == name]
+        note = ast.parse(f"{PROBE}(({module!r}, {name!r}))").body
+        code = compiled(replace_body(node, [*note, *node.body]), path)
+        if code is not None and not code.co_freevars:
+            found[function] = code
+    return found
+
+
+@cache
+def probed() -> frozenset[tuple[str, str]]:
+    """The functions `probes` sees called, by module and name."""
+    return frozenset((f.__module__.split(".")[-1], f.__name__) for f in probes())
+
+
+def watched(slip: Slip) -> frozenset[tuple[str, str]] | None:
+    """The functions of the model (module, name) of which one must run for
+    a slip to change an answer: the one a rule slip changes, those that
+    read a constant a constant's slip shifts; None for an option's slip
+    (its profile changes every replay) or where a function is not a
+    module's own (a method)."""
+    if slip.option is not None or slip.code is None:
+        return None
+    if slip.kind == "constant":
+        constant = slip.id.split(".")[1]
+        names = frozenset((module, name) for module, _, name, _ in reads().get(constant, []))
+    else:
+        names = frozenset({(slip.module, slip.function)})
+    return None if not names or any("." in name for _, name in names) else names
+
+
 @dataclass
 class Failure:
     """A FAIL as explaining it needs it: its name in the run, the scenario
@@ -777,6 +836,9 @@ class Failure:
     """The lines of the model it ran, once replayed with a trace."""
     took: float | None = field(default=None, repr=False, compare=False)
     """The CPU seconds that traced replay took (None: not yet made)."""
+    called: set[tuple[str, str]] | None = field(default=None, init=False, repr=False, compare=False)
+    """The functions of the model a rule slip changes that it ran, by module
+    and name, once probed (`calls`)."""
     past: list[Past] = field(default_factory=list, repr=False)
     """The engine's answers read past the divergence (bridge/checking/compare.py
     `Result.past`), each with the answer SPEC's model gives there."""
@@ -844,6 +906,43 @@ class Failure:
             self.expected = self.expected if self.expected is not None else answers
         return self.ran
 
+    def calls(self, slip: Slip) -> bool:
+        """Whether the model may run a function the slip needs (`watched`)
+        on this FAIL up to its divergence: on a FAIL of more than
+        SCANNED_WHILE_REPLAYING events judged before (so judged again), the
+        model is replayed once under every function's probe (`probes`), and
+        a slip none of whose functions ran changes no answer (a slipped
+        replay of thousands of events saved for each); else True."""
+        names = watched(slip)
+        if names is None or self.ran is not None:
+            return True
+        if self.called is None:
+            if len(self.scenario.events) <= SCANNED_WHILE_REPLAYING or not self.judged:
+                return True
+            self.called = set()
+            found = probes()
+            spaces = [import_module(name).__dict__ for name in {f.__module__ for f in found}]
+            for function, code in RIGHT.items():
+                function.__code__ = code
+            try:
+                for space in spaces:
+                    space[PROBE] = self.called.add
+                for function, code in found.items():
+                    RIGHT.setdefault(function, function.__code__)
+                    function.__code__ = code
+                try:
+                    for _ in self.answers():
+                        pass
+                except Exception:  # as `trace`: no FAIL of such a scenario is explained
+                    self.called = None
+                    return True
+            finally:
+                for function in found:
+                    function.__code__ = RIGHT[function]
+                for space in spaces:
+                    space.pop(PROBE, None)
+        return not names <= probed() or bool(names & self.called)
+
     def cpu(self, scenario: Scenario) -> float | None:
         """About the CPU seconds the model takes on `scenario` (this FAIL's,
         or the longer one read past the divergence), from the traced replay
@@ -889,6 +988,8 @@ class Failure:
         answers, as it would not with the slip's rule)."""
         if not self.replayed() or (self.ran is not None and not all(map(self.reaches, slips))):
             return False
+        if not all(map(self.calls, slips)):
+            return False
         assert self.expected is not None
         got = 0
         whole = self.longer or self.scenario
@@ -922,7 +1023,7 @@ class Failure:
         at it, the engine's value of the field where SPEC's model first
         differs (two bugs shown in one answer, the slip's and another); None
         otherwise."""
-        if not self.replayed():
+        if not self.replayed() or not self.calls(slip):
             return None
         assert self.expected is not None
         owner = ignored_fields(self.lacks)
@@ -1092,22 +1193,18 @@ def together(failure: Failure, groups: list[Explained]) -> Explained | None:
     return None
 
 
-def fitting(
-    group: Explained, failure: Failure | None, late: bool, refuted: set[Slip]
-) -> list[Slip]:
+def fitting(group: Explained, failure: Failure | None, refuted: set[Slip]) -> list[Slip]:
     """The slips of a group, not `refuted`, that explain a FAIL beside its
-    own (`failure`; None: its own alone). Unless `late`, every one that
-    does. When `late` (the scanning time spent), at the least cost: the
-    first that explains it and every FAIL of the group, then the group's
-    slips after it, untried on it, kept as names the group may fall back
-    on when that one is refuted on a later FAIL (a time budget spent never
-    leaves a group with one name only, which a later FAIL may refute)."""
+    own (`failure`; None: its own alone), at the least cost: the first that
+    explains it and every FAIL of the group (the group's name, which
+    explains them, is not tried on them again), then the group's slips
+    after it, untried on it, kept as names the group may fall back on when
+    that one is refuted on a later FAIL. Trying every slip of the group on
+    every FAIL would only narrow the names after the first: most of the
+    judging's time, and no name changed."""
     fresh = [s for s in group.slips if s not in refuted]
     if failure is None and fresh[:1] == group.slips[:1]:
         return fresh  # its name stands: it explains the group's FAILs
-    if not late:
-        assert failure is not None
-        return [s for s in fresh if failure.explained_by(s)]
     for k, slip in enumerate(fresh):
         if failure is not None and not failure.explained_by(slip):
             continue
@@ -1154,7 +1251,13 @@ class Explaining:
     yet. Unless `wide`, a scan tries only the slips at the diverging line,
     and a FAIL none of those explains waits (`deferred`) for `widen`: the
     scan of every line, the dear part, is made within the deadline the
-    caller sets then, never while the replay goes on. Once scans have tried
+    caller sets then, never while the replay goes on; those scans at the
+    diverging line are made on `scans` FAILs of each provisional signature
+    at most, as the whole scans are (`narrowed`), and on none of more than
+    SCANNED_WHILE_REPLAYING events: the others are deferred unscanned (else
+    every FAIL of a bug no slip names is scanned), tried again on the
+    groups made after them (`retried`), and placed again by `widen`, the
+    smallest first, so that the whole scans go to the smallest. Once scans have tried
     `tries` slips in all (`left`, which the caller may set), a scan tries
     only the slips at the diverging line: counted, so that a slow machine
     finds the causes a fast one does."""
@@ -1174,6 +1277,10 @@ class Explaining:
         self.wide = wide
         self.added: list[Failure] = []
         self.scanned: dict[str, int] = {}
+        self.narrowed: dict[str, int] = {}
+        """The scans at the diverging line alone that found no slip, by signature."""
+        self.met: dict[str, int] = {}
+        """How many groups there were when each FAIL deferred was last placed, by name."""
         self.scans = scans
         self.ruled_out = set(ruled_out)
         self.refuted: set[Slip] = set()
@@ -1183,6 +1290,12 @@ class Explaining:
         catalogue()  # made once, before the clock starts
         self.deadline = time.monotonic() + seconds
 
+    def scanning(self, signature: str) -> bool:
+        """Whether a FAIL of a provisional signature would still be scanned
+        (at the diverging line alone unless `wide`), should no group explain it."""
+        narrow = self.wide or self.narrowed.get(signature, 0) < self.scans
+        return narrow and self.scanned.get(signature, 0) < self.scans
+
     def add(self, failure: Failure) -> None:
         """Explain one more FAIL (see `explain`)."""
         self.added.append(failure)
@@ -1190,11 +1303,24 @@ class Explaining:
 
     def widen(self) -> None:
         """Scans from now on try every line's slips, and the FAILs deferred
-        are placed again."""
+        are placed again, the smallest first."""
         self.wide = True
-        deferred, self.deferred = self.deferred, []
+        deferred, self.deferred = sorted(self.deferred, key=size), []
         for failure in deferred:
             self.place(failure)
+
+    def retried(self) -> bool:
+        """Place again the largest FAIL deferred before a group it was not
+        tried on was made (while the replay goes on, so that a large FAIL
+        that came before its group is not left for after it): whether there
+        was one."""
+        stale = [f for f in self.deferred if self.met.get(f.name, 0) < len(self.groups)]
+        if not stale:
+            return False
+        failure = max(stale, key=size)
+        self.deferred.remove(failure)
+        self.place(failure)
+        return True
 
     def place(self, failure: Failure) -> None:
         """Put a FAIL in the group of a slip that explains it, in a new
@@ -1204,7 +1330,7 @@ class Explaining:
             return
         late = time.monotonic() >= self.deadline
         for group in sorted(self.groups, key=lambda g: -len(g.failures)):
-            kept = fitting(group, failure, late, self.refuted)
+            kept = fitting(group, failure, self.refuted)
             if kept:
                 group.slips = kept
                 group.failures.append(failure)
@@ -1215,22 +1341,33 @@ class Explaining:
             both.failures.append(failure)
             return
         found: list[Slip] = []
-        if self.scanned.get(failure.signature, 0) < self.scans and not late:
+        signature = failure.signature
+        large = len(failure.scenario.events) > SCANNED_WHILE_REPLAYING and not self.wide
+        if (large or not self.scanning(signature)) and self.scanned.get(signature, 0) < self.scans:
+            self.defer(failure)  # scanned whole after the replay, maybe
+            return
+        if self.scanned.get(signature, 0) < self.scans and not late:
             before = len(failure.judged)
             counted = () if self.left == math.inf else (max(self.left, 0),)
             scanned = scan(failure, self.deadline, self.wide, *counted)
-            self.left -= len(failure.judged) - before
+            if self.wide:
+                self.left -= len(failure.judged) - before
             found = [s for s in scanned if s not in self.ruled_out]
             if not found and not self.wide:
-                self.deferred.append(failure)
+                self.narrowed[signature] = self.narrowed.get(signature, 0) + 1
+                self.defer(failure)
                 return
-            self.scanned[failure.signature] = self.scanned.get(failure.signature, 0) + 1
+            self.scanned[signature] = self.scanned.get(signature, 0) + 1
         self.refuted |= failure.refuted
         found = [s for s in found if s not in self.refuted]
         if found:
             self.groups.append(Explained(sorted(found, key=lambda s: s.rank), [failure]))
         else:
             self.alone.append(failure)
+
+    def defer(self, failure: Failure) -> None:
+        self.deferred.append(failure)
+        self.met[failure.name] = len(self.groups)
 
     def explained(self) -> tuple[list[Explained], list[Failure]]:
         """The groups (the one of the most FAILs first) and the FAILs no
@@ -1256,7 +1393,7 @@ class Explaining:
             refuted = {slip for failure in self.added for slip in failure.refuted}
         kept = []
         for group in groups:
-            group.slips = fitting(group, None, True, refuted)
+            group.slips = fitting(group, None, refuted)
             if group.slips:
                 kept.append(group)
             else:

@@ -302,9 +302,10 @@ class Judge:
     (bridge/checking/slips.py `Explaining`) while this process would
     otherwise wait for the workers (`idle`), so that little is left to try
     once the replay ends (`rest`): the smallest waiting of a kind of first
-    divergence that may still be scanned (a scan of a large FAIL is dear),
-    else the largest waiting (the dearest to try, best tried while the
-    replay goes on)."""
+    divergence that may still be scanned and of which no FAIL is in a
+    group yet (a scan of a large FAIL is dear), else the largest waiting
+    (the dearest to try, best tried while the replay goes on; the small
+    ones come last anyway, the workers taking the largest scenarios first)."""
 
     def __init__(self) -> None:
         self.waiting: list[tuple[tuple[int, str], slips.Failure]] = []
@@ -319,11 +320,12 @@ class Judge:
             self.waiting.append((slips.size(failure), failure))
 
     def idle(self, quiet: bool = False) -> bool:
-        """Try the smallest FAIL waiting, if any: whether there was one.
-        Unless `quiet`, a line every 10 s says which FAIL holds back the
-        scenarios' lines."""
+        """Try the FAIL `chosen` of those waiting, if any, else one deferred
+        before a group it was not tried on (slips.py `Explaining.retried`):
+        whether there was one. Unless `quiet`, a line every 10 s says which
+        FAIL holds back the scenarios' lines."""
         if not self.waiting:
-            return False
+            return self.explaining is not None and self.explaining.retried()
         if self.explaining is None:
             self.explaining = slips.Explaining(wide=False)
         failure = self.chosen(self.explaining)
@@ -341,8 +343,9 @@ class Judge:
         the smallest of a kind of first divergence none was tried of first
         (a bug of few FAILs is not left for the time after many of another)."""
         tried = {f.signature for f in explaining.added}
-        scanned = explaining.scanned
-        open_ = [w for w in self.waiting if scanned.get(w[1].signature, 0) < explaining.scans]
+        named = {f.signature for g in explaining.groups for f in g.failures}
+        open_ = [w for w in self.waiting if w[1].signature not in named]
+        open_ = [w for w in open_ if explaining.scanning(w[1].signature)]
         open_ = [w for w in open_ if w[1].signature not in tried] or open_
         pick = min(open_, key=lambda w: w[0]) if open_ else max(self.waiting, key=lambda w: w[0])
         self.waiting.remove(pick)
@@ -355,14 +358,16 @@ class Judge:
         and stopping `seconds` from now: what all the FAILs tried come to
         (slips.py `explain`). While the replay went on, only the slips at
         each FAIL's diverging line were tried: the FAILs none of those
-        explains are scanned whole now."""
+        explains are scanned whole now, after those still waiting are tried
+        as during the replay (the smallest FAILs, the last to come, are the
+        cheapest to scan)."""
         if self.explaining is None:
             self.explaining = slips.Explaining()
         self.explaining.deadline = min(self.explaining.deadline, time.monotonic() + seconds)
         self.explaining.left = tries
-        self.explaining.widen()
         while self.idle(quiet=True):
             pass
+        self.explaining.widen()
         return self.explaining.explained()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
@@ -54,8 +55,10 @@ def test_the_judge_tries_the_smallest_fail_waiting_first_or_the_largest_never_sc
 
     class Recording:
         deadline = math.inf
-        scans = 1
-        scanned = {"zoom@zoom": 1}  # no zoom FAIL is scanned any more
+        groups: list[slips.Explained] = []
+
+        def scanning(self, signature: str) -> bool:
+            return signature != "zoom@zoom"  # no zoom FAIL is scanned any more
 
         def __init__(self, wide: bool = True) -> None:
             self.wide = wide
@@ -68,6 +71,9 @@ def test_the_judge_tries_the_smallest_fail_waiting_first_or_the_largest_never_sc
         def widen(self) -> None:
             assert not self.wide, "the replay's scans were narrow"
             self.wide = True
+
+        def retried(self) -> bool:
+            return False
 
         def explained(self) -> tuple[list[slips.Explained], list[slips.Failure]]:
             return [], []
@@ -169,13 +175,9 @@ def test_workers_do_something_else_while_no_result_is_in(tmp_path: Path) -> None
     assert len(calls) <= 3 + len(got) + 1
 
 
-def test_the_replay_scans_only_the_diverging_line_and_the_rest_waits(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """While the replay goes on, a scan tries only the slips at the
-    diverging line (a scan of every line of a large FAIL can take minutes
-    on a busy machine, and the run's lines wait for it); a FAIL those leave
-    unexplained waits, and is scanned whole once `widen` says the replay is over."""
+def scans_recorded(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """The scans made from now on (each FAIL's name, and whether wide),
+    each finding no slip; every FAIL replayed as the run saw it."""
     calls: list[tuple[str, bool]] = []
 
     def scan(failure: slips.Failure, deadline: float, wide: bool = True) -> list[slips.Slip]:
@@ -184,6 +186,17 @@ def test_the_replay_scans_only_the_diverging_line_and_the_rest_waits(
 
     monkeypatch.setattr(slips, "scan", scan)
     monkeypatch.setattr(slips.Failure, "replayed", lambda self: True)
+    return calls
+
+
+def test_the_replay_scans_only_the_diverging_line_and_the_rest_waits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While the replay goes on, a scan tries only the slips at the
+    diverging line (a scan of every line of a large FAIL can take minutes
+    on a busy machine, and the run's lines wait for it); a FAIL those leave
+    unexplained waits, and is scanned whole once `widen` says the replay is over."""
+    calls = scans_recorded(monkeypatch)
     explaining = slips.Explaining(wide=False)
     big = failure("big", 40)
     explaining.add(big)
@@ -192,3 +205,102 @@ def test_the_replay_scans_only_the_diverging_line_and_the_rest_waits(
     assert calls == [("big", False), ("big", True)]
     assert explaining.alone == [big] and not explaining.deferred
     assert explaining.explained() == ([], [big])
+
+
+def test_the_replay_scans_the_diverging_line_of_a_few_fails_of_a_kind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A kind of first divergence no slip at the diverging line explains
+    is scanned there on `scans` FAILs of it, as the whole scans are, not
+    on every one (all the FAILs of a bug no slip names were scanned, most
+    of the judging's time): the others wait unscanned for `widen`, then
+    are tried on the groups made meanwhile, and none is scanned whole past
+    the count."""
+    calls = scans_recorded(monkeypatch)
+    explaining = slips.Explaining(scans=2, wide=False)
+    views = [failure(f"v{n}", 5 + n) for n in range(4)]
+    zoom = failure("z", 9, "zoom@zoom")
+    for one in [*views, zoom]:
+        explaining.add(one)
+    assert calls == [("v0", False), ("v1", False), ("z", False)]
+    assert explaining.deferred == [*views, zoom] and not explaining.alone
+    explaining.widen()
+    assert calls[3:] == [("v0", True), ("v1", True), ("z", True)]
+    assert explaining.alone == [*views, zoom] and not explaining.deferred
+
+
+def test_a_large_fail_waits_unscanned_and_meets_the_groups_made_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While the replay goes on, a FAIL of more than SCANNED_WHILE_REPLAYING
+    events no group explains is not scanned (minutes of model replays);
+    it waits, is tried on a group made after it (`retried`, while the
+    replay still goes on) and joins it; a FAIL tried on every group made
+    is not tried again."""
+    slip = slips.Slip("slip:queue.f.lt-le.0", "queue", "f", 1, 1, "a < b", "a <= b", "compare",
+                      "", "", None)  # fmt: skip
+    scanned: list[str] = []
+
+    def scan(failure: slips.Failure, deadline: float, wide: bool = True) -> list[slips.Slip]:
+        scanned.append(failure.name)
+        return [slip]
+
+    def explained_by(self: slips.Failure, *tried: slips.Slip) -> bool:
+        return self.name != "other" and tried == (slip,)
+
+    monkeypatch.setattr(slips, "scan", scan)
+    monkeypatch.setattr(slips.Failure, "replayed", lambda self: True)
+    monkeypatch.setattr(slips.Failure, "explained_by", explained_by)
+    explaining = slips.Explaining(wide=False)
+    large = slips.SCANNED_WHILE_REPLAYING + 1
+    big, other = failure("big", large), failure("other", large, "line@fail")
+    explaining.add(big)
+    explaining.add(other)
+    assert explaining.deferred == [big, other] and not scanned
+    assert not explaining.retried()  # no group yet to try them on
+    explaining.add(failure("small", 3))
+    assert scanned == ["small"]
+    assert explaining.retried() and explaining.retried() and not explaining.retried()
+    (group,) = explaining.groups
+    assert [f.name for f in group.failures] == ["small", "big"]
+    assert explaining.deferred == [other] and scanned == ["small"]
+
+
+def test_a_large_fail_judged_again_skips_the_slips_whose_functions_never_ran(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A FAIL of more than SCANNED_WHILE_REPLAYING events, once judged, is
+    replayed once under a probe of each function a slip changes: a slip of
+    a function the model never ran there (a failure's rule, in a chat of
+    messages alone) is judged False without its own replay, one of a
+    function it ran is replayed; and the model's code is left as it was."""
+    from model import machine
+
+    def slip(function: str) -> slips.Slip:
+        code = getattr(machine, function).__code__
+        return slips.Slip(f"slip:machine.{function}.x.0", "machine", function, 1, 1, "a", "b",
+                          "compare", "", "", code)  # fmt: skip
+
+    failed, message = slip("_failed"), slip("_message")
+    monkeypatch.setattr(slips, "catalogue", lambda: (failed, message))
+    slips.probes.cache_clear()
+    slips.probed.cache_clear()
+    right = machine._failed.__code__, machine._message.__code__
+    replays: list[tuple[slips.Slip, ...]] = []
+    monkeypatch.setattr(slips, "applied", lambda *s, **_: replays.append(s) or nullcontext())
+    try:
+        big = failure("big", slips.SCANNED_WHILE_REPLAYING + 1)
+        big.index = 4
+        big.expected = [{}] * 5
+        big.answer = {"seen": "other"}
+        assert big.calls(failed)  # judged never: no probe yet
+        big.judged[(message,)] = False
+        assert not big.calls(failed) and big.calls(message)
+        assert big.called is not None and ("machine", "_message") in big.called
+        assert (machine._failed.__code__, machine._message.__code__) == right
+        assert not big.judge(failed) and replays == []
+        big.judge(message)
+        assert replays == [(message,)]
+    finally:
+        slips.probes.cache_clear()
+        slips.probed.cache_clear()
