@@ -1160,21 +1160,23 @@ def furthest(group: Explained) -> Slip:
     """The slip that names a group: its first (the smallest change), unless
     the engine parts from the model with it past the divergence of some of
     the FAILs it explains (`Failure.parting`), and from the model with
-    another of the group's slips, judged already to explain every one of
-    them, in fewer: a slip that mimics a bug at its first sign parts from
-    the engine later, as if a second bug showed there. No replay: what
-    judging the slips found is read."""
+    another of the group's slips, which explains every one of them, in
+    fewer: a slip that mimics a bug at its first sign parts from the engine
+    later, as if a second bug showed there. The others are judged only
+    when the first parts somewhere, first on the FAILs where it parts (a
+    group keeps its other slips untried, `fitting`)."""
     own = [f for f in group.failures if f.explained_by(group.slip)]
-
-    def parted(slip: Slip) -> float:
-        if not all(f.judged.get((slip,)) for f in own):
-            return math.inf
-        return sum(f.parting(slip) is not None for f in own)
-
-    first = parted(group.slip)
-    if not first:
-        return group.slip
-    return min(group.slips, key=lambda s: (parted(s) if s != group.slip else first, s.rank))
+    parts = [f for f in own if f.parting(group.slip) is not None]
+    best, fewest = group.slip, len(parts)
+    for slip in sorted(group.slips, key=lambda s: s.rank) if parts else ():
+        if slip == group.slip or not all(f.explained_by(slip) for f in parts):
+            continue
+        if sum(f.parting(slip) is not None for f in parts) >= fewest:
+            continue  # it parts in as many of those alone
+        if all(f.explained_by(slip) for f in own):
+            count = sum(f.parting(slip) is not None for f in own)
+            best, fewest = (slip, count) if count < fewest else (best, fewest)
+    return best
 
 
 def together(failure: Failure, groups: list[Explained]) -> Explained | None:
