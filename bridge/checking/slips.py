@@ -1533,6 +1533,6 @@ def against(
         except Exception:  # a slip can break the model anywhere
             return False
     ready = engine.start(scenario)
-    if ready.unsupported is not None:
+    if ready.unsupported:
         return False
     return run(exchanges, engine, ready, None, False, lacks=lacks).divergence
