@@ -476,11 +476,18 @@ def shrunk(
     by_slip = [c for c in found if c.slip is not None]
     left = unexplained(alike, {name for c in by_slip for name in c.scenarios})
     failure_of = {v.failure.name: v.failure for vs in alike.values() for v in vs if v.failure}
+    shrinking = [""]
+
+    def progress(elapsed: float) -> str:
+        return f"  ... causes: shrinking {shrinking[0]} ({elapsed:.0f} s)"
+
     try:
         named = [c.slip for c in by_slip if c.slip is not None]
         for cause in list(by_slip):
             others = [slip for slip in named if slip != cause.slip]
-            slip_shrunk(cause, failure_of, options, args, ends, others)
+            shrinking[0] = cause.id
+            with Ticker(progress, False):
+                slip_shrunk(cause, failure_of, options, args, ends, others)
             if not cause.confirmed:
                 # Its FAILs are told apart as those no slip explains.
                 by_slip.remove(cause)
@@ -497,7 +504,9 @@ def shrunk(
         first = {name: c.slip for c in by_slip for name in c.scenarios if c.slip is not None}
         for cause in listed:
             if not cause.scenarios and not interrupted:
-                later_shrunk(cause, failure_of, first, options, args, ends)
+                shrinking[0] = cause.id
+                with Ticker(progress, False):
+                    later_shrunk(cause, failure_of, first, options, args, ends)
     except KeyboardInterrupt:
         print("interrupted: the causes not shrunk yet are kept as they are")
         return found, True

@@ -228,9 +228,14 @@ def test_a_bug_that_shows_only_after_a_slips_is_a_cause_of_its_own(
     report, found = tmp_path / "r.json", tmp_path / "found"
     args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} queued_leaf zoom"]
     args += ["--shrink-seconds", NEVER, *(a for name in names for a in ("--only", name))]
+    monkeypatch.setattr("bridge.runs.progress.EVERY", 0.0001)
     code = cli.main([*args, "--regressions", str(found), "--json", str(report)])
-    out = capsys.readouterr().out
+    said = capsys.readouterr()
+    out = said.out
     assert code == 1, out
+    # Each shrink of a cause says, while it goes on, which cause it shrinks.
+    assert re.search(r"^  \.\.\. causes: shrinking slip:\S+ \(", said.err, re.M), said.err
+    assert re.search(r"^  \.\.\. causes: shrinking zoom@zoom\S* \(", said.err, re.M), said.err
     verdict = "2 scenarios: 2 FAIL from 2 causes (1 showing two causes' bugs, counted once)"
     assert f"verdict before shrinking: {verdict}" in out, out
     assert out.splitlines()[-1].startswith(verdict), out
