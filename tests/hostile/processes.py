@@ -41,6 +41,31 @@ class Run:
         return [line for line in self.err.splitlines() if line and not line[0].isspace()]
 
 
+def stuck(group: int) -> str:
+    """Each process of a process group, with what it waits on (its state,
+    its kernel wait channel, its signal dispositions), read from /proc: what a
+    run that did not end was doing."""
+    lines = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit() or os.getpgid(int(entry.name)) != group:
+                continue
+            status = dict(
+                line.split(":\t", 1)
+                for line in (entry / "status").read_text().splitlines()
+                if ":\t" in line
+            )
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            wchan = (entry / "wchan").read_text()
+        except (OSError, ValueError):
+            continue
+        said = " ".join(
+            f"{k}={status.get(k, '?').strip()}" for k in ("State", "SigBlk", "SigIgn", "SigCgt")
+        )
+        lines.append(f"  {entry.name} {said} wchan={wchan} {command[:160]}\n")
+    return "".join(lines)
+
+
 @dataclass
 class Hostile:
     """A mark for the processes of one test, and a folder the engines write to."""
@@ -105,9 +130,13 @@ class Hostile:
         try:
             out, err = process.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
+            waiting = stuck(process.pid)
             os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            raise AssertionError(f"the bridge still ran after {limit:g} s") from None
+            _, err = process.communicate()
+            raise AssertionError(
+                f"the bridge still ran after {limit:g} s; its processes then:\n{waiting}"
+                f"its stderr:\n{err}"
+            ) from None
         return Run(process.returncode, out, err)
 
     def groups(self) -> set[int]:
