@@ -41,6 +41,19 @@ class Run:
         return [line for line in self.err.splitlines() if line and not line[0].isspace()]
 
 
+AS_A_TERMINAL_DOES = (
+    "import os, signal, sys; "
+    "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGQUIT)]; "
+    "os.execvp(sys.argv[1], sys.argv[1:])"
+)
+"""A command's start with SIGINT and SIGQUIT at their defaults, as a
+terminal starts a job: an ignored signal is inherited, and the runner
+leaves one ignored when it starts ignored (`nohup`, bridge/runs/ending.py).
+The test process may have them ignored for a moment: test_signals'
+SIGQUIT case hung in three gate runs of 2026-12-06, and in the one read
+from /proc the run had started with both ignored and never took the SIGQUIT."""
+
+
 def stuck(group: int) -> str:
     """Each process of a process group, with what it waits on (its state,
     its kernel wait channel, its signal dispositions), read from /proc: what a
@@ -109,9 +122,10 @@ class Hostile:
 
     def start(self, *args: str, under: tuple[str, ...] = ()) -> subprocess.Popen[str]:
         """`python -m bridge ARGS`, started in a session of its own (by the
-        command `under`, as `nohup`, when given)."""
+        command `under`, as `nohup`, when given), with Ctrl-C and SIGQUIT
+        taken as a terminal's job takes them (`AS_A_TERMINAL_DOES`)."""
         return subprocess.Popen(
-            [*under, PY, "-m", "bridge", *args],
+            [PY, "-c", AS_A_TERMINAL_DOES, *under, PY, "-m", "bridge", *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
