@@ -35,7 +35,8 @@ import math
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 from unittest import SkipTest
@@ -451,13 +452,40 @@ def hypothesis(
         fuzzer.check(replace(scenario, seed=seed), exchanges)
 
     try:
-        history()
+        with without_local_constants():
+            history()
     except (Halt, Diverged, Flaky, Spent):
         pass  # what was found is in `fuzzer`; Flaky: shrinking was cut short
     except SkipTest:
         pass  # no history ran: a database that keeps none for this search
     except Unsatisfiable:
         raise UsageError(too_few(fuzzer.accepted)) from None
+
+
+@contextmanager
+def without_local_constants() -> Iterator[None]:
+    """Hypothesis's draws without the literals it collects from the modules
+    it takes for the user's own (Hypothesis 6.131 and later mix them into
+    its draws): those are the modules loaded so far and not installed, so
+    the histories of a seed would differ between a clone and the wheel or
+    the zipapp, and after another command ran in the same process (`laws`
+    loads the laws' modules). A seed repeats a run only if no such literal
+    is drawn. Where Hypothesis has no such collection, nothing changes."""
+    from hypothesis.internal.conjecture import providers
+
+    collect = getattr(providers, "_get_local_constants", None)
+    cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
+    if collect is None or cache is None:
+        yield
+        return
+    none = providers.Constants()
+    cache.clear()
+    providers._get_local_constants = lambda: none
+    try:
+        yield
+    finally:
+        providers._get_local_constants = collect
+        cache.clear()
 
 
 def too_few(accepted: Limits) -> str:
