@@ -433,24 +433,32 @@ def left_over(
     deadline: float,
 ) -> None:
     """FAILs no slip explains, whose diverging answer shows a slip's bug
-    and another (slips.py `Failure.left_by`), moved in `alike` to the
-    signature of what is left once the slip takes its bug out: they are
-    grouped with the other bug's FAILs, not as a cause of their own. The
-    smallest first, each a model replay for each slip, none tried after
+    and another: two groups' slips together explain it (slips.py
+    `together`; it was tried before the second group was made), and it
+    joins the first; else it is marked with what is left once the slip
+    takes its bug out (slips.py `Failure.left_by`, `Failure.left`) and
+    moved in `alike` to that signature, if it is another: it is grouped
+    with the other bug's FAILs, never shrunk as their cause (its first
+    divergence shows the slip's bug), nor a cause of its own. The smallest
+    first, each a model replay for each slip or two, none tried after
     `deadline` (`time.monotonic`)."""
     for failure in sorted(alone, key=slips.size) if groups else ():
         if time.monotonic() >= deadline:
             break
-        left = next(filter(None, (failure.left_by(g.slip) for g in groups)), None)
+        both = slips.together(failure, groups)
+        if both is not None:
+            both.failures.append(failure)
+            continue
+        left = next(((g.slip, w) for g in groups if (w := failure.left_by(g.slip))), None)
         key = next((k for k, vs in alike.items() for v in vs if v.failure is failure), None)
         if left is None or key is None:
             continue
         (verdict,) = [v for v in alike[key] if v.failure is failure]
-        field, value = left
+        failure.beside, (field, value) = left
         divergence = {**(verdict.divergence or {}), "field": field, "expected": value}
         residual = causes.signature_of_json(divergence)
+        failure.left = residual.id
         if residual != key:
-            failure.left = residual.id
             alike[key].remove(verdict)
             alike.setdefault(residual, []).append(verdict)
     for key in [k for k, vs in alike.items() if not vs]:
@@ -560,20 +568,34 @@ def later_bugs(
     no slip names of that provisional signature, or else of its section of
     SPEC (`one_of`); else a cause of its own, with no FAIL counted in it
     (each FAIL is counted once, in the cause of its first divergence),
-    which `later_shrunk` shrinks. No engine: the slipped model's answers
-    past each divergence were read as its slip was judged, and a model
-    replay up to there is made for each other slip tried."""
+    which `later_shrunk` shrinks. A FAIL that shows two bugs at one answer
+    is listed in the cause of the one it is not counted in: of another
+    slip's, when the model with both slips explains it (slips.py
+    `together`); of the slip's whose bug a FAIL no slip explains shows
+    beside another (`left_over`, `Failure.beside`). No engine: the slipped
+    model's answers past each divergence were read as its slip was judged,
+    and a model replay up to there is made for each other slip tried."""
     for cause in found:
         cause.after = []
     named = [c for c in found if c.slip is not None]
     unnamed = [c for c in found if c.slip is None]
     made: dict[causes.Signature, causes.Cause] = {}
     second: dict[tuple[str, causes.Signature], causes.Cause] = {}
+    for name in [n for c in unnamed for n in c.scenarios if n in failure_of]:
+        beside = failure_of[name].beside
+        into = next((c for c in named if beside is not None and c.slip == beside), None)
+        if into is not None:
+            into.after.append(name)
     for cause in named:
         slip = cause.slip
         assert slip is not None
         parted = [(failure_of[n], n) for n in cause.scenarios if n in failure_of]
         for failure, name in sorted(parted, key=lambda fn: slips.size(fn[0])):
+            if not failure.explained_by(slip):
+                into = next((c for c in named if failure.together_with(slip, c.slip)), None)
+                if into is not None:
+                    into.after.append(name)
+                continue
             parting = failure.parting(slip)
             if parting is None:
                 continue
@@ -659,7 +681,9 @@ def slip_shrunk(
     ends: float = math.inf,
     others: Iterable[slips.Slip] = (),
 ) -> None:
-    """Shrink a slip's cause against the model alone (until `ends` at most): its smallest FAIL,
+    """Shrink a slip's cause against the model alone (until `ends` at most): its smallest FAIL
+    the slip explains alone (in one the slip explains beside another's, that
+    bug shows at the same answer: `Failure.together_with`),
     while the model and the model with the slip answer it otherwise, and
     before the model with any of `others` (the slips of the run's other
     causes) does, so that the engine's other bugs named show after it if
@@ -671,10 +695,10 @@ def slip_shrunk(
     as far as its budget goes."""
     slip = cause.slip
     assert slip is not None
-    smallest = min(
-        (failure_of[n] for n in cause.scenarios if n in failure_of),
-        key=lambda f: (len(f.scenario.events), f.name),
-    )
+    own = [failure_of[n] for n in cause.scenarios if n in failure_of]
+    # Not one where another bug shows at the same answer (slips.py `together`).
+    own = [f for f in own if f.explained_by(slip)] or own
+    smallest = min(own, key=lambda f: (len(f.scenario.events), f.name))
     seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
     seconds = min(seconds, ends - time.monotonic())
     profile, lacks = smallest.profile, smallest.lacks
