@@ -328,3 +328,51 @@ def test_two_bugs_at_one_answer_of_an_engine_naming_no_rules() -> None:
     answer = {**slipped[3], "refused": "busy", "queue": [[0, 0]]}
     failure = slips.Failure("f", scenario, SPEC, (), 3, answer, rules=False, expected=right[:4])
     assert failure.left_by(slip) == ("queue", slipped[3]["queue"])
+
+
+TWO_AT_ONCE = "refused_kind_0"
+"""A scenario whose first diverging answer, at a timeout, shows the queue
+order slip (merges_first.py: the queue) and `\\r\\n` flattened to two
+spaces (crlf_two_spaces.py: the timed-out render) both."""
+ORDER_ONLY = ["flat_0", "flat_1"]
+"""Larger scenarios where the queue order slip shows first, alone."""
+
+
+def test_two_slips_bugs_at_one_answer_are_counted_once_and_listed_in_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The queue order slip and `\\r\\n` flattened to two spaces, each named
+    by its slip: the FAIL showing both at one answer, tried before the
+    second's group was made (no slip alone explains it; the model with both
+    does), is counted in one cause and listed in the other's; the queue
+    order's cause is shrunk from a FAIL that shows its bug alone, not from
+    that smaller one, and its shrunk scenario shows that bug alone."""
+    planted_engine(monkeypatch)
+    both = ROOT / "scenarios" / "corpus" / f"{TWO_AT_ONCE}.jsonl"
+    # Each bug alone, apart from the grouping: both diverge first at one answer.
+    at = {plant: check(both, Options(engine=f"{PLANTED} {plant}")).divergence
+          for plant in ("merges_first", "crlf")}  # fmt: skip
+    assert at["merges_first"] is not None and at["crlf"] is not None
+    assert at["merges_first"]["position"] == at["crlf"]["position"]
+    assert (at["merges_first"]["field"], at["crlf"]["field"]) == ("queue", "render_timed_out_crc")
+    names = [TWO_AT_ONCE, *ORDER_ONLY, "zoom_0"]  # crlf's bug first in zoom_0
+    report, found = tmp_path / "r.json", tmp_path / "found"
+    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} crlf merges_first"]
+    args += ["--shrink-seconds", NEVER, *(a for name in names for a in ("--only", name))]
+    code = cli.main([*args, "--regressions", str(found), "--json", str(report)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    verdict = "4 scenarios: 4 FAIL from 2 causes (2 showing two causes' bugs, counted once)"
+    assert f"verdict before shrinking: {verdict}" in out, out
+    assert out.splitlines()[-1].startswith(verdict), out
+    by_function = {c["slip"]["function"]: c for c in json.loads(report.read_text())["causes"]}
+    order, crlf = by_function["candidates"], by_function["flatten"]
+    assert sorted(Path(p).stem for p in order["scenarios"]) == sorted([TWO_AT_ONCE, *ORDER_ONLY])
+    assert [Path(p).stem for p in crlf["scenarios"]] == ["zoom_0"]
+    assert [Path(p).stem for p in crlf["after"]] == [TWO_AT_ONCE]
+    assert [Path(p).stem for p in order["after"]] == ["zoom_0"]  # it shows after crlf's there
+    # Shrunk from a FAIL of its bug alone, and showing it alone.
+    assert Path(order["representative"]).stem in ORDER_ONLY, order["representative"]
+    shrunk = Path(order["shrunk"])
+    assert field_at(shrunk, "merges_first") is not None
+    assert field_at(shrunk, "crlf") is None
