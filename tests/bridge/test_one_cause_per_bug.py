@@ -19,9 +19,11 @@ counted as a placeholder, which it never lets show, the one cause."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -31,6 +33,9 @@ import bridge
 import impl
 from bridge import cli
 from bridge.checking import slips
+from bridge.checking.causes import Cause, signature_of_json
+from bridge.checking.verdict import Verdict
+from bridge.cli import corpus
 from bridge.formats.profile import SPEC
 from bridge.runs.corpus import Options, check
 from model.constants import Constants
@@ -168,12 +173,14 @@ def test_a_fail_of_two_bugs_at_one_answer_joins_the_other_bugs_cause(
     out = capsys.readouterr().out
     assert code == 1, out
     n = len(names)
-    assert f"verdict before shrinking: {n} scenarios: {n} FAIL from 2 causes" in out, out
-    assert out.splitlines()[-1].startswith(f"{n} scenarios: {n} FAIL from 2 causes"), out
+    verdict = f"{n} scenarios: {n} FAIL from 2 causes (1 showing two causes' bugs, counted once)"
+    assert f"verdict before shrinking: {verdict}" in out, out
+    assert out.splitlines()[-1].startswith(verdict), out
     causes = json.loads((tmp_path / "r.json").read_text())["causes"]
     by_slip = {c["slip"] is not None: c for c in causes}
     assert by_slip[True]["slip"]["function"] == "_message"
     assert [Path(p).stem for p in by_slip[True]["scenarios"]] == ["chooser_0"]
+    assert [Path(p).stem for p in by_slip[True]["after"]] == [BOTH]  # its bug shows there too
     ahead = by_slip[False]
     assert ahead["part"] == "queue" and "no rule slip explains it" in ahead["said"]
     assert sorted(Path(p).stem for p in ahead["scenarios"]) == sorted([*AHEAD, BOTH])
@@ -376,3 +383,34 @@ def test_two_slips_bugs_at_one_answer_are_counted_once_and_listed_in_both(
     shrunk = Path(order["shrunk"])
     assert field_at(shrunk, "merges_first") is not None
     assert field_at(shrunk, "crlf") is None
+
+
+def test_a_slips_bug_beside_another_of_its_part_at_one_answer_is_marked_and_listed() -> None:
+    """A free leaf queued (its slip's bug: the size) and a view's digest
+    wrong (a bug no slip names) at one message: what the slip leaves has
+    the FAIL's own signature (the views at a message), and the FAIL is
+    still marked as showing the slip's bug and another (so that it is
+    never shrunk as the other bug's cause: its first divergence is the
+    slip's), and listed in the slip's cause."""
+    constants = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=2)
+    events = [{"event": "message", "kind": "user", "text": "hi"}]
+    scenario = Scenario(constants_dict(constants), events, "test", 0)
+    slip = slips.named("slip:machine._message.eq-ne.0")
+    right = slips.answers_of(scenario, SPEC, (), None)
+    slipped = slips.answers_of(scenario, SPEC, (), slip)
+    assert right is not None and slipped is not None
+    assert right[0]["size"] != slipped[0]["size"]
+    answer = {**slipped[0], "view_digest": slipped[0]["view_digest"] ^ 1}
+    failure = slips.Failure("two.jsonl", scenario, SPEC, (), 0, answer, expected=right[:1])
+    event = {**events[0], "at": 0}
+    divergence = {"position": 0, "event": event, "field": "size", "expected": right[0]["size"]}
+    key = signature_of_json(divergence)
+    assert signature_of_json({**divergence, "field": "view_digest"}) == key
+    verdict = Verdict(Path("two.jsonl"), "FAIL", 0.0, divergence=divergence, failure=failure)
+    alike = {key: [verdict]}
+    corpus.left_over(alike, [slips.Explained([slip], [])], [failure], math.inf)
+    assert alike == {key: [verdict]}
+    assert (failure.left, failure.beside) == (key.id, slip)
+    named = Cause(replace(key, slip=slip.id), ["one.jsonl"])
+    corpus.later_bugs([named, Cause(key, ["two.jsonl"])], {"two.jsonl": failure})
+    assert named.after == ["two.jsonl"]

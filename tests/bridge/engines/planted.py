@@ -10,10 +10,8 @@ call, SPEC 2), `crlf` (crlf_two_spaces.py: `\\r\\n` flattened to two
 spaces, SPEC 3), `ahead_running` (ahead_running.py: a running leaf not
 counted toward AHEAD, SPEC 4), `merges_first` (merges_first.py: ready
 merges offered before unbuilt leaves, SPEC 4), `lone_cr` (lone_cr.py: a
-lone `\r` left unflattened in renders and zooms, SPEC 3),
-`line_separators` (line_separators.py: U+2028 and U+2029 flattened as
-line breaks in renders and zooms, SPEC 3). Plain Python, so that the
-patches reach the planner."""
+lone `\r` left unflattened in renders and zooms, SPEC 3). Plain Python, so
+that the patches reach the planner."""
 
 import os
 import sys
@@ -28,7 +26,6 @@ import crlf_two_spaces  # noqa: E402
 import failure_cap_late  # noqa: E402
 import free_leaf_bug  # noqa: E402
 import free_leaf_queued  # noqa: E402
-import line_separators  # noqa: E402
 import lone_cr  # noqa: E402
 import merges_first  # noqa: E402
 import zoom_newest_first  # noqa: E402
@@ -44,7 +41,6 @@ PLANTS = {
     "ahead_running": ahead_running.plant,
     "merges_first": merges_first.plant,
     "lone_cr": lone_cr.plant,
-    "line_separators": line_separators.plant,
 }
 
 if __name__ == "__main__":
