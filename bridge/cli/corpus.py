@@ -510,8 +510,12 @@ def shrunk(
         rest = shared_joined(rest, shared)
         listed = later_bugs(by_slip + rest, failure_of)
         first = {name: c.slip for c in by_slip for name in c.scenarios if c.slip is not None}
+        # A cause of FAILs that each show a slip's bug beside its own at one
+        # answer (`left_over`) is shrunk as one shown after a slip's.
+        first |= {v.failure.name: v.failure.beside for vs in shared.values() for v in vs}
         for cause in listed:
-            if not cause.scenarios and not interrupted:
+            beside = cause.representative is None and set(cause.scenarios) <= first.keys()
+            if (not cause.scenarios or beside) and not interrupted:
                 shrinking[0] = cause.id
                 with Ticker(progress, False):
                     later_shrunk(cause, failure_of, first, options, args, ends)
@@ -620,16 +624,17 @@ def later_shrunk(
     ends: float = math.inf,
 ) -> None:
     """Shrink a cause of no FAIL counted (`later_bugs`: its bug shows only
-    after another's, named by a slip) on the engine, from the smallest FAIL
-    it shows in, against the model with the slip of that FAIL's cause
-    (`first`): while the engine's first divergence from that model is of
+    after another's, named by a slip), or of FAILs that each show a slip's
+    bug beside its own at one answer (`left_over`), on the engine, from the
+    smallest FAIL it shows in, against the model with the slip of that
+    FAIL's first bug (`first`): while the engine's first divergence from that model is of
     the cause's provisional signature, and the slip changes no more of the
     model's answers than before, so that the first bug is left out where
     the shrink can leave it out (until `ends` at most). When the slip
     changes none of them at the end, this bug shows there alone, as the
     engine's first divergence from SPEC's model (`Cause.alone`)."""
     failure = min(
-        (failure_of[n] for n in cause.after if n in failure_of),
+        (failure_of[n] for n in cause.scenarios or cause.after if n in failure_of),
         key=lambda f: (len((f.longer or f.scenario).events), f.name),
     )
     slip, key = first[failure.name], cause.signature.provisional()

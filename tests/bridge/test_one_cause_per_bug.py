@@ -414,3 +414,32 @@ def test_a_slips_bug_beside_another_of_its_part_at_one_answer_is_marked_and_list
     named = Cause(replace(key, slip=slip.id), ["one.jsonl"])
     corpus.later_bugs([named, Cause(key, ["two.jsonl"])], {"two.jsonl": failure})
     assert named.after == ["two.jsonl"]
+
+
+def test_a_cause_of_fails_that_show_a_slips_bug_beside_it_is_shrunk_to_its_bug_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A free leaf queued (named by its slip) and a running leaf not counted
+    toward AHEAD (no slip), on a FAIL where both show at one answer and one
+    of the free leaf's alone: the AHEAD bug's cause holds only that FAIL,
+    whose first divergence is the free leaf's; it is shrunk on the engine
+    against the model with the free leaf's slip, to a scenario that shows
+    the AHEAD bug alone."""
+    planted_engine(monkeypatch)
+    names = [BOTH, "chooser_0"]
+    report, found = tmp_path / "r.json", tmp_path / "found"
+    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} queued_leaf ahead_running"]
+    args += ["--shrink-seconds", NEVER, *(a for name in names for a in ("--only", name))]
+    code = cli.main([*args, "--regressions", str(found), "--json", str(report)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    verdict = "2 scenarios: 2 FAIL from 2 causes (1 showing two causes' bugs, counted once)"
+    assert out.splitlines()[-1].startswith(verdict), out
+    named, ahead = sorted(json.loads(report.read_text())["causes"], key=lambda c: not c["slip"])
+    assert named["slip"]["function"] == "_message" and ahead["slip"] is None
+    assert [Path(p).stem for p in ahead["scenarios"]] == [BOTH]
+    assert [Path(p).stem for p in named["after"]] == [BOTH]
+    assert ahead["keeps"] is not None and ahead["shrunk"] is not None, out
+    shrunk = Path(ahead["shrunk"])
+    assert field_at(shrunk, "ahead_running") is not None
+    assert field_at(shrunk, "queued_leaf") is None
