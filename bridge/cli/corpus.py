@@ -659,6 +659,10 @@ def later_shrunk(
         if not still(whole):
             return
         small = simplify(whole, still, seconds, args.shrink_tries)
+        # Its texts written plainly where it still shows so: a bug of the
+        # engine's about text then shows neither (shrink.py `plain_texts`).
+        plain = plain_texts(small)
+        small = plain if plain != small and still(plain) else small
     except EngineFault:
         return
     finally:

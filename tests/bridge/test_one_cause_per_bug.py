@@ -443,3 +443,26 @@ def test_a_cause_of_fails_that_show_a_slips_bug_beside_it_is_shrunk_to_its_bug_a
     shrunk = Path(ahead["shrunk"])
     assert field_at(shrunk, "ahead_running") is not None
     assert field_at(shrunk, "queued_leaf") is None
+
+
+def test_a_later_bugs_shrunk_scenario_has_its_texts_plain(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A free leaf queued (named by its slip), a lone `\\r` left unflattened
+    and a zoom's halves newest first, both of which show only after the
+    free leaf's bug here: the zoom's cause is shrunk against the model with
+    the free leaf's slip, its texts then written plainly, so that the lone
+    `\\r`, which shows in zooms too, does not show in its shrunk scenario."""
+    planted_engine(monkeypatch)
+    names = ["zoom_0", "zoom_2", "chooser_0"]
+    report = tmp_path / "r.json"
+    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} lone_cr queued_leaf zoom"]
+    args += ["--shrink-seconds", NEVER, *(a for name in names for a in ("--only", name))]
+    code = cli.main([*args, "--regressions", str(tmp_path / "found"), "--json", str(report)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    (zoom,) = [c for c in json.loads(report.read_text())["causes"] if c["kind"] == "zoom"]
+    assert zoom["scenarios"] == [] and zoom["shrunk"] is not None, out
+    shrunk = Path(zoom["shrunk"])
+    assert field_at(shrunk, "zoom") == "zoom@zoom"
+    assert field_at(shrunk, "lone_cr") is None
