@@ -385,8 +385,9 @@ class Cause:
     on every answer of the shrunk scenario: it shows this bug and no other."""
     after: list[str] = field(default_factory=list)
     """FAILs of other causes (by their names in the run) in which this
-    cause's bug shows too, after theirs: listed here, counted there (each
-    FAIL is counted once, in the cause of its first divergence)."""
+    cause's bug shows too, after theirs or beside it at one answer: listed
+    here, counted there (each FAIL is counted once, in the cause of its
+    first divergence; one of two bugs at one answer, in one of theirs)."""
 
     @property
     def id(self) -> str:
