@@ -25,6 +25,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -218,6 +219,21 @@ def field_at(scenario: Path, *plants: str) -> str | None:
     return f"{verdict.divergence['field']}@{(verdict.divergence['event'] or {})['event']}"
 
 
+def planted_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], plants: str, names: list[str]
+) -> tuple[str, list[dict[str, Any]]]:
+    """`corpus` on planted.py with `plants` (in this process), on the corpus
+    scenarios `names`, shrinking to its end: what it printed, and its causes
+    as the JSON report gives them; it must end red."""
+    report = tmp_path / "r.json"
+    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} {plants}"]
+    args += ["--shrink-seconds", NEVER, *(a for name in names for a in ("--only", name))]
+    code = cli.main([*args, "--regressions", str(tmp_path / "found"), "--json", str(report)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    return out, json.loads(report.read_text())["causes"]
+
+
 def test_a_bug_that_shows_only_after_a_slips_is_a_cause_of_its_own(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -363,16 +379,11 @@ def test_two_slips_bugs_at_one_answer_are_counted_once_and_listed_in_both(
     assert at["merges_first"]["position"] == at["crlf"]["position"]
     assert (at["merges_first"]["field"], at["crlf"]["field"]) == ("queue", "render_timed_out_crc")
     names = [TWO_AT_ONCE, *ORDER_ONLY, "zoom_0"]  # crlf's bug first in zoom_0
-    report, found = tmp_path / "r.json", tmp_path / "found"
-    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} crlf merges_first"]
-    args += ["--shrink-seconds", NEVER, *(a for name in names for a in ("--only", name))]
-    code = cli.main([*args, "--regressions", str(found), "--json", str(report)])
-    out = capsys.readouterr().out
-    assert code == 1, out
+    out, found = planted_run(tmp_path, capsys, "crlf merges_first", names)
     verdict = "4 scenarios: 4 FAIL from 2 causes (2 showing two causes' bugs, counted once)"
     assert f"verdict before shrinking: {verdict}" in out, out
     assert out.splitlines()[-1].startswith(verdict), out
-    by_function = {c["slip"]["function"]: c for c in json.loads(report.read_text())["causes"]}
+    by_function = {c["slip"]["function"]: c for c in found}
     order, crlf = by_function["candidates"], by_function["flatten"]
     assert sorted(Path(p).stem for p in order["scenarios"]) == sorted([TWO_AT_ONCE, *ORDER_ONLY])
     assert [Path(p).stem for p in crlf["scenarios"]] == ["zoom_0"]
@@ -426,16 +437,10 @@ def test_a_cause_of_fails_that_show_a_slips_bug_beside_it_is_shrunk_to_its_bug_a
     against the model with the free leaf's slip, to a scenario that shows
     the AHEAD bug alone."""
     planted_engine(monkeypatch)
-    names = [BOTH, "chooser_0"]
-    report, found = tmp_path / "r.json", tmp_path / "found"
-    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} queued_leaf ahead_running"]
-    args += ["--shrink-seconds", NEVER, *(a for name in names for a in ("--only", name))]
-    code = cli.main([*args, "--regressions", str(found), "--json", str(report)])
-    out = capsys.readouterr().out
-    assert code == 1, out
+    out, found = planted_run(tmp_path, capsys, "queued_leaf ahead_running", [BOTH, "chooser_0"])
     verdict = "2 scenarios: 2 FAIL from 2 causes (1 showing two causes' bugs, counted once)"
     assert out.splitlines()[-1].startswith(verdict), out
-    named, ahead = sorted(json.loads(report.read_text())["causes"], key=lambda c: not c["slip"])
+    named, ahead = sorted(found, key=lambda c: not c["slip"])
     assert named["slip"]["function"] == "_message" and ahead["slip"] is None
     assert [Path(p).stem for p in ahead["scenarios"]] == [BOTH]
     assert [Path(p).stem for p in named["after"]] == [BOTH]
@@ -455,13 +460,8 @@ def test_a_later_bugs_shrunk_scenario_has_its_texts_plain(
     `\\r`, which shows in zooms too, does not show in its shrunk scenario."""
     planted_engine(monkeypatch)
     names = ["zoom_0", "zoom_2", "chooser_0"]
-    report = tmp_path / "r.json"
-    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} lone_cr queued_leaf zoom"]
-    args += ["--shrink-seconds", NEVER, *(a for name in names for a in ("--only", name))]
-    code = cli.main([*args, "--regressions", str(tmp_path / "found"), "--json", str(report)])
-    out = capsys.readouterr().out
-    assert code == 1, out
-    (zoom,) = [c for c in json.loads(report.read_text())["causes"] if c["kind"] == "zoom"]
+    out, found = planted_run(tmp_path, capsys, "lone_cr queued_leaf zoom", names)
+    (zoom,) = [c for c in found if c["kind"] == "zoom"]
     assert zoom["scenarios"] == [] and zoom["shrunk"] is not None, out
     shrunk = Path(zoom["shrunk"])
     assert field_at(shrunk, "zoom") == "zoom@zoom"
