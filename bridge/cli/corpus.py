@@ -627,12 +627,14 @@ def later_shrunk(
     after another's, named by a slip), or of FAILs that each show a slip's
     bug beside its own at one answer (`left_over`), on the engine, from the
     smallest FAIL it shows in, against the model with the slip of that
-    FAIL's first bug (`first`): while the engine's first divergence from that model is of
-    the cause's provisional signature, and the slip changes no more of the
-    model's answers than before, so that the first bug is left out where
-    the shrink can leave it out (until `ends` at most). When the slip
-    changes none of them at the end, this bug shows there alone, as the
-    engine's first divergence from SPEC's model (`Cause.alone`)."""
+    FAIL's first bug (`first`): while the engine's first divergence from
+    that model is of the cause's provisional signature, and the slip
+    changes no more of the model's answers than before, so that the first
+    bug is left out where the shrink can leave it out (until `ends` at
+    most); then its texts written plainly where it still shows so. When
+    the slip changes none of the answers at the end, this bug shows there
+    alone, as the engine's first divergence from SPEC's model
+    (`Cause.alone`)."""
     failure = min(
         (failure_of[n] for n in cause.scenarios or cause.after if n in failure_of),
         key=lambda f: (len((f.longer or f.scenario).events), f.name),
@@ -690,10 +692,10 @@ def slip_shrunk(
     ends: float = math.inf,
     others: Iterable[slips.Slip] = (),
 ) -> None:
-    """Shrink a slip's cause against the model alone (until `ends` at most): its smallest FAIL
-    the slip explains alone (in one the slip explains beside another's, that
-    bug shows at the same answer: `Failure.together_with`),
-    while the model and the model with the slip answer it otherwise, and
+    """Shrink a slip's cause against the model alone (until `ends` at
+    most): its smallest FAIL that the slip explains alone (in one it
+    explains beside another slip, `together`, that bug shows at the same
+    answer), while the model and the model with the slip answer it otherwise, and
     before the model with any of `others` (the slips of the run's other
     causes) does, so that the engine's other bugs named show after it if
     at all (no engine: a try costs a few model replays); then the engine replayed once
