@@ -34,13 +34,14 @@ import bridge
 import impl
 from bridge import cli
 from bridge.checking import slips
-from bridge.checking.causes import Cause, signature_of_json
+from bridge.checking.causes import Cause, Replays, Signature, signature_of_json
+from bridge.checking.shrink import plain_texts
 from bridge.checking.verdict import Verdict
 from bridge.cli import corpus
 from bridge.formats.profile import SPEC
 from bridge.runs.corpus import Options, check
 from model.constants import Constants
-from scenarios.format import Scenario, stream
+from scenarios.format import Scenario, stream, write
 from scenarios.strategies import constants_dict
 from tests.bridge.helpers import NEVER, in_process, with_bug
 
@@ -466,3 +467,32 @@ def test_a_later_bugs_shrunk_scenario_has_its_texts_plain(
     shrunk = Path(zoom["shrunk"])
     assert field_at(shrunk, "zoom") == "zoom@zoom"
     assert field_at(shrunk, "lone_cr") is None
+
+
+def test_a_shrink_cut_short_by_the_runs_end_has_its_texts_plain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A running leaf not counted toward AHEAD (no slip) beside `\\r\\n`
+    flattened to two spaces: the AHEAD bug's FAIL, shrunk by a shrink that
+    the run's end cuts short, still has its texts written plainly (the
+    AHEAD bug shows so), so that the text bug shows nowhere in it."""
+    planted_engine(monkeypatch)
+    path = ROOT / "scenarios" / "corpus" / "both_built_once_ahead_bound.jsonl"
+    failure = check(path, Options(engine=f"{PLANTED} crlf ahead_running")).failure
+    assert failure is not None
+    cut, wanted = failure.scenario, Signature("queue", "start")
+    probe = Replays(with_bug("both", "planted", "crlf", "ahead_running"), SPEC, ())
+
+    def spent(scenario: Scenario, *_: object) -> Scenario:
+        probe.deadline = -math.inf  # the shrinks' end comes while it shrinks
+        return scenario
+
+    monkeypatch.setattr("bridge.checking.causes.simplify", spent)
+    small = probe.shrunk(cut, wanted)
+    assert small == plain_texts(cut) != cut
+    for name, scenario in (("cut", cut), ("small", small)):
+        write(scenario, tmp_path / f"{name}.jsonl")
+    crlf = Options(engine=f"{PLANTED} crlf")
+    assert check(tmp_path / "cut.jsonl", crlf).divergence is not None  # at the detail request
+    assert check(tmp_path / "small.jsonl", crlf).divergence is None
+    assert field_at(tmp_path / "small.jsonl", "ahead_running") == "queue@start"
