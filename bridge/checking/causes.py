@@ -385,8 +385,9 @@ class Cause:
     on every answer of the shrunk scenario: it shows this bug and no other."""
     after: list[str] = field(default_factory=list)
     """FAILs of other causes (by their names in the run) in which this
-    cause's bug shows too, after theirs: listed here, counted there (each
-    FAIL is counted once, in the cause of its first divergence)."""
+    cause's bug shows too, after theirs or beside it at one answer: listed
+    here, counted there (each FAIL is counted once, in the cause of its
+    first divergence; one of two bugs at one answer, in one of theirs)."""
 
     @property
     def id(self) -> str:
@@ -608,10 +609,15 @@ class Replays:
 
     def shrunk(self, scenario: Scenario, wanted: Signature) -> Scenario:
         """A scenario shrunk while it diverges with `wanted`, its texts
-        written plainly (shrink.py `plain_texts`) when it still does so."""
+        written plainly (shrink.py `plain_texts`) when it still does so:
+        tried first, so that a shrink cut short by its time has them too,
+        and again on what the shrink leaves."""
         seconds = min(self.seconds, self.left())
         if self.fault is not None or seconds <= 0:
             return scenario
+        plain = plain_texts(scenario)
+        if plain != scenario and self.diverges(plain, wanted):
+            scenario = plain
         self.progress = Progress(scenario, self.tries)
         small, fault = until_fault(
             lambda still: simplify(scenario, still, seconds, self.tries),

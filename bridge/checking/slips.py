@@ -848,6 +848,8 @@ class Failure:
     """When its diverging answer shows a named slip's bug and another, the
     signature (as an id) of what the slip leaves (`left_by`), by which it
     is grouped; else empty."""
+    beside: Slip | None = field(default=None, init=False, repr=False, compare=False)
+    """That named slip, when `left` is set: the FAIL shows its bug too."""
     refuted: set[Slip] = field(default_factory=set, init=False, repr=False, compare=False)
     """The slips that agreed with the engine up to the divergence and were
     refuted past it (`explained_by`)."""
@@ -1101,6 +1103,12 @@ class Failure:
             "found": found.get(name or "", MISSING),
         }
 
+    def together_with(self, slip: Slip, other: Slip | None) -> bool:
+        """Whether the model with `slip` and `other`, slips of two functions,
+        explains the FAIL (two bugs at one answer, where neither alone
+        explains it: `together`)."""
+        return other is not None and apart(slip, other) and self.explained_by(slip, other)
+
     def shown_with(self, slip: Slip, other: Slip) -> bool:
         """Whether the model with `slip` (which explains the FAIL) and
         `other`, a slip of another function, gives every answer the engine
@@ -1115,7 +1123,7 @@ class Failure:
     def second(self, slip: Slip, other: Slip) -> bool:
         """`shown_with`, replayed."""
         parting = self.parting(slip)
-        if parting is None or (slip.module, slip.function) == (other.module, other.function):
+        if parting is None or not apart(slip, other):
             return False
         assert self.expected is not None
         k, _ = self.parted[slip]
@@ -1186,13 +1194,15 @@ def together(failure: Failure, groups: list[Explained]) -> Explained | None:
     ranked = sorted(groups, key=lambda g: -len(g.failures))
     for k, first in enumerate(ranked):
         for second in ranked[k + 1 :]:
-            apart = (first.slip.module, first.slip.function) != (
-                second.slip.module,
-                second.slip.function,
-            )
-            if apart and failure.explained_by(first.slip, second.slip):
+            if failure.together_with(first.slip, second.slip):
                 return first
     return None
+
+
+def apart(one: Slip, other: Slip) -> bool:
+    """Whether two slips change other functions of the model (two slips of
+    one function are never applied together)."""
+    return (one.module, one.function) != (other.module, other.function)
 
 
 def fitting(group: Explained, failure: Failure | None, refuted: set[Slip]) -> list[Slip]:

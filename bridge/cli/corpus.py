@@ -433,24 +433,32 @@ def left_over(
     deadline: float,
 ) -> None:
     """FAILs no slip explains, whose diverging answer shows a slip's bug
-    and another (slips.py `Failure.left_by`), moved in `alike` to the
-    signature of what is left once the slip takes its bug out: they are
-    grouped with the other bug's FAILs, not as a cause of their own. The
-    smallest first, each a model replay for each slip, none tried after
+    and another: two groups' slips together explain it (slips.py
+    `together`; it was tried before the second group was made), and it
+    joins the first; else it is marked with what is left once the slip
+    takes its bug out (slips.py `Failure.left_by`, `Failure.left`) and
+    moved in `alike` to that signature, if it is another: it is grouped
+    with the other bug's FAILs, never shrunk as their cause (its first
+    divergence shows the slip's bug), nor a cause of its own. The smallest
+    first, each a model replay for each slip or two, none tried after
     `deadline` (`time.monotonic`)."""
     for failure in sorted(alone, key=slips.size) if groups else ():
         if time.monotonic() >= deadline:
             break
-        left = next(filter(None, (failure.left_by(g.slip) for g in groups)), None)
+        both = slips.together(failure, groups)
+        if both is not None:
+            both.failures.append(failure)
+            continue
+        left = next(((g.slip, w) for g in groups if (w := failure.left_by(g.slip))), None)
         key = next((k for k, vs in alike.items() for v in vs if v.failure is failure), None)
         if left is None or key is None:
             continue
         (verdict,) = [v for v in alike[key] if v.failure is failure]
-        field, value = left
+        failure.beside, (field, value) = left
         divergence = {**(verdict.divergence or {}), "field": field, "expected": value}
         residual = causes.signature_of_json(divergence)
+        failure.left = residual.id
         if residual != key:
-            failure.left = residual.id
             alike[key].remove(verdict)
             alike.setdefault(residual, []).append(verdict)
     for key in [k for k, vs in alike.items() if not vs]:
@@ -502,8 +510,12 @@ def shrunk(
         rest = shared_joined(rest, shared)
         listed = later_bugs(by_slip + rest, failure_of)
         first = {name: c.slip for c in by_slip for name in c.scenarios if c.slip is not None}
+        # A cause of FAILs that each show a slip's bug beside its own at one
+        # answer (`left_over`) is shrunk as one shown after a slip's.
+        first |= {v.failure.name: v.failure.beside for vs in shared.values() for v in vs}
         for cause in listed:
-            if not cause.scenarios and not interrupted:
+            beside = cause.representative is None and set(cause.scenarios) <= first.keys()
+            if (not cause.scenarios or beside) and not interrupted:
                 shrinking[0] = cause.id
                 with Ticker(progress, False):
                     later_shrunk(cause, failure_of, first, options, args, ends)
@@ -560,20 +572,34 @@ def later_bugs(
     no slip names of that provisional signature, or else of its section of
     SPEC (`one_of`); else a cause of its own, with no FAIL counted in it
     (each FAIL is counted once, in the cause of its first divergence),
-    which `later_shrunk` shrinks. No engine: the slipped model's answers
-    past each divergence were read as its slip was judged, and a model
-    replay up to there is made for each other slip tried."""
+    which `later_shrunk` shrinks. A FAIL that shows two bugs at one answer
+    is listed in the cause of the one it is not counted in: of another
+    slip's, when the model with both slips explains it (slips.py
+    `together`); of the slip's whose bug a FAIL no slip explains shows
+    beside another (`left_over`, `Failure.beside`). No engine: the slipped
+    model's answers past each divergence were read as its slip was judged,
+    and a model replay up to there is made for each other slip tried."""
     for cause in found:
         cause.after = []
     named = [c for c in found if c.slip is not None]
     unnamed = [c for c in found if c.slip is None]
     made: dict[causes.Signature, causes.Cause] = {}
     second: dict[tuple[str, causes.Signature], causes.Cause] = {}
+    for name in [n for c in unnamed for n in c.scenarios if n in failure_of]:
+        beside = failure_of[name].beside
+        into = next((c for c in named if beside is not None and c.slip == beside), None)
+        if into is not None:
+            into.after.append(name)
     for cause in named:
         slip = cause.slip
         assert slip is not None
         parted = [(failure_of[n], n) for n in cause.scenarios if n in failure_of]
         for failure, name in sorted(parted, key=lambda fn: slips.size(fn[0])):
+            if not failure.explained_by(slip):
+                into = next((c for c in named if failure.together_with(slip, c.slip)), None)
+                if into is not None:
+                    into.after.append(name)
+                continue
             parting = failure.parting(slip)
             if parting is None:
                 continue
@@ -598,16 +624,19 @@ def later_shrunk(
     ends: float = math.inf,
 ) -> None:
     """Shrink a cause of no FAIL counted (`later_bugs`: its bug shows only
-    after another's, named by a slip) on the engine, from the smallest FAIL
-    it shows in, against the model with the slip of that FAIL's cause
-    (`first`): while the engine's first divergence from that model is of
-    the cause's provisional signature, and the slip changes no more of the
-    model's answers than before, so that the first bug is left out where
-    the shrink can leave it out (until `ends` at most). When the slip
-    changes none of them at the end, this bug shows there alone, as the
-    engine's first divergence from SPEC's model (`Cause.alone`)."""
+    after another's, named by a slip), or of FAILs that each show a slip's
+    bug beside its own at one answer (`left_over`), on the engine, from the
+    smallest FAIL it shows in, against the model with the slip of that
+    FAIL's first bug (`first`): while the engine's first divergence from
+    that model is of the cause's provisional signature, and the slip
+    changes no more of the model's answers than before, so that the first
+    bug is left out where the shrink can leave it out (until `ends` at
+    most); then its texts written plainly where it still shows so. When
+    the slip changes none of the answers at the end, this bug shows there
+    alone, as the engine's first divergence from SPEC's model
+    (`Cause.alone`)."""
     failure = min(
-        (failure_of[n] for n in cause.after if n in failure_of),
+        (failure_of[n] for n in cause.scenarios or cause.after if n in failure_of),
         key=lambda f: (len((f.longer or f.scenario).events), f.name),
     )
     slip, key = first[failure.name], cause.signature.provisional()
@@ -632,6 +661,10 @@ def later_shrunk(
         if not still(whole):
             return
         small = simplify(whole, still, seconds, args.shrink_tries)
+        # Its texts written plainly where it still shows so: a bug of the
+        # engine's about text then shows neither (shrink.py `plain_texts`).
+        plain = plain_texts(small)
+        small = plain if plain != small and still(plain) else small
     except EngineFault:
         return
     finally:
@@ -659,8 +692,10 @@ def slip_shrunk(
     ends: float = math.inf,
     others: Iterable[slips.Slip] = (),
 ) -> None:
-    """Shrink a slip's cause against the model alone (until `ends` at most): its smallest FAIL,
-    while the model and the model with the slip answer it otherwise, and
+    """Shrink a slip's cause against the model alone (until `ends` at
+    most): its smallest FAIL that the slip explains alone (in one it
+    explains beside another slip, `together`, that bug shows at the same
+    answer), while the model and the model with the slip answer it otherwise, and
     before the model with any of `others` (the slips of the run's other
     causes) does, so that the engine's other bugs named show after it if
     at all (no engine: a try costs a few model replays); then the engine replayed once
@@ -671,10 +706,10 @@ def slip_shrunk(
     as far as its budget goes."""
     slip = cause.slip
     assert slip is not None
-    smallest = min(
-        (failure_of[n] for n in cause.scenarios if n in failure_of),
-        key=lambda f: (len(f.scenario.events), f.name),
-    )
+    own = [failure_of[n] for n in cause.scenarios if n in failure_of]
+    # Not one where another bug shows at the same answer (slips.py `together`).
+    own = [f for f in own if f.explained_by(slip)] or own
+    smallest = min(own, key=lambda f: (len(f.scenario.events), f.name))
     seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
     seconds = min(seconds, ends - time.monotonic())
     profile, lacks = smallest.profile, smallest.lacks

@@ -19,10 +19,13 @@ counted as a placeholder, which it never lets show, the one cause."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -31,10 +34,14 @@ import bridge
 import impl
 from bridge import cli
 from bridge.checking import slips
+from bridge.checking.causes import Cause, Replays, Signature, signature_of_json
+from bridge.checking.shrink import plain_texts
+from bridge.checking.verdict import Verdict
+from bridge.cli import corpus
 from bridge.formats.profile import SPEC
 from bridge.runs.corpus import Options, check
 from model.constants import Constants
-from scenarios.format import Scenario, stream
+from scenarios.format import Scenario, stream, write
 from scenarios.strategies import constants_dict
 from tests.bridge.helpers import NEVER, in_process, with_bug
 
@@ -168,12 +175,14 @@ def test_a_fail_of_two_bugs_at_one_answer_joins_the_other_bugs_cause(
     out = capsys.readouterr().out
     assert code == 1, out
     n = len(names)
-    assert f"verdict before shrinking: {n} scenarios: {n} FAIL from 2 causes" in out, out
-    assert out.splitlines()[-1].startswith(f"{n} scenarios: {n} FAIL from 2 causes"), out
+    verdict = f"{n} scenarios: {n} FAIL from 2 causes (1 showing two causes' bugs, counted once)"
+    assert f"verdict before shrinking: {verdict}" in out, out
+    assert out.splitlines()[-1].startswith(verdict), out
     causes = json.loads((tmp_path / "r.json").read_text())["causes"]
     by_slip = {c["slip"] is not None: c for c in causes}
     assert by_slip[True]["slip"]["function"] == "_message"
     assert [Path(p).stem for p in by_slip[True]["scenarios"]] == ["chooser_0"]
+    assert [Path(p).stem for p in by_slip[True]["after"]] == [BOTH]  # its bug shows there too
     ahead = by_slip[False]
     assert ahead["part"] == "queue" and "no rule slip explains it" in ahead["said"]
     assert sorted(Path(p).stem for p in ahead["scenarios"]) == sorted([*AHEAD, BOTH])
@@ -209,6 +218,21 @@ def field_at(scenario: Path, *plants: str) -> str | None:
     if verdict.divergence is None:
         return None
     return f"{verdict.divergence['field']}@{(verdict.divergence['event'] or {})['event']}"
+
+
+def planted_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], plants: str, names: list[str]
+) -> tuple[str, list[dict[str, Any]]]:
+    """`corpus` on planted.py with `plants` (in this process), on the corpus
+    scenarios `names`, shrinking to its end: what it printed, and its causes
+    as the JSON report gives them; it must end red."""
+    report = tmp_path / "r.json"
+    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} {plants}"]
+    args += ["--shrink-seconds", NEVER, *(a for name in names for a in ("--only", name))]
+    code = cli.main([*args, "--regressions", str(tmp_path / "found"), "--json", str(report)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    return out, json.loads(report.read_text())["causes"]
 
 
 def test_a_bug_that_shows_only_after_a_slips_is_a_cause_of_its_own(
@@ -328,3 +352,147 @@ def test_two_bugs_at_one_answer_of_an_engine_naming_no_rules() -> None:
     answer = {**slipped[3], "refused": "busy", "queue": [[0, 0]]}
     failure = slips.Failure("f", scenario, SPEC, (), 3, answer, rules=False, expected=right[:4])
     assert failure.left_by(slip) == ("queue", slipped[3]["queue"])
+
+
+TWO_AT_ONCE = "refused_kind_0"
+"""A scenario whose first diverging answer, at a timeout, shows the queue
+order slip (merges_first.py: the queue) and `\\r\\n` flattened to two
+spaces (crlf_two_spaces.py: the timed-out render) both."""
+ORDER_ONLY = ["flat_0", "flat_1"]
+"""Larger scenarios where the queue order slip shows first, alone."""
+
+
+def test_two_slips_bugs_at_one_answer_are_counted_once_and_listed_in_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The queue order slip and `\\r\\n` flattened to two spaces, each named
+    by its slip: the FAIL showing both at one answer, tried before the
+    second's group was made (no slip alone explains it; the model with both
+    does), is counted in one cause and listed in the other's; the queue
+    order's cause is shrunk from a FAIL that shows its bug alone, not from
+    that smaller one, and its shrunk scenario shows that bug alone."""
+    planted_engine(monkeypatch)
+    both = ROOT / "scenarios" / "corpus" / f"{TWO_AT_ONCE}.jsonl"
+    # Each bug alone, apart from the grouping: both diverge first at one answer.
+    at = {plant: check(both, Options(engine=f"{PLANTED} {plant}")).divergence
+          for plant in ("merges_first", "crlf")}  # fmt: skip
+    assert at["merges_first"] is not None and at["crlf"] is not None
+    assert at["merges_first"]["position"] == at["crlf"]["position"]
+    assert (at["merges_first"]["field"], at["crlf"]["field"]) == ("queue", "render_timed_out_crc")
+    names = [TWO_AT_ONCE, *ORDER_ONLY, "zoom_0"]  # crlf's bug first in zoom_0
+    out, found = planted_run(tmp_path, capsys, "crlf merges_first", names)
+    verdict = "4 scenarios: 4 FAIL from 2 causes (2 showing two causes' bugs, counted once)"
+    assert f"verdict before shrinking: {verdict}" in out, out
+    assert out.splitlines()[-1].startswith(verdict), out
+    by_function = {c["slip"]["function"]: c for c in found}
+    order, crlf = by_function["candidates"], by_function["flatten"]
+    assert sorted(Path(p).stem for p in order["scenarios"]) == sorted([TWO_AT_ONCE, *ORDER_ONLY])
+    assert [Path(p).stem for p in crlf["scenarios"]] == ["zoom_0"]
+    assert [Path(p).stem for p in crlf["after"]] == [TWO_AT_ONCE]
+    assert [Path(p).stem for p in order["after"]] == ["zoom_0"]  # it shows after crlf's there
+    # Shrunk from a FAIL of its bug alone, and showing it alone.
+    assert Path(order["representative"]).stem in ORDER_ONLY, order["representative"]
+    shrunk = Path(order["shrunk"])
+    assert field_at(shrunk, "merges_first") is not None
+    assert field_at(shrunk, "crlf") is None
+
+
+def test_a_slips_bug_beside_another_of_its_part_at_one_answer_is_marked_and_listed() -> None:
+    """A free leaf queued (its slip's bug: the size) and a view's digest
+    wrong (a bug no slip names) at one message: what the slip leaves has
+    the FAIL's own signature (the views at a message), and the FAIL is
+    still marked as showing the slip's bug and another (so that it is
+    never shrunk as the other bug's cause: its first divergence is the
+    slip's), and listed in the slip's cause."""
+    constants = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=2)
+    events = [{"event": "message", "kind": "user", "text": "hi"}]
+    scenario = Scenario(constants_dict(constants), events, "test", 0)
+    slip = slips.named("slip:machine._message.eq-ne.0")
+    right = slips.answers_of(scenario, SPEC, (), None)
+    slipped = slips.answers_of(scenario, SPEC, (), slip)
+    assert right is not None and slipped is not None
+    assert right[0]["size"] != slipped[0]["size"]
+    answer = {**slipped[0], "view_digest": slipped[0]["view_digest"] ^ 1}
+    failure = slips.Failure("two.jsonl", scenario, SPEC, (), 0, answer, expected=right[:1])
+    event = {**events[0], "at": 0}
+    divergence = {"position": 0, "event": event, "field": "size", "expected": right[0]["size"]}
+    key = signature_of_json(divergence)
+    assert signature_of_json({**divergence, "field": "view_digest"}) == key
+    verdict = Verdict(Path("two.jsonl"), "FAIL", 0.0, divergence=divergence, failure=failure)
+    alike = {key: [verdict]}
+    corpus.left_over(alike, [slips.Explained([slip], [])], [failure], math.inf)
+    assert alike == {key: [verdict]}
+    assert (failure.left, failure.beside) == (key.id, slip)
+    named = Cause(replace(key, slip=slip.id), ["one.jsonl"])
+    corpus.later_bugs([named, Cause(key, ["two.jsonl"])], {"two.jsonl": failure})
+    assert named.after == ["two.jsonl"]
+
+
+def test_a_cause_of_fails_that_show_a_slips_bug_beside_it_is_shrunk_to_its_bug_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A free leaf queued (named by its slip) and a running leaf not counted
+    toward AHEAD (no slip), on a FAIL where both show at one answer and one
+    of the free leaf's alone: the AHEAD bug's cause holds only that FAIL,
+    whose first divergence is the free leaf's; it is shrunk on the engine
+    against the model with the free leaf's slip, to a scenario that shows
+    the AHEAD bug alone."""
+    planted_engine(monkeypatch)
+    out, found = planted_run(tmp_path, capsys, "queued_leaf ahead_running", [BOTH, "chooser_0"])
+    verdict = "2 scenarios: 2 FAIL from 2 causes (1 showing two causes' bugs, counted once)"
+    assert out.splitlines()[-1].startswith(verdict), out
+    named, ahead = sorted(found, key=lambda c: not c["slip"])
+    assert named["slip"]["function"] == "_message" and ahead["slip"] is None
+    assert [Path(p).stem for p in ahead["scenarios"]] == [BOTH]
+    assert [Path(p).stem for p in named["after"]] == [BOTH]
+    assert ahead["keeps"] is not None and ahead["shrunk"] is not None, out
+    shrunk = Path(ahead["shrunk"])
+    assert field_at(shrunk, "ahead_running") is not None
+    assert field_at(shrunk, "queued_leaf") is None
+
+
+def test_a_later_bugs_shrunk_scenario_has_its_texts_plain(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A free leaf queued (named by its slip), a lone `\\r` left unflattened
+    and a zoom's halves newest first, both of which show only after the
+    free leaf's bug here: the zoom's cause is shrunk against the model with
+    the free leaf's slip, its texts then written plainly, so that the lone
+    `\\r`, which shows in zooms too, does not show in its shrunk scenario."""
+    planted_engine(monkeypatch)
+    names = ["zoom_0", "zoom_2", "chooser_0"]
+    out, found = planted_run(tmp_path, capsys, "lone_cr queued_leaf zoom", names)
+    (zoom,) = [c for c in found if c["kind"] == "zoom"]
+    assert zoom["scenarios"] == [] and zoom["shrunk"] is not None, out
+    shrunk = Path(zoom["shrunk"])
+    assert field_at(shrunk, "zoom") == "zoom@zoom"
+    assert field_at(shrunk, "lone_cr") is None
+
+
+def test_a_shrink_cut_short_by_the_runs_end_has_its_texts_plain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A running leaf not counted toward AHEAD (no slip) beside `\\r\\n`
+    flattened to two spaces: the AHEAD bug's FAIL, shrunk by a shrink that
+    the run's end cuts short, still has its texts written plainly (the
+    AHEAD bug shows so), so that the text bug shows nowhere in it."""
+    planted_engine(monkeypatch)
+    path = ROOT / "scenarios" / "corpus" / "both_built_once_ahead_bound.jsonl"
+    failure = check(path, Options(engine=f"{PLANTED} crlf ahead_running")).failure
+    assert failure is not None
+    cut, wanted = failure.scenario, Signature("queue", "start")
+    probe = Replays(with_bug("both", "planted", "crlf", "ahead_running"), SPEC, ())
+
+    def spent(scenario: Scenario, *_: object) -> Scenario:
+        probe.deadline = -math.inf  # the shrinks' end comes while it shrinks
+        return scenario
+
+    monkeypatch.setattr("bridge.checking.causes.simplify", spent)
+    small = probe.shrunk(cut, wanted)
+    assert small == plain_texts(cut) != cut
+    for name, scenario in (("cut", cut), ("small", small)):
+        write(scenario, tmp_path / f"{name}.jsonl")
+    crlf = Options(engine=f"{PLANTED} crlf")
+    assert check(tmp_path / "cut.jsonl", crlf).divergence is not None  # at the detail request
+    assert check(tmp_path / "small.jsonl", crlf).divergence is None
+    assert field_at(tmp_path / "small.jsonl", "ahead_running") == "queue@start"
