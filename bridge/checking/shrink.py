@@ -6,6 +6,7 @@ drift to the cheapest one an engine has, away from the one it was given."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import time
@@ -625,3 +626,11 @@ def simplify(
             break
         scenario = fewer_events(trial, still, budget)
     return scenario
+
+
+def shrink_budget(args: argparse.Namespace) -> str:
+    """The shrinking budget given, in words."""
+    budget = f"{args.shrink_tries} tries"
+    if args.shrink_seconds is not None:
+        budget += f" or {args.shrink_seconds:g} s"
+    return budget

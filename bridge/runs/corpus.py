@@ -72,6 +72,11 @@ Page = Callable[..., Any]
 also the command that reproduces it and the engine's stderr tail:
 bridge/outputs/page.py `write_divergence_report`."""
 
+Regression = Callable[[Scenario, Profile, Path, str], Path]
+"""What writes a cause's shrunk scenario and its transcript in a folder,
+under a name, checking the folder first (`--regressions`):
+bridge/outputs/regressions.py `write_checked`."""
+
 STDERR_SHOWN = 4000
 """How many characters of the end of an engine's stderr a report shows."""
 
@@ -91,6 +96,8 @@ class Options:
     """A folder for one HTML report per failing scenario (`corpus --report`)."""
     page: Page | None = None
     """What writes those reports."""
+    regression: Regression | None = None
+    """What writes each cause's shrunk scenario (none: they are not written)."""
     capabilities: frozenset[str] | None = None
     """The capabilities of `--capabilities`; None to take the ones the engine declares."""
     constants: Limits | None = None
