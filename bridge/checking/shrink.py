@@ -6,14 +6,13 @@ drift to the cheapest one an engine has, away from the one it was given."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from bridge.checking.compare import Divergence, run
 from bridge.formats.capabilities import Capability
@@ -628,7 +627,15 @@ def simplify(
     return scenario
 
 
-def shrink_budget(args: argparse.Namespace) -> str:
+class Spending(Protocol):
+    """What a shrink may spend, as the commands' --shrink-tries and
+    --shrink-seconds give it (None: no limit)."""
+
+    shrink_tries: int
+    shrink_seconds: float | None
+
+
+def shrink_budget(args: Spending) -> str:
     """The shrinking budget given, in words."""
     budget = f"{args.shrink_tries} tries"
     if args.shrink_seconds is not None:

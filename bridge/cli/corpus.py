@@ -50,6 +50,7 @@ from bridge.runs.triage import (
     SCANNING_AT_LEAST,
     SHRINKING_AT_LEAST,
     Judge,
+    Shrinking,
     deadline,
     explained,
     shrunk,
@@ -218,7 +219,8 @@ def run(args: argparse.Namespace) -> int:
     if stopped[0]:
         interrupted = True
     else:
-        found, interrupted = shrunk(found, alike, options, args, ends)
+        budget = Shrinking(args.shrink_tries, args.shrink_seconds, args.regressions, args.jobs)
+        found, interrupted = shrunk(found, alike, options, budget, ends)
     if args.write_known_causes is not None:
         causes.write_known(args.write_known_causes, found, "--write-known-causes")
         print(f"wrote {args.write_known_causes}: {counted(len(found), 'cause')}")

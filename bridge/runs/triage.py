@@ -7,12 +7,11 @@ each cause shrunk (`shrunk`) and said (`said_cause`)."""
 
 from __future__ import annotations
 
-import argparse
 import math
 import re
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bridge.checking import causes, slips
@@ -27,6 +26,19 @@ from bridge.runs.tally import counted
 from bridge.wire.engine import EngineFault
 from model.profile import Profile
 from scenarios.format import Scenario
+
+
+@dataclass(frozen=True)
+class Shrinking:
+    """What the causes' shrinks may spend and where their scenarios go:
+    `corpus`'s and `diagnose`'s --shrink-tries, --shrink-seconds (None: no
+    limit, beyond the run's own end, `deadline`), --regressions, --jobs."""
+
+    shrink_tries: int
+    shrink_seconds: float | None
+    regressions: Path
+    jobs: int
+
 
 SHOWN = 6
 """How many of a cause's scenarios its lines name."""
@@ -225,7 +237,7 @@ def shrunk(
     found: list[causes.Cause],
     alike: dict[causes.Signature, list[Verdict]],
     options: Options,
-    args: argparse.Namespace,
+    args: Shrinking,
     ends: float = math.inf,
 ) -> tuple[list[causes.Cause], bool]:
     """The causes with a shrunk scenario each, written to --regressions as
@@ -358,7 +370,7 @@ def later_shrunk(
     failure_of: dict[str, slips.Failure],
     first: dict[str, slips.Slip],
     options: Options,
-    args: argparse.Namespace,
+    args: Shrinking,
     ends: float = math.inf,
 ) -> None:
     """Shrink a cause of no FAIL counted (`later_bugs`: its bug shows only
@@ -419,7 +431,7 @@ def slip_shrunk(
     cause: causes.Cause,
     failure_of: dict[str, slips.Failure],
     options: Options,
-    args: argparse.Namespace,
+    args: Shrinking,
     ends: float = math.inf,
     others: Iterable[slips.Slip] = (),
 ) -> None:
@@ -506,7 +518,7 @@ def kept(
 def grouped(
     alike: dict[causes.Signature, list[Verdict]],
     options: Options,
-    args: argparse.Namespace,
+    args: Shrinking,
     ends: float = math.inf,
 ) -> tuple[list[causes.Cause], bool]:
     """The causes of a run's FAILs (bridge/checking/causes.py), each shrunk
