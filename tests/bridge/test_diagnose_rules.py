@@ -22,6 +22,7 @@ from bridge.checking.changes import (
     GUESSES,
     Change,
     Trial,
+    applied,
     changes,
     symptom,
     untried,
@@ -225,13 +226,22 @@ def test_a_planted_ahead_bug_is_a_likely_bug_not_a_difference(
     assert "not proposed: ahead_in_wait: false: it explained `queue` differing" in out
     assert 'not proposed: ahead_limit: "none": it explained `queue` differing' in out
     assert 'lacks: "settle_timeout"' not in out  # tried only where the engine refuses a timeout
+    # Named as corpus names the cause of its FAILs, by the rule slip that
+    # explains them (AHEAD + 1, README's example engines), not by where they
+    # first diverge (`queue@message...`, the grouping diagnose had before).
     (cause,) = data["causes"]
-    assert cause["id"].startswith("queue@message")
-    # Grouped as corpus groups FAILs: one cause is one likely bug.
+    assert cause["id"] == "slip:constants.ahead.plus1.0", out
     assert "1 likely bug, in 4 scenarios that still fail under the proposed profile" in out
     assert out.splitlines()[-1].startswith("1 LIKELY BUG, in 4 scenarios; "), out
+    assert "  1. slip:constants.ahead.plus1.0: 4 scenarios: " in out
+    assert "     your engine agrees with SPEC on all 4 of these if " in out
+    paths = [str(CORPUS / f"{name}.jsonl") for name in AHEAD_SCENARIOS]
+    corpus = ["corpus", *paths, "--engine", AHEAD_BUG, "--jobs", "1"]
+    corpus += ["--regressions", str(tmp_path / "corpus"), "--shrink-tries", "1"]
+    assert cli.main(corpus) == 1
+    assert "4 FAIL from 1 cause:\n  1. slip:constants.ahead.plus1.0: 4 scenarios: " in said(capsys)
     # Its one shrunk scenario is the bug: the engine without it agrees there.
-    (shrunk,) = re.findall(r"^    shrunk to \d+ events: (.*)$", out, re.M)
+    (shrunk,) = re.findall(r"^     shrunk from \S+, \d+ events to \d+: (.*)$", out, re.M)
     assert cli.main(["compare", shrunk, "--engine", "impl"]) == 0
     again = ["compare", shrunk, "--engine", AHEAD_BUG, "--regressions", str(tmp_path / "again")]
     assert cli.main(again) == 1
@@ -292,6 +302,38 @@ def test_a_change_that_explains_what_likely_bugs_show_is_withdrawn() -> None:
     followed[Path("e")] = turned
     followed[Path("f")] = scenario("f", at(no_ahead, extra_leaf))
     assert doubtful({no_ahead: [Path("d"), Path("f")]}, followed, [turned]) == {}
+
+
+def test_a_change_the_engine_agreed_without_and_diverges_earlier_under_is_withdrawn() -> None:
+    """The rule itself, on made-up verdicts: a change is withdrawn when as
+    many scenarios as needed it, which the engine agreed with from end to
+    end under a trial without it, diverge earlier under it (undoing it
+    moves their divergence later): the engine does what SPEC says where the
+    change says otherwise (issue 40: a free leaf not built at once, which
+    looked like `free_leaves: "queued"` in 6 scenarios and broke 32)."""
+    from bridge.runs.diagnose import contradicted
+    from bridge.runs.follow import Diagnosis, Step
+
+    queued = Change("free_leaves", "queued")
+    fewer = ("cmerges", ("-", 1))
+    under = applied(Trial(SPEC), (queued,))
+    assert under is not None
+    needing = {queued: [Path("a")]}
+    followed = {
+        Path("a"): Diagnosis(
+            Path("a"), "explained", steps=[Step(0, ("message", "views"), "", (queued,), fewer)]
+        ),
+        Path("b"): Diagnosis(Path("b"), "agrees", trial=Trial(SPEC)),
+        Path("c"): Diagnosis(Path("c"), "agrees", trial=under),
+    }
+    broke = Diagnosis(Path("b"), "unexplained", contradicts=(queued,))
+    assert contradicted(needing, followed, [broke]) == {queued: (fewer, 1)}
+    # Not when undoing it does not move the divergence (another bug shows there).
+    assert contradicted(needing, followed, [replace(broke, contradicts=())]) == {}
+    # Nor when the engine agreed under a trial that had it.
+    assert contradicted(needing, followed, [replace(broke, path=Path("c"))]) == {}
+    # Nor when fewer such scenarios than needed it.
+    assert contradicted({queued: [Path("a"), Path("a")]}, followed, [broke]) == {}
 
 
 ISSUE_35 = ("retried", "zoom_one", "zoom_halves", "zoom_unbuilt", "tolerance", "cut")
