@@ -226,9 +226,9 @@ def text(report: Report, written: dict[Path, Path], floor: float = 0.0) -> tuple
         out.append("no change of the profile or capabilities is needed")
     for change, (symptom, count) in report.doubtful.items():
         out.append(
-            f"not proposed: {visible(change.said())}: it explained {shown_symptom(symptom)}, "
-            f"and {many(count, 'likely bug')} show it unexplained, or the other way round "
-            "under it, or diverge earlier under it where the engine agreed without it: "
+            f"not proposed: {visible(change.said())}: it explained {shown_symptom(symptom)}; "
+            "likely bugs that show it unexplained, or the other way round under it, or that "
+            f"diverge earlier under it where the engine agreed without it: {count}; "
             "a bug explained away, not a difference"
         )
     unguessed = untried()

@@ -54,12 +54,27 @@ The run, in phases:
      explained a leaf offered early, and the same scenario's engine then
      held back a leaf the model offered). A change that also explained
      a symptom no likely bug shows is kept: symptoms are coarse, and a real
-     difference (`retry: "tick"`) can share one with a bug. The proposal
-     without the withdrawn changes is checked again (phase 3), once.
-   The likely bugs are then grouped into causes exactly as `corpus`
-   groups FAILs (bridge/checking/causes.py `group`: one cause, one likely
-   bug), each cause's representative shrunk (in at most `--shrink-tries`
-   replays). Two likely bugs of each cause (`SAMPLES`) are replayed with
+     difference (`retry: "tick"`) can share one with a bug.
+   - A proposed change is also withdrawn when the engine's own answers
+     contradict it (`contradicted`): as many scenarios as needed it, which
+     the engine agreed with from end to end under a trial without it,
+     diverge earlier under it (each such likely bug replayed with each
+     difference of the proposal undone in turn). An engine that does
+     what SPEC says all through a scenario where the change alters what is
+     expected does not do what the change says (a free leaf not built at
+     once looks like `free_leaves: "queued"` at some messages, and like
+     nothing SPEC allows at others). The proposal without the withdrawn
+     changes is checked again (phase 3), once.
+   The likely bugs are then named as `corpus` names the causes of its
+   FAILs (bridge/runs/triage.py, `grouped`): each replayed once under the
+   proposal as `corpus` checks a scenario, the model's side only
+   (bridge/runs/corpus.py `Options.trial`); the FAILs one rule slip of the
+   model explains are one cause named by it ("your engine agrees with SPEC
+   on all 45 of these if ..."), the others grouped by where they first
+   diverge (bridge/checking/causes.py); each cause's shrunk scenario
+   written to --regressions as `corpus` writes it (in at most
+   `--shrink-tries` replays, the shrinks ending as `corpus`'s do, by
+   `triage.ENDING` times that replay). Two likely bugs of each cause (`SAMPLES`) are replayed with
    each difference of the proposal from SPEC undone in turn (an option set
    back to its declared value, or to SPEC's when the proposal kept the
    declared one; a capability held again): one whose undoing moves the
@@ -82,7 +97,8 @@ option the divergence concerns with any other (bridge/checking/changes.py
 with the number of option values times the scenarios that find a
 difference or a new symptom, not with the corpus: O(values) a divergence,
 O(concerned x values) for the pairs, where every pair of options would be
-O(values^2).
+O(values^2). Naming the likely bugs costs what `corpus` spends on as many
+FAILs: one more engine replay each, the rule slips tried, and the shrinks.
 
 A progress line is written every 10 s (bridge/runs/progress.py); Ctrl-C,
 SIGTERM (a KeyboardInterrupt, bridge/cli) or the time budget (`seconds`)
@@ -256,7 +272,8 @@ def grouped(
     comes), the FAILs one rule slip explains one cause named by it, the
     others grouped by where they first diverge; each cause's shrunk
     scenario written to --regressions as `corpus` writes it, the shrinks
-    ending by `triage.ENDING` times that replay (and within `shrinking`).
+    ending by `triage.ENDING` times that replay, or within the seconds
+    `shrinking` gives (--shrink-seconds, or what --seconds leaves).
     What `corpus` says meanwhile goes to stderr, with the progress lines:
     the report says the causes at the end. A likely bug that no longer
     fails so (its replay faulted) is left out of them (bridge/outputs/diagnosis.py
@@ -273,14 +290,16 @@ def grouped(
                 judge.add(verdict.failure)
         replay = time.monotonic() - began
         alike = corpus_failing(verdicts, {})
+        # As `corpus` spends it (bridge/cli/corpus.py): a time given is the
+        # bound, else the shares of the replay's time.
+        given = shrinking.shrink_seconds
         scanning = max(triage.SCANNING * replay, triage.SCANNING_AT_LEAST)
-        if shrinking.shrink_seconds is not None:
-            scanning = min(scanning, shrinking.shrink_seconds)
+        scanning = scanning if given is None else given
         stopped = [False]
         found = triage.explained(alike, under, scanning, stopped, judge)
         if stopped[0]:
             return found, True
-        ends = triage.deadline(began, replay)
+        ends = triage.deadline(began, replay) if given is None else math.inf
         return triage.shrunk(found, alike, under, shrinking, ends)
 
 
