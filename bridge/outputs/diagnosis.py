@@ -268,6 +268,11 @@ def bug_lines(report: Report, written: dict[Path, Path]) -> list[str]:
     found = [one for one, _ in groups]
     for k, (one, group) in enumerate(groups, start=1):
         out += [visible(line) for line in said_cause(k, one, options, found).splitlines()]
+        if one.written is not None and report.proposed != report.base:
+            out.append(
+                "     (its replay shows the bug once the engine declares the proposed profile "
+                "and capabilities above, or is given them as --profile and --capabilities)"
+            )
         contradicts = group[0].contradicts if group else ()
         for change in contradicts:
             out.append(f"     contradicts the proposal: {visible(undone(report, change))}")

@@ -504,6 +504,8 @@ def test_diagnose_tells_the_differences_from_the_bug_in_one_engine(
     shrunk = re.findall(r"^     shrunk from (\w+)\.jsonl, \d+ events to (\d+): (.*)$", out, re.M)
     bugs = [name for name, _, _ in shrunk]
     assert "chooser_2" in bugs and "zoom_1" not in bugs, out
+    # Its replay shows the bug under the proposal, which this engine does not declare.
+    assert "     (its replay shows the bug once the engine declares the proposed profile " in out
     for _, count, path in shrunk:
         assert int(count) <= 5
         assert cli.main(["compare", path, "--engine", PARTIAL_ENGINE + " --declare"]) == 0
