@@ -55,7 +55,7 @@ kinds are one here, as two of one provisional signature are.
 
 `corpus` first tries the rule slips of bridge/checking/slips.py: the
 FAILs one slip explains are one cause, whatever their signatures, and only
-those no slip explains are grouped here (bridge/cli/corpus.py), at first
+those no slip explains are grouped here (bridge/runs/triage.py), at first
 one cause per area (before any shrink), then as `group` splits them.
 
 A cause's id (`Signature.id`) is one word that names it in a list, the same

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from bridge.checking.compare import Divergence, run
 from bridge.formats.capabilities import Capability
@@ -625,3 +625,19 @@ def simplify(
             break
         scenario = fewer_events(trial, still, budget)
     return scenario
+
+
+class Spending(Protocol):
+    """What a shrink may spend, as the commands' --shrink-tries and
+    --shrink-seconds give it (None: no limit)."""
+
+    shrink_tries: int
+    shrink_seconds: float | None
+
+
+def shrink_budget(args: Spending) -> str:
+    """The shrinking budget given, in words."""
+    budget = f"{args.shrink_tries} tries"
+    if args.shrink_seconds is not None:
+        budget += f" or {args.shrink_seconds:g} s"
+    return budget

@@ -20,6 +20,7 @@ from bridge.checking.shrink import (
     diverges_as,
     marked,
     said,
+    shrink_budget,
     shrunk_for,
     shrunk_note,
     simplify,
@@ -36,7 +37,6 @@ from bridge.cli.options import (
     engine_options,
     floor_option,
     live_model_option,
-    shrink_budget,
     shrink_options,
 )
 from bridge.formats.invocation import command

@@ -24,7 +24,8 @@ from bridge.cli.options import (
     shrink_options,
 )
 from bridge.formats.usage import read_capabilities, read_constants, read_profile
-from bridge.outputs.diagnosis import text, write_bugs, write_json, write_junit
+from bridge.outputs.diagnosis import shrunk_written, text, write_json, write_junit
+from bridge.outputs.regressions import write_checked
 from bridge.outputs.writing import check_file, check_folder
 from bridge.runs.corpus import Options
 from bridge.runs.diagnose import diagnose
@@ -65,11 +66,14 @@ def run(args: argparse.Namespace) -> int:
         args.live_model,
         capabilities=read_capabilities(args.capabilities),
         constants=read_constants(args.constants),
+        regression=write_checked,
     )
     shrink_seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
     budget = math.inf if args.seconds is None else args.seconds
-    report = diagnose(paths, options, args.jobs, args.shrink_tries, shrink_seconds, budget)
-    written = write_bugs(report, args.regressions)
+    report = diagnose(
+        paths, options, args.jobs, args.shrink_tries, shrink_seconds, budget, args.regressions
+    )
+    written = shrunk_written(report)
     if args.json is not None:
         write_json(report, written, args.json, args.min_compared)
     if args.junit_xml is not None:

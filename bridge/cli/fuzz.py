@@ -20,6 +20,7 @@ from bridge.checking.compare import add_states
 from bridge.checking.shrink import (
     marked,
     said,
+    shrink_budget,
     shrunk_note,
     size_of,
     stopped_line,
@@ -35,7 +36,6 @@ from bridge.cli.options import (
     named_engine,
     shard_of,
     shard_option,
-    shrink_budget,
     shrink_options,
     shrink_said,
 )

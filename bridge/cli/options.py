@@ -189,14 +189,6 @@ def shrink_said(args: argparse.Namespace) -> str:
     return said
 
 
-def shrink_budget(args: argparse.Namespace) -> str:
-    """The shrinking budget given, in words."""
-    budget = f"{args.shrink_tries} tries"
-    if args.shrink_seconds is not None:
-        budget += f" or {args.shrink_seconds:g} s"
-    return budget
-
-
 def fraction(text: str) -> float:
     """A fraction from 0 to 1, as `--min-compared` takes it."""
     try:

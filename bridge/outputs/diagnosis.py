@@ -16,14 +16,14 @@ from bridge import __version__
 from bridge.checking.causes import Cause, Signature
 from bridge.checking.changes import LACKS, Change, untried
 from bridge.formats.kit import shown
-from bridge.formats.layout import unique_name
 from bridge.formats.profile import SPEC, to_json
 from bridge.outputs.junit import add, compared, partly, set_tallies, verdict_properties
 from bridge.outputs.markup import visible
-from bridge.outputs.regressions import write_regression
 from bridge.outputs.writing import write_whole
+from bridge.runs.corpus import Options
 from bridge.runs.diagnose import Report
 from bridge.runs.follow import Diagnosis
+from bridge.runs.triage import said_cause
 
 SHOWN = 8
 """How many scenario names a list shows before `...`."""
@@ -42,6 +42,11 @@ def names(paths: list[Path]) -> str:
     return shown + (f", ... ({len(paths)} in all)" if len(paths) > SHOWN else "")
 
 
+def after(cause: Cause) -> list[Path]:
+    """The FAILs of other causes a cause's bug shows in after theirs (`Cause.after`)."""
+    return [Path(name) for name in cause.after]
+
+
 def proposal(report: Report) -> dict[str, Any]:
     """The proposed profile and capabilities as an engine declares them in
     its ready answer: the options that differ from SPEC (SPEC 10) and the
@@ -51,15 +56,16 @@ def proposal(report: Report) -> dict[str, Any]:
     return {"profile": profile, "capabilities": sorted(report.proposed.held)}
 
 
-def write_bugs(report: Report, regressions: Path) -> dict[Path, Path]:
-    """Each likely bug shrunk, written under `regressions`: the scenario's
-    path, and where its shrunk copy went."""
-    written = {}
-    for d, small in report.bugs:
-        if small is not None:
-            name = unique_name(d.path, report.engine)
-            written[d.path] = write_regression(small, report.proposed.profile, regressions, name)
-    return written
+def shrunk_written(report: Report) -> dict[Path, Path]:
+    """Where each cause's shrunk scenario went (written under --regressions
+    as `corpus` writes them, bridge/runs/triage.py), by the path of the
+    likely bug it was shrunk from."""
+    at = {shown(d.path): d.path for d, _ in report.bugs}
+    return {
+        at[c.representative]: Path(c.written)
+        for c in report.causes
+        if c.written is not None and c.representative in at
+    }
 
 
 def scenario_lines(d: Diagnosis) -> list[str]:
@@ -118,20 +124,23 @@ def shown_symptom(symptom: tuple[Any, ...]) -> str:
 
 
 def causes(report: Report) -> list[tuple[Cause, list[Diagnosis]]]:
-    """The likely bugs by cause, as `corpus` groups FAILs (bridge/runs/diagnose.py
-    `grouped`), the cause of the most first; a likely bug the run did not
-    group (it stopped first) in a cause of the kind of event and part its
-    divergence shows, not shrunk."""
-    bugs = {str(d.path): d for d, _ in report.bugs}
+    """The likely bugs by cause, as `corpus` names the causes of its FAILs
+    (bridge/runs/triage.py, through bridge/runs/diagnose.py `grouped`), the
+    cause of the most first; a cause whose bug shows only after another's
+    (no likely bug counted in it, `Cause.after`) among them, as `corpus`
+    counts it; a likely bug the run did not group (it stopped first, or its
+    replay under the proposal faulted) in a cause of the kind of event and
+    part its divergence shows, not shrunk."""
+    bugs = {shown(d.path): d for d, _ in report.bugs}
     out = [(c, [bugs[n] for n in c.scenarios if n in bugs]) for c in report.causes]
-    out = [(c, g) for c, g in out if g]
+    out = [(c, g) for c, g in out if g or c.after]
     grouped = {n for c, _ in out for n in c.scenarios}
     alone: dict[Signature, list[Diagnosis]] = {}
     for name, d in bugs.items():
         if name not in grouped:
             kind, part = d.steps[-1].way if d.steps else ("detail", "")
             alone.setdefault(Signature(part, kind), []).append(d)
-    out += [(Cause(key, [str(d.path) for d in g]), g) for key, g in alone.items()]
+    out += [(Cause(key, [shown(d.path) for d in g]), g) for key, g in alone.items()]
     return sorted(out, key=lambda pair: (-len(pair[1]), pair[0].id))
 
 
@@ -217,9 +226,10 @@ def text(report: Report, written: dict[Path, Path], floor: float = 0.0) -> tuple
         out.append("no change of the profile or capabilities is needed")
     for change, (symptom, count) in report.doubtful.items():
         out.append(
-            f"not proposed: {visible(change.said())}: it explained {shown_symptom(symptom)}, "
-            f"shown unexplained by {many(count, 'likely bug')} "
-            "(or, under it, the other way round): a bug explained away, not a difference"
+            f"not proposed: {visible(change.said())}: it explained {shown_symptom(symptom)}; "
+            "likely bugs that show it unexplained, or the other way round under it, or that "
+            f"diverge earlier under it where the engine agreed without it: {count}; "
+            "a bug explained away, not a difference"
         )
     unguessed = untried()
     if unguessed:
@@ -250,34 +260,34 @@ def bug_lines(report: Report, written: dict[Path, Path]) -> list[str]:
             "be followed (see above): they are not diagnosed, and may hold bugs"
         ]
     groups = causes(report)
-    shrunk = {d.path: small for d, small in report.bugs}
     out = [
         f"{many(len(groups), 'likely bug')}, in {many(len(report.bugs), 'scenario')} that "
-        "still fail under the proposed profile (grouped into causes as `corpus` groups FAILs)"
+        "still fail under the proposed profile, named as `corpus` names the causes of FAILs:"
     ]
+    options = report.options or Options(report.engine)
+    found = [one for one, _ in groups]
     for k, (one, group) in enumerate(groups, start=1):
-        first = group[0]
-        out.append(
-            f"  cause {k} ({one.id}): {visible(one.signature.said())}, in "
-            f"{many(len(group), 'scenario')}: {names([d.path for d in group])}"
-        )
-        for change in first.contradicts:
-            out.append(f"    contradicts the proposal: {visible(undone(report, change))}")
+        out += [visible(line) for line in said_cause(k, one, options, found).splitlines()]
+        if one.written is not None and report.proposed != report.base:
+            out.append(
+                "     (its replay shows the bug once the engine declares the proposed profile "
+                "and capabilities above, or is given them as --profile and --capabilities)"
+            )
+        contradicts = group[0].contradicts if group else ()
+        for change in contradicts:
+            out.append(f"     contradicts the proposal: {visible(undone(report, change))}")
         shown_here = {d.steps[-1].symptom for d in group}
         near = [c for c, (symptom, _) in report.doubtful.items() if symptom in shown_here]
         for change in near:
             said = visible(change.said())
-            out.append(f"    looks like {said} in places (not proposed: see above)")
-        if not first.contradicts:
+            out.append(f"     looks like {said} in places (not proposed: see above)")
+        if group and not contradicts:
             out.append(
-                "    no option or capability explains it (a bug, or a difference "
+                "     no option or capability explains it (a bug, or a difference "
                 "SPEC 10 has no option for)"
             )
         for d in group:
-            out.append(f"  {d.path.name}: {visible(d.steps[-1].summary)}")
-            small = shrunk.get(d.path)
-            if small is not None:
-                out.append(f"    shrunk to {len(small.events)} events: {written[d.path]}")
+            out.append(f"     {d.path.name}: {visible(d.steps[-1].summary)}")
     return out
 
 
@@ -309,7 +319,7 @@ def to_json_report(report: Report, written: dict[Path, Path], floor: float = 0.0
                 "likely_bug": d.path in bugs,
                 "contradicts": [[c.option, c.shown] for c in contradicting.get(d.path, ())],
                 "shrunk": None
-                if small is None
+                if small is None or d.path not in written
                 else {"events": len(small.events), "path": str(written[d.path])},
                 "coverage": None if counted is None else counted.to_json(),
             }
@@ -339,10 +349,10 @@ def to_json_report(report: Report, written: dict[Path, Path], floor: float = 0.0
         "likely_bugs": [d.path.name for d, _ in report.bugs],
         "causes": [
             {
-                "cause": one.signature.said(),
+                "cause": one.said(),
                 "id": one.id,
-                "scenarios": [d.path.name for d in group],
-                "contradicts": [[c.option, c.shown] for c in group[0].contradicts],
+                "scenarios": [d.path.name for d in group] or [Path(n).name for n in one.after],
+                "contradicts": [[c.option, c.shown] for c in group[0].contradicts] if group else [],
             }
             for one, group in causes(report)
         ],
@@ -386,7 +396,7 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path, floor: fl
     ]
     pairs += [(f"deviation {c.said()}", names(paths)) for c, paths in report.needing.items()]
     pairs += [
-        (f"cause {k} ({one.id}): {one.signature.said()}", names([d.path for d in g]))
+        (f"cause {k} ({one.id}): {one.said()}", names([d.path for d in g] or after(one)))
         for k, (one, g) in enumerate(causes(report), start=1)
     ]
     pairs += [

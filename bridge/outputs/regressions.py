@@ -8,7 +8,7 @@ from pathlib import Path
 from bridge.formats.layout import expected_path
 from bridge.formats.profile import to_json
 from bridge.formats.transcript import Header, packed, sha256
-from bridge.outputs.writing import write_whole
+from bridge.outputs.writing import check_folder, write_whole
 from bridge.runs.expect import records
 from model.profile import Profile
 from scenarios.format import Scenario, dump
@@ -28,3 +28,11 @@ def write_regression(scenario: Scenario, profile: Profile, folder: Path, name: s
     expected = expected_path(path, profile)
     write_whole(expected, packed(header, records(path, profile), expected))
     return path
+
+
+def write_checked(scenario: Scenario, profile: Profile, folder: Path, name: str) -> Path:
+    """`write_regression` in `folder` as `--regressions` names it, checked
+    first (bridge/outputs/writing.py `check_folder`): a cause's shrunk
+    scenario, as `corpus` and `diagnose` write each (bridge/runs/triage.py)."""
+    check_folder(folder, "--regressions")
+    return write_regression(scenario, profile, folder, name)

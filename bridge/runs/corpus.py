@@ -33,6 +33,7 @@ from bridge.checking.causes import (
     signature,
     signature_of_json,
 )
+from bridge.checking.changes import Trial
 from bridge.checking.compare import Result, add_states, run
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
@@ -49,7 +50,7 @@ from bridge.checking.verdict import (
     within,
 )
 from bridge.formats import transcript
-from bridge.formats.capabilities import ignored_fields
+from bridge.formats.capabilities import Capability, ignored_fields, only_tests
 from bridge.formats.invocation import command
 from bridge.formats.kit import shown
 from bridge.formats.layout import read_checked, stream_checked, unique_name
@@ -72,6 +73,11 @@ Page = Callable[..., Any]
 also the command that reproduces it and the engine's stderr tail:
 bridge/outputs/page.py `write_divergence_report`."""
 
+Regression = Callable[[Scenario, Profile, Path, str], Path]
+"""What writes a cause's shrunk scenario and its transcript in a folder,
+under a name, checking the folder first (`--regressions`):
+bridge/outputs/regressions.py `write_checked`."""
+
 STDERR_SHOWN = 4000
 """How many characters of the end of an engine's stderr a report shows."""
 
@@ -91,10 +97,16 @@ class Options:
     """A folder for one HTML report per failing scenario (`corpus --report`)."""
     page: Page | None = None
     """What writes those reports."""
+    regression: Regression | None = None
+    """What writes each cause's shrunk scenario (none: they are not written)."""
     capabilities: frozenset[str] | None = None
     """The capabilities of `--capabilities`; None to take the ones the engine declares."""
     constants: Limits | None = None
     """The constants of `--constants`; None to take the ones the engine declares."""
+    trial: Trial | None = None
+    """A hypothesis of `diagnose`'s (its proposal), the model's side only:
+    each scenario is expected under its profile and lacking what it lacks,
+    whatever the engine declares (held to --profile and --capabilities only)."""
     program: str = field(default_factory=command)
     """The runner as the user started it, for the command a report repeats."""
 
@@ -216,8 +228,7 @@ def replay_checked(
     within(scenario, limits_of(ready.constants, options.constants, subject.name))
     if ready.unsupported:
         raise Skipped(ready.cannot_take())
-    profile = profile_of(ready.profile, options.profile, subject.name)
-    lacks = lacks_for(scenario, ready, options.capabilities, subject.name)
+    profile, lacks = expected_under(scenario, ready, options, subject.name)
     coverage = coverage or Coverage()
     coverage.lacking = tuple(c.name for c in lacks)
     adopting = None
@@ -247,6 +258,24 @@ def replay_checked(
     if why is not None:
         raise Skipped(why)
     return profile, result, ready
+
+
+def expected_under(
+    scenario: Scenario, ready: Ready, options: Options, name: str
+) -> tuple[Profile, tuple[Capability, ...]]:
+    """The profile a scenario is expected under and the capabilities lacked:
+    the engine's (declared, or `--profile` and `--capabilities`), or the
+    trial's when `options` has one (`Options.trial`), the engine's own
+    declaration still held to those options; Lacked when the scenario was
+    made to test only what is lacked."""
+    profile = profile_of(ready.profile, options.profile, name)
+    lacks = lacks_for(scenario, ready, options.capabilities, name)
+    if options.trial is None:
+        return profile, lacks
+    alone = only_tests(options.trial.lacks, scenario.notes)
+    if alone is not None:
+        raise Lacked(alone.name, alone.spec)
+    return options.trial.profile, options.trial.lacks
 
 
 def stderr_tail(subject: Engine) -> str:
@@ -604,8 +633,7 @@ def member(path: Path, position: int | None, subject: Engine, options: Options) 
     there."""
     scenario = read_checked(path)
     ready = subject.start(scenario)
-    profile = profile_of(ready.profile, options.profile, subject.name)
-    lacks = lacks_for(scenario, ready, options.capabilities, subject.name)
+    profile, lacks = expected_under(scenario, ready, options, subject.name)
     sent = up_to(exchanges(path, scenario, profile, options.live, lacks), position)
     found = run(sent, subject, ready, None, True, lacks=lacks).divergence
     if found is None:

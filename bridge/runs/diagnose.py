@@ -54,12 +54,27 @@ The run, in phases:
      explained a leaf offered early, and the same scenario's engine then
      held back a leaf the model offered). A change that also explained
      a symptom no likely bug shows is kept: symptoms are coarse, and a real
-     difference (`retry: "tick"`) can share one with a bug. The proposal
-     without the withdrawn changes is checked again (phase 3), once.
-   The likely bugs are then grouped into causes exactly as `corpus`
-   groups FAILs (bridge/checking/causes.py `group`: one cause, one likely
-   bug), each cause's representative shrunk (in at most `--shrink-tries`
-   replays). Two likely bugs of each cause (`SAMPLES`) are replayed with
+     difference (`retry: "tick"`) can share one with a bug.
+   - A proposed change is also withdrawn when the engine's own answers
+     contradict it (`contradicted`): as many scenarios as needed it, which
+     the engine agreed with from end to end under a trial without it,
+     diverge earlier under it (each such likely bug replayed with each
+     difference of the proposal undone in turn). An engine that does
+     what SPEC says all through a scenario where the change alters what is
+     expected does not do what the change says (a free leaf not built at
+     once looks like `free_leaves: "queued"` at some messages, and like
+     nothing SPEC allows at others). The proposal without the withdrawn
+     changes is checked again (phase 3), once.
+   The likely bugs are then named as `corpus` names the causes of its
+   FAILs (bridge/runs/triage.py, `grouped`): each replayed once under the
+   proposal as `corpus` checks a scenario, the model's side only
+   (bridge/runs/corpus.py `Options.trial`); the FAILs one rule slip of the
+   model explains are one cause named by it ("your engine agrees with SPEC
+   on all 45 of these if ..."), the others grouped by where they first
+   diverge (bridge/checking/causes.py); each cause's shrunk scenario
+   written to --regressions as `corpus` writes it (in at most
+   `--shrink-tries` replays, the shrinks ending as `corpus`'s do, by
+   `triage.ENDING` times that replay). Two likely bugs of each cause (`SAMPLES`) are replayed with
    each difference of the proposal from SPEC undone in turn (an option set
    back to its declared value, or to SPEC's when the proposal kept the
    declared one; a capability held again): one whose undoing moves the
@@ -82,7 +97,8 @@ option the divergence concerns with any other (bridge/checking/changes.py
 with the number of option values times the scenarios that find a
 difference or a new symptom, not with the corpus: O(values) a divergence,
 O(concerned x values) for the pairs, where every pair of options would be
-O(values^2).
+O(values^2). Naming the likely bugs costs what `corpus` spends on as many
+FAILs: one more engine replay each, the rule slips tried, and the shrinks.
 
 A progress line is written every 10 s (bridge/runs/progress.py); Ctrl-C,
 SIGTERM (a KeyboardInterrupt, bridge/cli) or the time budget (`seconds`)
@@ -91,6 +107,7 @@ end the run with what it found so far, and the report says where it stopped.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 import time
@@ -100,20 +117,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bridge.checking.causes import Cause, Member, Replays, Signature, group, signature
+from bridge.checking.causes import Cause
 from bridge.checking.changes import LACKS, Change, Trial, applied, mirrored
-from bridge.checking.compare import run
 from bridge.checking.coverage import Coverage
-from bridge.checking.shrink import cut, marked
-from bridge.formats.layout import read_checked
+from bridge.formats.kit import shown
 from bridge.formats.profile import SPEC, agreement
-from bridge.runs import progress
-from bridge.runs.corpus import Options, Workers, make_engine
+from bridge.runs import progress, triage
+from bridge.runs.corpus import Options, Workers, check_all, make_engine
+from bridge.runs.corpus import failing as corpus_failing
 from bridge.runs.follow import Diagnosis, checked, followed, guarded, names
 from bridge.runs.progress import Ticker, estimate
-from bridge.wire.engine import EngineFault, capabilities_of, limits_of, profile_of
-from bridge.wire.stream import from_model
-from scenarios.format import CONSTANTS, Scenario, ScenarioError
+from bridge.wire.engine import capabilities_of, profile_of
+from scenarios.format import CONSTANTS, Scenario
 
 FOLLOWED = ("agrees", "explained", "unexplained")
 """The statuses of a scenario that was replayed to a verdict."""
@@ -222,8 +237,11 @@ class Report:
     """Changes needed but not proposed (`doubtful`): each with the symptom
     it explained and how many likely bugs show it unexplained."""
     causes: list[Cause] = field(default_factory=list)
-    """The likely bugs grouped as `corpus` groups FAILs (`grouped`), by
-    their scenarios' paths; the cause of the most first."""
+    """The likely bugs as `corpus`'s causes (`grouped`), named by their
+    scenarios as `corpus` names them (bridge/formats/kit.py `shown`); the
+    cause of the most first."""
+    options: Options | None = None
+    """How the engine was run (the commands a cause's lines repeat)."""
 
     def coverage(self) -> Coverage:
         """What the run under the proposal compared, summed over the scenarios."""
@@ -246,45 +264,43 @@ class Report:
 
 
 def grouped(
-    failing: list[Diagnosis], opts: Options, trial: Trial, tries: int, seconds: float
-) -> list[Cause]:
-    """The likely bugs grouped into causes exactly as `corpus` groups its
-    FAILs (bridge/checking/causes.py `group`, each cause's representative
-    shrunk in at most `tries` replays and `seconds`), replayed under the
-    proposal `trial`: each replayed once to its divergence. One that no
-    longer diverges so, or whose replay fails, is left in a cause of its
-    own kind that is not shrunk."""
-    engine = make_engine(opts)
-    members: list[Member] = []
-    lost: dict[Signature, list[str]] = {}
-    probe: Replays | None = None
-    try:
-        for d in failing:
-            found = None
-            try:
-                scenario = read_checked(d.path)
-                ready = engine.start(scenario)
-                made = from_model(scenario, trial.profile, strict=False, lacks=trial.lacks)
-                found = run(made, engine, ready, lacks=trial.lacks).divergence
-            except (ScenarioError, EngineFault):
-                engine.close()
-            if found is None:
-                kind, part = d.steps[-1].way if d.steps else ("detail", "")
-                lost.setdefault(Signature(part, kind), []).append(str(d.path))
-                continue
-            members.append(Member(str(d.path), signature(found), cut(scenario, found)))
-            accepted = limits_of(ready.constants, opts.constants, engine.name)
-            probe = probe or Replays(engine, trial.profile, trial.lacks, tries, seconds, accepted)
-        causes = group(members, probe) if probe is not None else []
-    finally:
-        engine.close()
-    causes += [Cause(key, names_) for key, names_ in lost.items()]
-    for one in causes:
-        if one.shrunk is not None:
-            notes = {"shrunk_from": Path(one.representative or "").name, "cause": one.id}
-            small = replace(one.shrunk, generator="bridge diagnose: a likely bug", notes=notes)
-            one.shrunk = marked(small, trial.profile)
-    return causes
+    failing: list[Diagnosis], opts: Options, trial: Trial, jobs: int, shrinking: triage.Shrinking
+) -> tuple[list[Cause], bool]:
+    """The likely bugs as `corpus`'s causes (bridge/runs/triage.py): each
+    replayed under the proposal `trial` as `corpus` checks a scenario (one
+    replay each, `jobs` at a time, rule slips tried on each FAIL as it
+    comes), the FAILs one rule slip explains one cause named by it, the
+    others grouped by where they first diverge; each cause's shrunk
+    scenario written to --regressions as `corpus` writes it, the shrinks
+    ending by `triage.ENDING` times that replay, or within the seconds
+    `shrinking` gives (--shrink-seconds, or what --seconds leaves).
+    What `corpus` says meanwhile goes to stderr, with the progress lines:
+    the report says the causes at the end. A likely bug that no longer
+    fails so (its replay faulted) is left out of them (bridge/outputs/diagnosis.py
+    `causes` says it apart). Also whether an interruption (Ctrl-C, SIGTERM)
+    cut the grouping short."""
+    under = replace(opts, trial=trial, quiet=True)
+    judge = triage.Judge()
+    began = time.monotonic()
+    verdicts = []
+    with contextlib.redirect_stdout(sys.stderr):
+        for verdict in check_all([d.path for d in failing], under, jobs, judge.idle):
+            verdicts.append(verdict)
+            if verdict.status == "FAIL" and verdict.failure is not None:
+                judge.add(verdict.failure)
+        replay = time.monotonic() - began
+        alike = corpus_failing(verdicts, {})
+        # As `corpus` spends it (bridge/cli/corpus.py): a time given is the
+        # bound, else the shares of the replay's time.
+        given = shrinking.shrink_seconds
+        scanning = max(triage.SCANNING * replay, triage.SCANNING_AT_LEAST)
+        scanning = scanning if given is None else given
+        stopped = [False]
+        found = triage.explained(alike, under, scanning, stopped, judge)
+        if stopped[0]:
+            return found, True
+        ends = triage.deadline(began, replay) if given is None else math.inf
+        return triage.shrunk(found, alike, under, shrinking, ends)
 
 
 def declared(opts: Options) -> Trial:
@@ -418,6 +434,7 @@ class Run:
             unfinished,
             self.doubtful,
             self.causes,
+            self.opts,
         )
 
 
@@ -428,18 +445,20 @@ def diagnose(
     shrink_tries: int,
     shrink_seconds: float,
     seconds: float = math.inf,
+    regressions: Path = Path(),
 ) -> Report:
     """Follow every scenario, propose a profile, check every scenario under
     it, find which of its differences the likely bugs contradict, and
-    shrink each likely bug (in at most `shrink_tries` replays and
-    `shrink_seconds`); all within `seconds`. A KeyboardInterrupt (Ctrl-C,
+    group the likely bugs into causes as `corpus` does, each cause shrunk
+    (in at most `shrink_tries` replays and `shrink_seconds`) and written to
+    `regressions` when `opts.regression` writes; all within `seconds`. A KeyboardInterrupt (Ctrl-C,
     SIGTERM) ends it early, with what it found so far."""
     state = Run(paths, opts, seconds)
     try:
         state.base = state.proposed = declared(opts)
         state.tried = progress.counter()
         with Workers(jobs, state.tried) as workers, Ticker(state.line, quiet=False):
-            phases(state, workers, jobs, shrink_tries, shrink_seconds)
+            phases(state, workers, jobs, shrink_tries, shrink_seconds, regressions)
     except KeyboardInterrupt:
         state.stopped = "interrupted"
     if state.proposing:
@@ -485,6 +504,38 @@ def doubtful(
     return out
 
 
+def contradicted(
+    needing: dict[Change, list[Path]], followed: dict[Path, Diagnosis], tried: list[Diagnosis]
+) -> dict[Change, tuple[tuple[Any, ...], int]]:
+    """The proposed changes that the engine's own answers contradict (see
+    the module's docstring, phase 4): those under which as many scenarios
+    as needed them diverge earlier (`tried`: likely bugs replayed with each
+    difference of the proposal undone, `Diagnosis.contradicts`) that the
+    engine agreed with from end to end, followed under a trial without
+    them. Where the engine agrees with SPEC all through a scenario in which
+    the change alters what is expected, it does not do what the change
+    says: the change explained part of a bug (a free leaf not built at once
+    looks like a queued one at some messages, and like nothing SPEC allows
+    at others). Each with the symptom it explained most and how many
+    scenarios contradict it."""
+    out = {}
+    for change, paths in needing.items():
+        against = [
+            d
+            for d in tried
+            if change in d.contradicts
+            and (was := followed[d.path]).status in ("agrees", "explained")
+            and was.trial is not None
+            and not holds(was.trial, (change,))
+        ]
+        explained = Counter(
+            step.symptom for p in paths for step in followed[p].steps if change in step.explained_by
+        )
+        if explained and len(against) >= len(paths):
+            out[change] = (explained.most_common(1)[0][0], len(against))
+    return out
+
+
 def turned(change: Change, followed: Diagnosis) -> tuple[Any, ...] | None:
     """A symptom a change explained while a scenario was followed, which
     the same scenario then shows the other way round (`mirrored`), under
@@ -512,7 +563,12 @@ def said(state: Run, what: str) -> None:
 
 
 def phases(
-    state: Run, workers: Workers, jobs: int, shrink_tries: int, shrink_seconds: float
+    state: Run,
+    workers: Workers,
+    jobs: int,
+    shrink_tries: int,
+    shrink_seconds: float,
+    regressions: Path,
 ) -> None:
     """The run's phases (see the module's docstring), filling in `state`."""
     opts, deadline = state.opts, state.deadline
@@ -560,6 +616,23 @@ def phases(
     state.proposing = False
     failing = check("checking the proposal")
     state.doubtful = doubtful(state.needing, state.followed, failing)
+    # The likely bugs the engine agreed with under a trial without some
+    # change of the proposal, tried with each of its differences undone.
+    agreed: list[Job] = [
+        ("contradict", d.path, opts, state.proposed, state.base, deadline)
+        for d in failing
+        if (was := state.followed[d.path]).status in ("agrees", "explained")
+        and was.trial is not None
+        and not all(holds(was.trial, (c,)) for c in state.needing)
+    ]
+    if agreed:
+        state.begin(
+            "trying the proposal's differences where the engine agreed without them",
+            [job[1] for job in agreed],
+        )
+        tried = list(each(agreed))
+        against = contradicted(state.needing, state.followed, tried)
+        state.doubtful |= {c: why for c, why in against.items() if c not in state.doubtful}
     if state.doubtful:
         kept = [c for c in state.needing if c not in state.doubtful]
         state.proposed = applied(state.base, kept) or state.base
@@ -570,14 +643,21 @@ def phases(
     state.begin("grouping the likely bugs into causes", [d.path for d in failing])
     smallest = sorted(failing, key=lambda d: (d.path.stat().st_size, str(d.path)))
     left = max(0.0, min(shrink_seconds, deadline - time.monotonic()))
-    state.causes = grouped(smallest, opts, proposed, shrink_tries, left) if failing else []
-    of_cause = {name: k for k, c in enumerate(state.causes) for name in c.scenarios}
+    budget = triage.Shrinking(shrink_tries, None if left == math.inf else left, regressions, jobs)
+    interrupted = False
+    if failing:
+        state.causes, interrupted = grouped(smallest, opts, proposed, jobs, budget)
+    path_of = {shown(d.path): d.path for d in failing}
     for one in state.causes:
-        if one.shrunk is not None and one.representative is not None:
-            state.bugs[Path(one.representative)] = one.shrunk
+        if one.shrunk is not None and one.representative in path_of:
+            state.bugs[path_of[one.representative]] = one.shrunk
+    if interrupted:
+        raise KeyboardInterrupt
+    named = ((n, k) for k, c in enumerate(state.causes) for n in c.scenarios)
+    of_cause = {path_of[n]: k for n, k in named if n in path_of}
     samples: dict[int, list[Diagnosis]] = {}
     for d in smallest:
-        group_ = samples.setdefault(of_cause.get(str(d.path), -1), [])
+        group_ = samples.setdefault(of_cause.get(d.path, -1), [])
         if len(group_) < SAMPLES:
             group_.append(d)
     tries: list[Job] = [
@@ -589,7 +669,7 @@ def phases(
     found: dict[int, set[Change]] = {}
     for d in each(tries):
         if d.status == "unexplained":
-            found.setdefault(of_cause.get(str(d.path), -1), set()).update(d.contradicts)
+            found.setdefault(of_cause.get(d.path, -1), set()).update(d.contradicts)
     for d in failing:
-        against = tuple(sorted(found.get(of_cause.get(str(d.path), -1), ())))
+        against = tuple(sorted(found.get(of_cause.get(d.path, -1), ())))
         state.checked[d.path] = replace(d, contradicts=against)

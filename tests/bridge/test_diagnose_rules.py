@@ -22,6 +22,7 @@ from bridge.checking.changes import (
     GUESSES,
     Change,
     Trial,
+    applied,
     changes,
     symptom,
     untried,
@@ -43,6 +44,7 @@ CORPUS = ROOT / "scenarios" / "corpus"
 DISTANT = f"{sys.executable} {ENGINES / 'distant.py'}"
 AHEAD_BUG = f"{sys.executable} {ENGINES / 'ahead_bug.py'}"
 MISDECLARED = f"{sys.executable} {ENGINES / 'misdeclared.py'}"
+PLANTED = f"{sys.executable} {ENGINES / 'planted.py'} free_leaf late_cap zoom"
 
 
 @pytest.fixture
@@ -64,6 +66,8 @@ def examples_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     def engine(spec: str) -> Engine | None:
         if spec == AHEAD_BUG:
             return with_bug(spec, "ahead_bug")
+        if spec == PLANTED:
+            return with_bug(spec, "planted", "free_leaf", "late_cap", "zoom")
         if spec == ZOOM_SHAPED:
             return InProcessExample(
                 spec, zoom_shaped.PROFILE, "zoom-shaped example", answered=distant.plain
@@ -225,16 +229,76 @@ def test_a_planted_ahead_bug_is_a_likely_bug_not_a_difference(
     assert "not proposed: ahead_in_wait: false: it explained `queue` differing" in out
     assert 'not proposed: ahead_limit: "none": it explained `queue` differing' in out
     assert 'lacks: "settle_timeout"' not in out  # tried only where the engine refuses a timeout
+    # Named as corpus names the cause of its FAILs, by the rule slip that
+    # explains them (AHEAD + 1, README's example engines), not by where they
+    # first diverge (`queue@message...`, the grouping diagnose had before).
     (cause,) = data["causes"]
-    assert cause["id"].startswith("queue@message")
-    # Grouped as corpus groups FAILs: one cause is one likely bug.
+    assert cause["id"] == "slip:constants.ahead.plus1.0", out
     assert "1 likely bug, in 4 scenarios that still fail under the proposed profile" in out
     assert out.splitlines()[-1].startswith("1 LIKELY BUG, in 4 scenarios; "), out
+    assert "  1. slip:constants.ahead.plus1.0: 4 scenarios: " in out
+    assert "     your engine agrees with SPEC on all 4 of these if " in out
+    paths = [str(CORPUS / f"{name}.jsonl") for name in AHEAD_SCENARIOS]
+    corpus = ["corpus", *paths, "--engine", AHEAD_BUG, "--jobs", "1"]
+    corpus += ["--regressions", str(tmp_path / "corpus"), "--shrink-tries", "1"]
+    assert cli.main(corpus) == 1
+    assert "4 FAIL from 1 cause:\n  1. slip:constants.ahead.plus1.0: 4 scenarios: " in said(capsys)
     # Its one shrunk scenario is the bug: the engine without it agrees there.
-    (shrunk,) = re.findall(r"^    shrunk to \d+ events: (.*)$", out, re.M)
+    (shrunk,) = re.findall(r"^     shrunk from \S+, \d+ events to \d+: (.*)$", out, re.M)
     assert cli.main(["compare", shrunk, "--engine", "impl"]) == 0
     again = ["compare", shrunk, "--engine", AHEAD_BUG, "--regressions", str(tmp_path / "again")]
     assert cli.main(again) == 1
+
+
+THREE_BUGS = ("refused_zoom_0", "refused_merge_needs_halves_2", "both_need_first_jobs_bound")
+"""Small scenarios where planted.py's three-bug engine needs no change of
+SPEC's profile: its late failure cap shows first in the first two, its free
+leaf counted as a placeholder in the third, and after the cap in the second."""
+
+
+def causes_said(out: str) -> list[tuple[str, ...]]:
+    """The last list of causes a run prints: each one's id, count and names,
+    and whether another cause's bug shows after it, as `corpus` says them."""
+    starts = re.finditer(r" FAIL from \d+ causes?:$|names the causes of FAILs:$", out, re.M)
+    block = out[[m.start() for m in starts][-1] :]
+    heads = r"^  \d+\. (\S+): (\d+ scenarios?: .*)$|^     (it shows too in .*|in \d+ of these .*)$"
+    return [tuple(filter(None, found)) for found in re.findall(heads, block, re.M)]
+
+
+def test_likely_bugs_are_the_causes_corpus_names_with_its_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 40: likely bugs are grouped into the same causes as `corpus`'s.
+    The engine with three planted bugs (tests/bridge/engines/planted.py), on
+    scenarios where diagnose proposes no change: both commands give the same
+    causes, named alike (the late cap's by a rule slip, the others by where
+    they first diverge), with the same counts and the same bug shown after
+    another's."""
+    paths = [str(CORPUS / f"{name}.jsonl") for name in THREE_BUGS]
+    corpus = ["corpus", *paths, "--engine", PLANTED, "--jobs", "1", "--shrink-tries", "1"]
+    corpus += ["--shrink-seconds", NEVER, "--regressions", str(tmp_path / "corpus")]
+    assert cli.main(corpus) == 1
+    expected = causes_said(said(capsys))
+    assert len(expected) == 4, expected  # two causes, and which shows after which
+    code, data = diagnose(tmp_path, PLANTED, *THREE_BUGS)
+    out = said(capsys)
+    assert code == 1 and data["proposed"]["profile"] == {}, out
+    assert causes_said(out) == expected, out
+    assert [c["id"] for c in data["causes"]] == [c[0] for c in expected if len(c) == 2]
+    # A rule slip names the late cap's FAILs, as corpus names them (grouped
+    # by first divergence alone, they would be `line@fail...`).
+    slip, views = data["causes"]
+    assert slip["id"].startswith("slip:") and sorted(slip["scenarios"]) == [
+        "refused_merge_needs_halves_2.jsonl",
+        "refused_zoom_0.jsonl",
+    ]
+    assert "     your engine agrees with SPEC on all 2 of these if " in out
+    assert views["id"].startswith("views@message") and len(views["scenarios"]) == 1
+    assert "     in 1 of these another bug shows after this one's: cause 2" in out
+    # Each cause's shrunk scenario, written as corpus writes it.
+    written = re.findall(r"^     shrunk from \S+, \d+ events to \d+: (.*)$", out, re.M)
+    assert len(written) == 2 and all(Path(w).name.startswith("cause-") for w in written), out
+    assert all(Path(w).exists() for w in written), out
 
 
 def test_a_change_that_explains_what_likely_bugs_show_is_withdrawn() -> None:
@@ -292,6 +356,38 @@ def test_a_change_that_explains_what_likely_bugs_show_is_withdrawn() -> None:
     followed[Path("e")] = turned
     followed[Path("f")] = scenario("f", at(no_ahead, extra_leaf))
     assert doubtful({no_ahead: [Path("d"), Path("f")]}, followed, [turned]) == {}
+
+
+def test_a_change_the_engine_agreed_without_and_diverges_earlier_under_is_withdrawn() -> None:
+    """The rule itself, on made-up verdicts: a change is withdrawn when as
+    many scenarios as needed it, which the engine agreed with from end to
+    end under a trial without it, diverge earlier under it (undoing it
+    moves their divergence later): the engine does what SPEC says where the
+    change says otherwise (issue 40: a free leaf not built at once, which
+    looked like `free_leaves: "queued"` in 6 scenarios and broke 32)."""
+    from bridge.runs.diagnose import contradicted
+    from bridge.runs.follow import Diagnosis, Step
+
+    queued = Change("free_leaves", "queued")
+    fewer = ("cmerges", ("-", 1))
+    under = applied(Trial(SPEC), (queued,))
+    assert under is not None
+    needing = {queued: [Path("a")]}
+    followed = {
+        Path("a"): Diagnosis(
+            Path("a"), "explained", steps=[Step(0, ("message", "views"), "", (queued,), fewer)]
+        ),
+        Path("b"): Diagnosis(Path("b"), "agrees", trial=Trial(SPEC)),
+        Path("c"): Diagnosis(Path("c"), "agrees", trial=under),
+    }
+    broke = Diagnosis(Path("b"), "unexplained", contradicts=(queued,))
+    assert contradicted(needing, followed, [broke]) == {queued: (fewer, 1)}
+    # Not when undoing it does not move the divergence (another bug shows there).
+    assert contradicted(needing, followed, [replace(broke, contradicts=())]) == {}
+    # Nor when the engine agreed under a trial that had it.
+    assert contradicted(needing, followed, [replace(broke, path=Path("c"))]) == {}
+    # Nor when fewer such scenarios than needed it.
+    assert contradicted({queued: [Path("a"), Path("a")]}, followed, [broke]) == {}
 
 
 ISSUE_35 = ("retried", "zoom_one", "zoom_halves", "zoom_unbuilt", "tolerance", "cut")

@@ -37,8 +37,8 @@ from bridge.checking import slips
 from bridge.checking.causes import Cause, Replays, Signature, signature_of_json
 from bridge.checking.shrink import plain_texts
 from bridge.checking.verdict import Verdict
-from bridge.cli import corpus
 from bridge.formats.profile import SPEC
+from bridge.runs import triage
 from bridge.runs.corpus import Options, check
 from model.constants import Constants
 from scenarios.format import Scenario, stream, write
@@ -420,11 +420,11 @@ def test_a_slips_bug_beside_another_of_its_part_at_one_answer_is_marked_and_list
     assert signature_of_json({**divergence, "field": "view_digest"}) == key
     verdict = Verdict(Path("two.jsonl"), "FAIL", 0.0, divergence=divergence, failure=failure)
     alike = {key: [verdict]}
-    corpus.left_over(alike, [slips.Explained([slip], [])], [failure], math.inf)
+    triage.left_over(alike, [slips.Explained([slip], [])], [failure], math.inf)
     assert alike == {key: [verdict]}
     assert (failure.left, failure.beside) == (key.id, slip)
     named = Cause(replace(key, slip=slip.id), ["one.jsonl"])
-    corpus.later_bugs([named, Cause(key, ["two.jsonl"])], {"two.jsonl": failure})
+    triage.later_bugs([named, Cause(key, ["two.jsonl"])], {"two.jsonl": failure})
     assert named.after == ["two.jsonl"]
 
 

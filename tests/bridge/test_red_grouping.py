@@ -45,7 +45,7 @@ def test_the_diverging_lines_slips_are_all_tried_and_counted(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Once its replay is over a run's whole scans try `WHOLE_SCANS` slips in
-    all (bridge/cli/corpus.py), however slow the machine; the slips at the
+    all (bridge/runs/triage.py), however slow the machine; the slips at the
     diverging line are tried whatever is left of that count, and spend it."""
     tried: list[tuple[str, str]] = []
 

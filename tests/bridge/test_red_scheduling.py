@@ -1,5 +1,5 @@
 """What a red run spends, and in what order (issue 40, "red as fast as
-green"; bridge/cli/corpus.py, bridge/runs/corpus.py): rule slips are tried
+green"; bridge/runs/triage.py, bridge/runs/corpus.py): rule slips are tried
 on the smallest FAIL waiting while the replay runs; grouping takes a FAIL
 as the run kept it instead of replaying it; and shrinks stop at a deadline
 set by the replay's time, what they left untried joined to the one cause
@@ -18,9 +18,9 @@ import pytest
 
 from bridge.checking import slips
 from bridge.checking.causes import Cause, Member, Replays, Signature, group
-from bridge.cli import corpus as cli_corpus
 from bridge.formats.kit import CORPUS
 from bridge.formats.profile import SPEC
+from bridge.runs import triage
 from bridge.runs.corpus import (
     Options,
     Workers,
@@ -79,7 +79,7 @@ def test_the_judge_tries_the_smallest_fail_waiting_first_or_the_largest_never_sc
             return [], []
 
     monkeypatch.setattr(slips, "Explaining", Recording)
-    judge = cli_corpus.Judge()
+    judge = triage.Judge()
     for name, events in (("big", 40), ("small", 3), ("middle", 12)):
         judge.add(failure(name, events))
     judge.add(failure("small", 3))  # given twice, tried once
