@@ -670,7 +670,12 @@ def allowed(events: int, cpu: float | None) -> float:
 
 
 @contextmanager
-def applied(*slips: Slip | None, events: int = 0, cpu: float | None = None) -> Iterator[None]:
+def applied(
+    *slips: Slip | None,
+    events: int = 0,
+    cpu: float | None = None,
+    codes: Iterable[tuple[FunctionType, CodeType]] = (),
+) -> Iterator[None]:
     """The model with `slips` (none: the model as it is), each in its own
     function, restored after (an option's slip changes no code: the replay
     takes its profile, `under`). In the main thread a slipped model raises
@@ -680,11 +685,14 @@ def applied(*slips: Slip | None, events: int = 0, cpu: float | None = None) -> I
     Counted in this process's CPU time, not the clock's, so that a busy
     machine does not make a slip look stuck. Every function a slip ever
     changed is first put back as the model has it, so that a restore an
-    alarm cut short (however unlikely) never leaves a slip in the model."""
+    alarm cut short (however unlikely) never leaves a slip in the model.
+    `codes` are other functions' codes to put in their place as a slip's
+    (`Failure.sift`'s), timed as a slip is."""
     for function, code in RIGHT.items():
         function.__code__ = code
     changed = [(live(s), s.code) for s in slips if s is not None and s.code is not None]
-    given = any(slip is not None for slip in slips)
+    changed += codes
+    given = any(slip is not None for slip in slips) or len(changed) > 0
     timed = given and threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGALRM, stuck) if timed else None
     virtual = signal.signal(signal.SIGVTALRM, stuck) if timed else None
@@ -810,6 +818,52 @@ def watched(slip: Slip) -> frozenset[tuple[str, str]] | None:
     return None if not names or any("." in name for _, name in names) else names
 
 
+SIFT = "_slip_sift_"
+"""The name a sifted function's code calls (`sifting`), set in the module's
+globals while `Failure.sift` replays."""
+
+
+@cache
+def sifting(function: FunctionType) -> CodeType:
+    """Code for a function of the model that hands each of its calls, by the
+    function's module and name, with its arguments, to `SIFT`."""
+    module, name = function.__module__.split(".")[-1], function.__name__
+    text = f"def {name}(*args, **kwargs):\n    return {SIFT}(({module!r}, {name!r}), args, kwargs)\n"
+    code = compile(text, function.__code__.co_filename, "exec", dont_inherit=True)
+    return next(c for c in code.co_consts if isinstance(c, CodeType))
+
+
+def siftable(slip: Slip) -> bool:
+    """Whether `Failure.sift` can tell that a slip changes no answer: a slip
+    of one function of a module's own, not of a constant or an option."""
+    return slip.kind != "constant" and watched(slip) is not None
+
+
+def as_function(function: FunctionType, code: CodeType | None) -> FunctionType:
+    """A function of its own running `code` as `function` would (its module, its defaults)."""
+    made = FunctionType(code or function.__code__, function.__globals__, function.__name__)
+    made.__defaults__, made.__kwdefaults__ = function.__defaults__, function.__kwdefaults__
+    return made
+
+
+def gives(
+    function: FunctionType,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    value: Any,
+    error: Exception | None,
+) -> bool:
+    """Whether `function` called so gives `value` (of its type), or raises
+    as `error` did (its type, its arguments); a Stuck alarm is let through."""
+    try:
+        got = function(*args, **kwargs)
+    except Stuck:
+        raise
+    except Exception as raised:
+        return error is not None and type(raised) is type(error) and raised.args == error.args
+    return error is None and type(got) is type(value) and (got is value or got == value)
+
+
 @dataclass
 class Failure:
     """A FAIL as explaining it needs it: its name in the run, the scenario
@@ -839,6 +893,10 @@ class Failure:
     called: set[tuple[str, str]] | None = field(default=None, init=False, repr=False, compare=False)
     """The functions of the model a rule slip changes that it ran, by module
     and name, once probed (`calls`)."""
+    sifted: set[Slip] = field(default_factory=set, init=False, repr=False, compare=False)
+    """The slips `sift` was given (each replayed in one sift at most)."""
+    same: set[Slip] = field(default_factory=set, init=False, repr=False, compare=False)
+    """The slips a sift found changing no answer up to the divergence."""
     past: list[Past] = field(default_factory=list, repr=False)
     """The engine's answers read past the divergence (bridge/checking/compare.py
     `Result.past`), each with the answer SPEC's model gives there."""
@@ -943,6 +1001,73 @@ class Failure:
                     space.pop(PROBE, None)
         return not names <= probed() or bool(names & self.called)
 
+    def sift(self, slips: Iterable[Slip]) -> None:
+        """Replay the model once up to the divergence, each function that a
+        rule slip of `slips` changes run on every call also as each of those
+        slips reads it, on the same arguments: a slip whose function gives
+        on every call what the model's gives (the same value, or the same
+        error) changes none of the model's answers there, so it does not
+        explain the FAIL, and is not replayed when judged (`same`). One
+        replay in place of one for each (the slips a group falls back on,
+        a scan's). Only the slips of a function of a module's own
+        (`siftable`), two or more, in the main thread (a sift is timed as a
+        slipped replay is, `applied`); a sift that breaks or is stopped
+        finds none."""
+        todo = [s for s in dict.fromkeys(slips) if s not in self.sifted and siftable(s)]
+        if len(todo) < 2 or threading.current_thread() is not threading.main_thread():
+            return
+        if not self.replayed():
+            return
+        self.sifted.update(todo)
+        table: dict[tuple[str, str], tuple[FunctionType, list[tuple[Slip, FunctionType]]]] = {}
+        codes: dict[FunctionType, CodeType] = {}
+        for slip in todo:
+            function = live(slip)
+            right = as_function(function, RIGHT.get(function, function.__code__))
+            codes[function] = sifting(function)
+            key = (slip.module, slip.function)
+            table.setdefault(key, (right, []))[1].append((slip, as_function(function, slip.code)))
+        changed: set[Slip] = set()
+        inside = [False]
+
+        def called(key: tuple[str, str], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            right, slipped = table[key]
+            if inside[0]:
+                return right(*args, **kwargs)
+            value, error = None, None
+            try:
+                value = right(*args, **kwargs)
+            except Stuck:
+                raise
+            except Exception as raised:
+                error = raised
+            inside[0] = True
+            try:
+                for slip, function in slipped:
+                    if slip not in changed and not gives(function, args, kwargs, value, error):
+                        changed.add(slip)
+            finally:
+                inside[0] = False
+            if error is not None:
+                raise error
+            return value
+
+        spaces = [function.__globals__ for function in codes]
+        for space in spaces:
+            space[SIFT] = called
+        try:
+            cpu = self.cpu(self.scenario)
+            cpu = None if cpu is None else cpu * (1 + len(todo))
+            with applied(codes=codes.items(), events=len(self.scenario.events), cpu=cpu):
+                for _ in self.answers():
+                    pass
+        except Exception:  # Stuck, or the model broken by a slip's call: none known
+            return
+        finally:
+            for space in spaces:
+                space.pop(SIFT, None)
+        self.same.update(s for s in todo if s not in changed)
+
     def cpu(self, scenario: Scenario) -> float | None:
         """About the CPU seconds the model takes on `scenario` (this FAIL's,
         or the longer one read past the divergence), from the traced replay
@@ -988,7 +1113,7 @@ class Failure:
         answers, as it would not with the slip's rule)."""
         if not self.replayed() or (self.ran is not None and not all(map(self.reaches, slips))):
             return False
-        if not all(map(self.calls, slips)):
+        if all(slip in self.same for slip in slips) or not all(map(self.calls, slips)):
             return False
         assert self.expected is not None
         got = 0
@@ -1207,8 +1332,11 @@ def fitting(group: Explained, failure: Failure | None, refuted: set[Slip]) -> li
     fresh = [s for s in group.slips if s not in refuted]
     if failure is None and fresh[:1] == group.slips[:1]:
         return fresh  # its name stands: it explains the group's FAILs
+    if failure is not None and len(failure.scenario.events) > SCANNED_WHILE_REPLAYING:
+        failure.sift(fresh)  # one replay of a large FAIL, where one for each is dear
     for k, slip in enumerate(fresh):
         if failure is not None and not failure.explained_by(slip):
+            failure.sift(fresh[k + 1 :])
             continue
         if (failure is not None and slip == group.slips[0]) or all(
             f.explained_by(slip) for f in group.failures
@@ -1229,16 +1357,20 @@ def scan(
     found = []
     BY[0] = deadline
     try:
+        failure.sift(first)
         for slip in first:
             if time.monotonic() >= deadline:
                 break
             if failure.explained_by(slip):
                 found.append(slip)
         limit = len(failure.judged) + tries
-        for slip in catalogue() if wide else ():
+        rest = [s for s in catalogue() if s not in first and failure.reaches(s)]
+        rest = rest if wide and not found else []
+        failure.sift(rest if tries == math.inf else rest[: max(int(tries), 0)])
+        for slip in rest:
             if found or time.monotonic() >= deadline or len(failure.judged) >= limit:
                 break
-            if slip not in first and failure.reaches(slip) and failure.explained_by(slip):
+            if failure.explained_by(slip):
                 found.append(slip)
     finally:
         BY[0] = math.inf
