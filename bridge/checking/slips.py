@@ -52,6 +52,7 @@ import ast
 import contextlib
 import copy
 import math
+import os
 import re
 import signal
 import sys
@@ -62,6 +63,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import import_module
+from multiprocessing import Pipe
+from multiprocessing.connection import Connection
 from pathlib import Path
 from types import CodeType, FrameType, FunctionType
 from typing import Any, Literal
@@ -1100,9 +1103,14 @@ class Failure:
     def explained_by(self, *slips: Slip) -> bool:
         """Whether the model with `slips` explains the FAIL (`judge`), judged
         once for each set of slips."""
-        if slips not in self.judged:
+        if slips not in self.judged and not any(ahead.took(self, slips) for ahead in AHEAD):
             self.judged[slips] = self.judge(*slips)
         return self.judged[slips]
+
+    def told(self, slips: tuple[Slip, ...]) -> Told:
+        """A judgment made, as `Ahead` sends it."""
+        alone = slips[0] if len(slips) == 1 else None
+        return self.judged[slips], alone in self.refuted, self.parted.get(alone)  # type: ignore[arg-type]
 
     def judge(self, *slips: Slip) -> bool:
         """Whether the model with `slips` agrees with every answer the engine
@@ -1262,6 +1270,89 @@ class Failure:
             {k: v for k, v in expected.items() if k == name},
             {k: v for k, v in found.items() if k == name},
         )
+
+
+Told = tuple[bool, bool, tuple[int, dict[str, Any]] | None]
+"""A judgment as `Ahead` sends it: whether the slips explain the FAIL,
+whether judging it refuted the slip, and where the engine parted from it."""
+
+
+class Ahead:
+    """A second process, forked (`start`), that judges FAILs in an order of
+    its own while this one judges them in its: each judgment it sends is
+    taken, when this process comes to it, as if made here (`took`: what
+    `Failure.judge` leaves, `refuted` and `parted`, with it); one not sent
+    yet is made here. A judgment is the same in either process, so what is
+    found depends on no timing: only how soon. While one is in `AHEAD`,
+    every FAIL's `explained_by` asks it first."""
+
+    def __init__(self) -> None:
+        self.told: dict[tuple[str, tuple[str, ...]], Told] = {}
+        self.pid = 0
+        self.conn: Connection | None = None
+
+    def start(self, failures: list[Failure], work: Callable[[Failure], object]) -> None:
+        """Fork the process: `work` for each of `failures` in turn, the
+        judgments it made on each sent after it. It ends with its work, or
+        once this one stops it (`stop`) or goes (its sends then fail)."""
+        reader, writer = Pipe(duplex=False)
+        before = {failure.name: set(failure.judged) for failure in failures}
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover (the forked process ends by os._exit)
+            try:
+                reader.close()
+                for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+                    if callable(signal.getsignal(signum)):
+                        signal.signal(signum, signal.SIG_DFL)
+                for failure in failures:
+                    work(failure)
+                    made = [k for k in failure.judged if k not in before[failure.name]]
+                    writer.send((failure.name, [(ids(k), failure.told(k)) for k in made]))
+            finally:
+                os._exit(0)
+        writer.close()
+        self.pid, self.conn = pid, reader
+
+    def took(self, failure: Failure, slips: tuple[Slip, ...]) -> bool:
+        """Whether the forked process sent the judgment of `slips` on
+        `failure`: if so it is now the FAIL's, as if judged here."""
+        while self.conn is not None and self.conn.poll(0):
+            try:
+                name, made = self.conn.recv()
+            except (EOFError, OSError):
+                self.conn = None
+                break
+            for key, told in made:
+                self.told[name, key] = told
+        told = self.told.pop((failure.name, ids(slips)), None)
+        if told is None:
+            return False
+        explained, refuted, parted = told
+        failure.judged[slips] = explained
+        if refuted:
+            failure.refuted.add(slips[0])
+        if parted is not None:
+            failure.parted[slips[0]] = parted
+        return True
+
+    def stop(self) -> None:
+        """End the forked process, and wait for it."""
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+
+
+def ids(slips: tuple[Slip, ...]) -> tuple[str, ...]:
+    return tuple(slip.id for slip in slips)
+
+
+AHEAD: list[Ahead] = []
+"""The `Ahead` process judging now, if one is."""
 
 
 def answered(exchange: Exchange) -> dict[str, Any]:

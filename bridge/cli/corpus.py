@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -146,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     verdicts = []
     said = named = ""
     # FAILs listed as known once the run ends are no cause's: tried only after.
-    judge = Judge() if args.write_known_failures is None else None
+    judge = Judge(args.jobs) if args.write_known_failures is None else None
     idle = None if judge is None else judge.idle
     checked = unless_broken(check_all(paths, options, args.jobs, idle))
     for k, verdict in enumerate(paged_if_broken(checked, verdicts, args, known, began), start=1):
@@ -276,6 +277,11 @@ comes soon after the replay (bridge/checking/slips.py `explain`), unless
 
 SCANNING_AT_LEAST = 2.0
 
+AHEAD_AT_LEAST = 8
+"""How many FAILs must wait after the replay for `Judge.rest` to fork a
+process that judges them beside this one (slips.py `Ahead`), with --jobs 2
+or more: the FAILs of a run's end are many small ones."""
+
 WHOLE_SCANS = 60
 """How many slips the whole scans after the replay (of the FAILs no slip
 at the diverging line explains) try in all: a count, so that a slow or
@@ -307,7 +313,8 @@ class Judge:
     (the dearest to try, best tried while the replay goes on; the small
     ones come last anyway, the workers taking the largest scenarios first)."""
 
-    def __init__(self) -> None:
+    def __init__(self, jobs: int = 1) -> None:
+        self.jobs = jobs
         self.waiting: list[tuple[tuple[int, str], slips.Failure]] = []
         self.given: set[str] = set()
         self.explaining: slips.Explaining | None = None
@@ -365,10 +372,37 @@ class Judge:
             self.explaining = slips.Explaining()
         self.explaining.deadline = min(self.explaining.deadline, time.monotonic() + seconds)
         self.explaining.left = tries
-        while self.idle(quiet=True):
-            pass
-        self.explaining.widen()
-        return self.explaining.explained()
+        ahead = slips.Ahead()
+        if self.jobs > 1 and len(self.waiting) >= AHEAD_AT_LEAST and hasattr(os, "fork"):
+            deferred = sorted(self.explaining.deferred, key=slips.size)
+            waiting = [f for _, f in sorted(self.waiting, key=lambda w: w[0])]
+            ahead.start(deferred + waiting, self.fitted)
+        slips.AHEAD.append(ahead)
+        try:
+            while self.idle(quiet=True):
+                pass
+            self.explaining.widen()
+            return self.explaining.explained()
+        finally:
+            slips.AHEAD.remove(ahead)
+            ahead.stop()
+
+    def fitted(self, failure: slips.Failure) -> None:
+        """Try a FAIL on the groups as it would be placed now (slips.py
+        `Explaining.place`), and one deferred to be scanned whole on every
+        slip a whole scan would try: what the forked process of `rest`
+        judges ahead, the FAILs deferred first and then the smallest
+        waiting, while this one takes the largest waiting first and the
+        deferred last."""
+        explaining = self.explaining
+        assert explaining is not None
+        groups = sorted(explaining.groups, key=lambda g: -len(g.failures))
+        if not failure.replayed() or any(
+            slips.fitting(group, failure, explaining.refuted) for group in groups
+        ):
+            return
+        if slips.together(failure, groups) is None and failure in explaining.deferred:
+            slips.scan(failure, explaining.deadline, True, explaining.left)
 
 
 def explained(
