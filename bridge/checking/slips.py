@@ -831,7 +831,8 @@ def sifting(function: FunctionType) -> CodeType:
     """Code for a function of the model that hands each of its calls, by the
     function's module and name, with its arguments, to `SIFT`."""
     module, name = function.__module__.split(".")[-1], function.__name__
-    text = f"def {name}(*args, **kwargs):\n    return {SIFT}(({module!r}, {name!r}), args, kwargs)\n"
+    call = f"{SIFT}(({module!r}, {name!r}), args, kwargs)"
+    text = f"def {name}(*args, **kwargs):\n    return {call}\n"
     code = compile(text, function.__code__.co_filename, "exec", dont_inherit=True)
     return next(c for c in code.co_consts if isinstance(c, CodeType))
 
