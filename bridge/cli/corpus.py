@@ -374,9 +374,8 @@ class Judge:
         self.explaining.left = tries
         ahead = slips.Ahead()
         if self.jobs > 1 and len(self.waiting) >= AHEAD_AT_LEAST and hasattr(os, "fork"):
-            deferred = sorted(self.explaining.deferred, key=slips.size)
             waiting = [f for _, f in sorted(self.waiting, key=lambda w: w[0])]
-            ahead.start(deferred + waiting, self.fitted)
+            ahead.start(self.scanned_whole() + waiting, self.fitted)
         slips.AHEAD.append(ahead)
         try:
             while self.idle(quiet=True):
@@ -387,10 +386,25 @@ class Judge:
             slips.AHEAD.remove(ahead)
             ahead.stop()
 
+    def scanned_whole(self) -> list[slips.Failure]:
+        """The FAILs deferred that `widen` will scan whole, as far as can be
+        told now: the smallest of each kind of first divergence, as many
+        as may still be scanned."""
+        explaining = self.explaining
+        assert explaining is not None
+        chosen: list[slips.Failure] = []
+        for failure in sorted(explaining.deferred, key=slips.size):
+            kind = failure.signature
+            scanned = explaining.scanned.get(kind, 0)
+            if scanned + sum(f.signature == kind for f in chosen) < explaining.scans:
+                chosen.append(failure)
+        return chosen
+
     def fitted(self, failure: slips.Failure) -> None:
         """Try a FAIL on the groups as it would be placed now (slips.py
-        `Explaining.place`), and one deferred to be scanned whole on every
-        slip a whole scan would try: what the forked process of `rest`
+        `Explaining.place`), and, if none fits it and its kind of first
+        divergence may still be scanned, on every slip a whole scan would
+        try: what the forked process of `rest`
         judges ahead, the FAILs deferred first and then the smallest
         waiting, while this one takes the largest waiting first and the
         deferred last."""
@@ -401,7 +415,8 @@ class Judge:
             slips.fitting(group, failure, explaining.refuted) for group in groups
         ):
             return
-        if slips.together(failure, groups) is None and failure in explaining.deferred:
+        scanned = explaining.scanned.get(failure.signature, 0) < explaining.scans
+        if slips.together(failure, groups) is None and scanned:
             slips.scan(failure, explaining.deadline, True, explaining.left)
 
 
