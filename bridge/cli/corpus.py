@@ -402,19 +402,25 @@ class Judge:
 
     def fitted(self, failure: slips.Failure) -> None:
         """Try a FAIL on the groups as it would be placed now (slips.py
-        `Explaining.place`), and, if none fits it and its kind of first
-        divergence may still be scanned, on every slip a whole scan would
-        try: what the forked process of `rest`
-        judges ahead, the FAILs deferred first and then the smallest
-        waiting, while this one takes the largest waiting first and the
-        deferred last."""
+        `Explaining.place`); where the engine parts from the slip that fits
+        it, on the group's other slips too (as `furthest` does); if none
+        fits and its kind of first divergence may still be scanned, on
+        every slip a whole scan would try: what the forked process of
+        `rest` judges ahead, the FAILs `widen` will scan first and then the
+        smallest waiting, while this one takes the largest waiting first
+        and scans last."""
         explaining = self.explaining
         assert explaining is not None
         groups = sorted(explaining.groups, key=lambda g: -len(g.failures))
-        if not failure.replayed() or any(
-            slips.fitting(group, failure, explaining.refuted) for group in groups
-        ):
+        if not failure.replayed():
             return
+        for group in groups:
+            kept = slips.fitting(group, failure, explaining.refuted)
+            if kept and failure.parting(kept[0]) is not None:
+                for slip in group.slips:
+                    failure.explained_by(slip)
+            if kept:
+                return
         scanned = explaining.scanned.get(failure.signature, 0) < explaining.scans
         if slips.together(failure, groups) is None and scanned:
             slips.scan(failure, explaining.deadline, True, explaining.left)

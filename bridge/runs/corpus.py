@@ -530,7 +530,7 @@ def check_all(
     yield from largest_first(_check_job, work, lambda j: j[0], jobs, idle)
 
 
-BEHIND = 10
+BEHIND = 5
 """How much nicer (os.nice) workers behind the run's process are: enough
 that the run's process, one thread, takes a core of two while they take
 the other (its weight three times theirs), not so much that another
