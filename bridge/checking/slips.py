@@ -1018,6 +1018,8 @@ class Failure:
         slipped replay is, `applied`); a sift that breaks or is stopped
         finds none."""
         todo = [s for s in dict.fromkeys(slips) if s not in self.sifted and siftable(s)]
+        todo = [s for s in todo if not any(a.knows(self, (s,)) for a in AHEAD)]
+        todo = [s for s in todo if (s,) not in self.judged]
         if len(todo) < 2 or threading.current_thread() is not threading.main_thread():
             return
         if not self.replayed():
@@ -1279,8 +1281,8 @@ whether judging it refuted the slip, and where the engine parted from it."""
 
 
 class Ahead:
-    """A second process, forked (`start`), that judges FAILs in an order of
-    its own while this one judges them in its: each judgment it sends is
+    """A second process, forked (`start`), NICER, that judges FAILs in an
+    order of its own while this one judges them in its: each judgment it sends is
     taken, when this process comes to it, as if made here (`took`: what
     `Failure.judge` leaves, `refuted` and `parted`, with it); one not sent
     yet is made here. A judgment is the same in either process, so what is
@@ -1302,6 +1304,7 @@ class Ahead:
         if pid == 0:  # pragma: no cover (the forked process ends by os._exit)
             try:
                 reader.close()
+                os.nice(NICER)
                 for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
                     if callable(signal.getsignal(signum)):
                         signal.signal(signum, signal.SIG_DFL)
@@ -1314,9 +1317,9 @@ class Ahead:
         writer.close()
         self.pid, self.conn = pid, reader
 
-    def took(self, failure: Failure, slips: tuple[Slip, ...]) -> bool:
+    def knows(self, failure: Failure, slips: tuple[Slip, ...]) -> bool:
         """Whether the forked process sent the judgment of `slips` on
-        `failure`: if so it is now the FAIL's, as if judged here."""
+        `failure` (all it sent so far read)."""
         while self.conn is not None and self.conn.poll(0):
             try:
                 name, made = self.conn.recv()
@@ -1325,9 +1328,14 @@ class Ahead:
                 break
             for key, told in made:
                 self.told[name, key] = told
-        told = self.told.pop((failure.name, ids(slips)), None)
-        if told is None:
+        return (failure.name, ids(slips)) in self.told
+
+    def took(self, failure: Failure, slips: tuple[Slip, ...]) -> bool:
+        """Whether the forked process sent the judgment of `slips` on
+        `failure`: if so it is now the FAIL's, as if judged here."""
+        if not self.knows(failure, slips):
             return False
+        told = self.told.pop((failure.name, ids(slips)))
         explained, refuted, parted = told
         failure.judged[slips] = explained
         if refuted:
@@ -1351,6 +1359,11 @@ class Ahead:
 def ids(slips: tuple[Slip, ...]) -> tuple[str, ...]:
     return tuple(slip.id for slip in slips)
 
+
+NICER = 5
+"""How much nicer than the run's process the process judging ahead is: it
+takes a core the run's process leaves idle, never one the run's process
+would take (on a busy machine it judges little, and takes little)."""
 
 AHEAD: list[Ahead] = []
 """The `Ahead` process judging now, if one is."""

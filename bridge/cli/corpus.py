@@ -367,7 +367,8 @@ class Judge:
         each FAIL's diverging line were tried: the FAILs none of those
         explains are scanned whole now, after those still waiting are tried
         as during the replay (the smallest FAILs, the last to come, are the
-        cheapest to scan)."""
+        cheapest to scan). Each group is named by its slip `furthest` finds.
+        With jobs, a forked process judges ahead meanwhile (slips.py `Ahead`)."""
         if self.explaining is None:
             self.explaining = slips.Explaining()
         self.explaining.deadline = min(self.explaining.deadline, time.monotonic() + seconds)
@@ -381,7 +382,11 @@ class Judge:
             while self.idle(quiet=True):
                 pass
             self.explaining.widen()
-            return self.explaining.explained()
+            groups, alone = self.explaining.explained()
+            for group in groups:
+                best = slips.furthest(group)
+                group.slips = [best, *(s for s in group.slips if s != best)]
+            return groups, alone
         finally:
             slips.AHEAD.remove(ahead)
             ahead.stop()
@@ -457,9 +462,6 @@ def explained(
     try:
         with Ticker(progress, False):
             groups, alone = judge.rest(scanning)
-        for group in groups:
-            best = slips.furthest(group)
-            group.slips = [best, *(s for s in group.slips if s != best)]
         left_over(alike, groups, alone, time.monotonic() + scanning)
     except KeyboardInterrupt:
         interrupted[0] = True
