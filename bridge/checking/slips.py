@@ -1352,7 +1352,8 @@ class Ahead:
         if self.pid:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
             self.pid = 0
 
 
