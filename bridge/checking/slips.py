@@ -52,6 +52,7 @@ import ast
 import contextlib
 import copy
 import math
+import os
 import re
 import signal
 import sys
@@ -62,6 +63,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import import_module
+from multiprocessing import Pipe
+from multiprocessing.connection import Connection
 from pathlib import Path
 from types import CodeType, FrameType, FunctionType
 from typing import Any, Literal
@@ -670,7 +673,12 @@ def allowed(events: int, cpu: float | None) -> float:
 
 
 @contextmanager
-def applied(*slips: Slip | None, events: int = 0, cpu: float | None = None) -> Iterator[None]:
+def applied(
+    *slips: Slip | None,
+    events: int = 0,
+    cpu: float | None = None,
+    codes: Iterable[tuple[FunctionType, CodeType]] = (),
+) -> Iterator[None]:
     """The model with `slips` (none: the model as it is), each in its own
     function, restored after (an option's slip changes no code: the replay
     takes its profile, `under`). In the main thread a slipped model raises
@@ -680,11 +688,14 @@ def applied(*slips: Slip | None, events: int = 0, cpu: float | None = None) -> I
     Counted in this process's CPU time, not the clock's, so that a busy
     machine does not make a slip look stuck. Every function a slip ever
     changed is first put back as the model has it, so that a restore an
-    alarm cut short (however unlikely) never leaves a slip in the model."""
+    alarm cut short (however unlikely) never leaves a slip in the model.
+    `codes` are other functions' codes to put in their place as a slip's
+    (`Failure.sift`'s), timed as a slip is."""
     for function, code in RIGHT.items():
         function.__code__ = code
     changed = [(live(s), s.code) for s in slips if s is not None and s.code is not None]
-    given = any(slip is not None for slip in slips)
+    changed += codes
+    given = any(slip is not None for slip in slips) or len(changed) > 0
     timed = given and threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGALRM, stuck) if timed else None
     virtual = signal.signal(signal.SIGVTALRM, stuck) if timed else None
@@ -810,6 +821,53 @@ def watched(slip: Slip) -> frozenset[tuple[str, str]] | None:
     return None if not names or any("." in name for _, name in names) else names
 
 
+SIFT = "_slip_sift_"
+"""The name a sifted function's code calls (`sifting`), set in the module's
+globals while `Failure.sift` replays."""
+
+
+@cache
+def sifting(function: FunctionType) -> CodeType:
+    """Code for a function of the model that hands each of its calls, by the
+    function's module and name, with its arguments, to `SIFT`."""
+    module, name = function.__module__.split(".")[-1], function.__name__
+    call = f"{SIFT}(({module!r}, {name!r}), args, kwargs)"
+    text = f"def {name}(*args, **kwargs):\n    return {call}\n"
+    code = compile(text, function.__code__.co_filename, "exec", dont_inherit=True)
+    return next(c for c in code.co_consts if isinstance(c, CodeType))
+
+
+def siftable(slip: Slip) -> bool:
+    """Whether `Failure.sift` can tell that a slip changes no answer: a slip
+    of one function of a module's own, not of a constant or an option."""
+    return slip.kind != "constant" and watched(slip) is not None
+
+
+def as_function(function: FunctionType, code: CodeType | None) -> FunctionType:
+    """A function of its own running `code` as `function` would (its module, its defaults)."""
+    made = FunctionType(code or function.__code__, function.__globals__, function.__name__)
+    made.__defaults__, made.__kwdefaults__ = function.__defaults__, function.__kwdefaults__
+    return made
+
+
+def gives(
+    function: FunctionType,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    value: Any,
+    error: Exception | None,
+) -> bool:
+    """Whether `function` called so gives `value` (of its type), or raises
+    as `error` did (its type, its arguments); a Stuck alarm is let through."""
+    try:
+        got = function(*args, **kwargs)
+    except Stuck:
+        raise
+    except Exception as raised:
+        return error is not None and type(raised) is type(error) and raised.args == error.args
+    return error is None and type(got) is type(value) and (got is value or got == value)
+
+
 @dataclass
 class Failure:
     """A FAIL as explaining it needs it: its name in the run, the scenario
@@ -839,6 +897,10 @@ class Failure:
     called: set[tuple[str, str]] | None = field(default=None, init=False, repr=False, compare=False)
     """The functions of the model a rule slip changes that it ran, by module
     and name, once probed (`calls`)."""
+    sifted: set[Slip] = field(default_factory=set, init=False, repr=False, compare=False)
+    """The slips `sift` was given (each replayed in one sift at most)."""
+    same: set[Slip] = field(default_factory=set, init=False, repr=False, compare=False)
+    """The slips a sift found changing no answer up to the divergence."""
     past: list[Past] = field(default_factory=list, repr=False)
     """The engine's answers read past the divergence (bridge/checking/compare.py
     `Result.past`), each with the answer SPEC's model gives there."""
@@ -945,6 +1007,75 @@ class Failure:
                     space.pop(PROBE, None)
         return not names <= probed() or bool(names & self.called)
 
+    def sift(self, slips: Iterable[Slip]) -> None:
+        """Replay the model once up to the divergence, each function that a
+        rule slip of `slips` changes run on every call also as each of those
+        slips reads it, on the same arguments: a slip whose function gives
+        on every call what the model's gives (the same value, or the same
+        error) changes none of the model's answers there, so it does not
+        explain the FAIL, and is not replayed when judged (`same`). One
+        replay in place of one for each (the slips a group falls back on,
+        a scan's). Only the slips of a function of a module's own
+        (`siftable`), two or more, in the main thread (a sift is timed as a
+        slipped replay is, `applied`); a sift that breaks or is stopped
+        finds none."""
+        todo = [s for s in dict.fromkeys(slips) if s not in self.sifted and siftable(s)]
+        todo = [s for s in todo if not any(a.knows(self, (s,)) for a in AHEAD)]
+        todo = [s for s in todo if (s,) not in self.judged]
+        if len(todo) < 2 or threading.current_thread() is not threading.main_thread():
+            return
+        if not self.replayed():
+            return
+        self.sifted.update(todo)
+        table: dict[tuple[str, str], tuple[FunctionType, list[tuple[Slip, FunctionType]]]] = {}
+        codes: dict[FunctionType, CodeType] = {}
+        for slip in todo:
+            function = live(slip)
+            right = as_function(function, RIGHT.get(function, function.__code__))
+            codes[function] = sifting(function)
+            key = (slip.module, slip.function)
+            table.setdefault(key, (right, []))[1].append((slip, as_function(function, slip.code)))
+        changed: set[Slip] = set()
+        inside = [False]
+
+        def called(key: tuple[str, str], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            right, slipped = table[key]
+            if inside[0]:
+                return right(*args, **kwargs)
+            value, error = None, None
+            try:
+                value = right(*args, **kwargs)
+            except Stuck:
+                raise
+            except Exception as raised:
+                error = raised
+            inside[0] = True
+            try:
+                for slip, function in slipped:
+                    if slip not in changed and not gives(function, args, kwargs, value, error):
+                        changed.add(slip)
+            finally:
+                inside[0] = False
+            if error is not None:
+                raise error
+            return value
+
+        spaces = [function.__globals__ for function in codes]
+        for space in spaces:
+            space[SIFT] = called
+        try:
+            cpu = self.cpu(self.scenario)
+            cpu = None if cpu is None else cpu * (1 + len(todo))
+            with applied(codes=codes.items(), events=len(self.scenario.events), cpu=cpu):
+                for _ in self.answers():
+                    pass
+        except Exception:  # Stuck, or the model broken by a slip's call: none known
+            return
+        finally:
+            for space in spaces:
+                space.pop(SIFT, None)
+        self.same.update(s for s in todo if s not in changed)
+
     def cpu(self, scenario: Scenario) -> float | None:
         """About the CPU seconds the model takes on `scenario` (this FAIL's,
         or the longer one read past the divergence), from the traced replay
@@ -977,9 +1108,14 @@ class Failure:
     def explained_by(self, *slips: Slip) -> bool:
         """Whether the model with `slips` explains the FAIL (`judge`), judged
         once for each set of slips."""
-        if slips not in self.judged:
+        if slips not in self.judged and not any(ahead.took(self, slips) for ahead in AHEAD):
             self.judged[slips] = self.judge(*slips)
         return self.judged[slips]
+
+    def told(self, slips: tuple[Slip, ...]) -> Told:
+        """A judgment made, as `Ahead` sends it."""
+        alone = slips[0] if len(slips) == 1 else None
+        return self.judged[slips], alone in self.refuted, self.parted.get(alone)  # type: ignore[arg-type]
 
     def judge(self, *slips: Slip) -> bool:
         """Whether the model with `slips` agrees with every answer the engine
@@ -990,7 +1126,7 @@ class Failure:
         answers, as it would not with the slip's rule)."""
         if not self.replayed() or (self.ran is not None and not all(map(self.reaches, slips))):
             return False
-        if not all(map(self.calls, slips)):
+        if all(slip in self.same for slip in slips) or not all(map(self.calls, slips)):
             return False
         assert self.expected is not None
         got = 0
@@ -1147,6 +1283,101 @@ class Failure:
         )
 
 
+Told = tuple[bool, bool, tuple[int, dict[str, Any]] | None]
+"""A judgment as `Ahead` sends it: whether the slips explain the FAIL,
+whether judging it refuted the slip, and where the engine parted from it."""
+
+
+class Ahead:
+    """A second process, forked (`start`), NICER, that judges FAILs in an
+    order of its own while this one judges them in its: each judgment it sends is
+    taken, when this process comes to it, as if made here (`took`: what
+    `Failure.judge` leaves, `refuted` and `parted`, with it); one not sent
+    yet is made here. A judgment is the same in either process, so what is
+    found depends on no timing: only how soon. While one is in `AHEAD`,
+    every FAIL's `explained_by` asks it first."""
+
+    def __init__(self) -> None:
+        self.told: dict[tuple[str, tuple[str, ...]], Told] = {}
+        self.pid = 0
+        self.conn: Connection | None = None
+
+    def start(self, failures: list[Failure], work: Callable[[Failure], object]) -> None:
+        """Fork the process: `work` for each of `failures` in turn, the
+        judgments it made on each sent after it. It ends with its work, or
+        once this one stops it (`stop`) or goes (its sends then fail)."""
+        reader, writer = Pipe(duplex=False)
+        before = {failure.name: set(failure.judged) for failure in failures}
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover (the forked process ends by os._exit)
+            try:
+                reader.close()
+                os.nice(NICER)
+                for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+                    if callable(signal.getsignal(signum)):
+                        signal.signal(signum, signal.SIG_DFL)
+                for failure in failures:
+                    work(failure)
+                    made = [k for k in failure.judged if k not in before[failure.name]]
+                    writer.send((failure.name, [(ids(k), failure.told(k)) for k in made]))
+            finally:
+                os._exit(0)
+        writer.close()
+        self.pid, self.conn = pid, reader
+
+    def knows(self, failure: Failure, slips: tuple[Slip, ...]) -> bool:
+        """Whether the forked process sent the judgment of `slips` on
+        `failure` (all it sent so far read)."""
+        while self.conn is not None and self.conn.poll(0):
+            try:
+                name, made = self.conn.recv()
+            except (EOFError, OSError):
+                self.conn = None
+                break
+            for key, told in made:
+                self.told[name, key] = told
+        return (failure.name, ids(slips)) in self.told
+
+    def took(self, failure: Failure, slips: tuple[Slip, ...]) -> bool:
+        """Whether the forked process sent the judgment of `slips` on
+        `failure`: if so it is now the FAIL's, as if judged here."""
+        if not self.knows(failure, slips):
+            return False
+        told = self.told.pop((failure.name, ids(slips)))
+        explained, refuted, parted = told
+        failure.judged[slips] = explained
+        if refuted:
+            failure.refuted.add(slips[0])
+        if parted is not None:
+            failure.parted[slips[0]] = parted
+        return True
+
+    def stop(self) -> None:
+        """End the forked process, and wait for it."""
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = 0
+
+
+def ids(slips: tuple[Slip, ...]) -> tuple[str, ...]:
+    return tuple(slip.id for slip in slips)
+
+
+NICER = 5
+"""How much nicer than the run's process the process judging ahead is: it
+takes a core the run's process leaves idle, never one the run's process
+would take (on a busy machine it judges little, and takes little)."""
+
+AHEAD: list[Ahead] = []
+"""The `Ahead` process judging now, if one is."""
+
+
 def answered(exchange: Exchange) -> dict[str, Any]:
     return exchange.expected
 
@@ -1217,8 +1448,11 @@ def fitting(group: Explained, failure: Failure | None, refuted: set[Slip]) -> li
     fresh = [s for s in group.slips if s not in refuted]
     if failure is None and fresh[:1] == group.slips[:1]:
         return fresh  # its name stands: it explains the group's FAILs
+    if failure is not None and len(failure.scenario.events) > SCANNED_WHILE_REPLAYING:
+        failure.sift(fresh)  # one replay of a large FAIL, where one for each is dear
     for k, slip in enumerate(fresh):
         if failure is not None and not failure.explained_by(slip):
+            failure.sift(fresh[k + 1 :])
             continue
         if (failure is not None and slip == group.slips[0]) or all(
             f.explained_by(slip) for f in group.failures
@@ -1239,16 +1473,20 @@ def scan(
     found = []
     BY[0] = deadline
     try:
+        failure.sift(first)
         for slip in first:
             if time.monotonic() >= deadline:
                 break
             if failure.explained_by(slip):
                 found.append(slip)
         limit = len(failure.judged) + tries
-        for slip in catalogue() if wide else ():
+        rest = [s for s in catalogue() if s not in first and failure.reaches(s)]
+        rest = rest if wide and not found else []
+        failure.sift(rest if tries == math.inf else rest[: max(int(tries), 0)])
+        for slip in rest:
             if found or time.monotonic() >= deadline or len(failure.judged) >= limit:
                 break
-            if slip not in first and failure.reaches(slip) and failure.explained_by(slip):
+            if failure.explained_by(slip):
                 found.append(slip)
     finally:
         BY[0] = math.inf

@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     verdicts = []
     said = named = ""
     # FAILs listed as known once the run ends are no cause's: tried only after.
-    judge = Judge() if args.write_known_failures is None else None
+    judge = Judge(args.jobs) if args.write_known_failures is None else None
     idle = None if judge is None else judge.idle
     checked = unless_broken(check_all(paths, options, args.jobs, idle))
     for k, verdict in enumerate(paged_if_broken(checked, verdicts, args, known, began), start=1):

@@ -6,6 +6,7 @@ and the scenarios shared among worker processes."""
 from __future__ import annotations
 
 import math
+import os
 import shlex
 import signal
 import sys
@@ -475,17 +476,20 @@ class Workers:
     them, and the engines they keep for another scenario, once. `counter`,
     a shared value (`Counter`), is given to each worker (bridge/runs/progress.py
     `share`). Use it in `with`: leaving it ends the workers, at once on an
-    exception (Ctrl-C), and the engines kept."""
+    exception (Ctrl-C), and the engines kept. `behind`: the workers, and the
+    engines they start, run BEHIND this process (`_worker`), so that what
+    this process does while it waits for them (`each`'s `idle`) is not
+    left for after them."""
 
-    def __init__(self, jobs: int, counter: Any = None) -> None:
-        self.jobs, self.counter = jobs, counter
+    def __init__(self, jobs: int, counter: Any = None, behind: bool = False) -> None:
+        self.jobs, self.counter, self.behind = jobs, counter, behind
         self.pool: Any = None
 
     def __enter__(self) -> Workers:
         if self.jobs > 1:
-            shared = {} if self.counter is None else {"initargs": (self.counter,)}
             tracker_started()
-            self.pool = Pool(self.jobs, initializer=_worker, **shared)
+            initargs = (self.counter, BEHIND if self.behind else 0)
+            self.pool = Pool(self.jobs, initializer=_worker, initargs=initargs)
         return self
 
     def __exit__(self, kind: object, *_: object) -> None:
@@ -540,8 +544,9 @@ def largest_first(
     jobs: int,
     idle: Callable[[], bool] | None = None,
 ) -> Iterator[Any]:
-    """`function` of each piece of work (`Workers.each`), `jobs` at a time."""
-    with Workers(jobs if len(work) > 1 else 1) as workers:
+    """`function` of each piece of work (`Workers.each`), `jobs` at a time,
+    the workers behind this process when it has `idle` work."""
+    with Workers(jobs if len(work) > 1 else 1, behind=idle is not None) as workers:
         yield from workers.each(function, work, path, idle)
 
 
@@ -554,14 +559,24 @@ def check_all(
     yield from largest_first(_check_job, work, lambda j: j[0], jobs, idle)
 
 
-def _worker(counter: Any = None) -> None:
+BEHIND = 5
+"""How much nicer (os.nice) workers behind the run's process are: enough
+that the run's process, one thread, takes a core of two while they take
+the other (its weight three times theirs), not so much that another
+program's processes leave them none."""
+
+
+def _worker(counter: Any = None, nicer: int = 0) -> None:
     """Set up a pool worker to end its engines when the pool ends it: the
     pool's SIGTERM (also on Ctrl-C or one of ENDING to the run, which a
     terminal also sends to the workers, in the run's process group) is a
     quiet exit that unwinds the scenario being checked, and the engines kept
     for another scenario are closed as the worker exits. Ctrl-C is left to
-    the parent, which ends the pool. `counter` is the run's shared count."""
+    the parent, which ends the pool. `counter` is the run's shared count;
+    `nicer`, how much nicer than the parent the worker runs."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if nicer:
+        os.nice(nicer)
     on_ending(_exit)
     util.Finalize(None, close_kept, exitpriority=10)
     progress.share(counter)

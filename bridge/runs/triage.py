@@ -8,6 +8,7 @@ each cause shrunk (`shrunk`) and said (`said_cause`)."""
 from __future__ import annotations
 
 import math
+import os
 import re
 import time
 from collections.abc import Iterable, Sequence
@@ -52,6 +53,11 @@ comes soon after the replay (bridge/checking/slips.py `explain`), unless
 
 SCANNING_AT_LEAST = 2.0
 
+AHEAD_AT_LEAST = 8
+"""How many FAILs must wait after the replay for `Judge.rest` to fork a
+process that judges them beside this one (slips.py `Ahead`), with --jobs 2
+or more: the FAILs of a run's end are many small ones."""
+
 WHOLE_SCANS = 60
 """How many slips the whole scans after the replay (of the FAILs no slip
 at the diverging line explains) try in all: a count, so that a slow or
@@ -83,7 +89,8 @@ class Judge:
     (the dearest to try, best tried while the replay goes on; the small
     ones come last anyway, the workers taking the largest scenarios first)."""
 
-    def __init__(self) -> None:
+    def __init__(self, jobs: int = 1) -> None:
+        self.jobs = jobs
         self.waiting: list[tuple[tuple[int, str], slips.Failure]] = []
         self.given: set[str] = set()
         self.explaining: slips.Explaining | None = None
@@ -136,15 +143,69 @@ class Judge:
         each FAIL's diverging line were tried: the FAILs none of those
         explains are scanned whole now, after those still waiting are tried
         as during the replay (the smallest FAILs, the last to come, are the
-        cheapest to scan)."""
+        cheapest to scan). Each group is named by its slip `furthest` finds.
+        With jobs, a forked process judges ahead meanwhile (slips.py `Ahead`)."""
         if self.explaining is None:
             self.explaining = slips.Explaining()
         self.explaining.deadline = min(self.explaining.deadline, time.monotonic() + seconds)
         self.explaining.left = tries
-        while self.idle(quiet=True):
-            pass
-        self.explaining.widen()
-        return self.explaining.explained()
+        ahead = slips.Ahead()
+        if self.jobs > 1 and len(self.waiting) >= AHEAD_AT_LEAST and hasattr(os, "fork"):
+            waiting = [f for _, f in sorted(self.waiting, key=lambda w: w[0])]
+            ahead.start(self.scanned_whole() + waiting, self.fitted)
+        slips.AHEAD.append(ahead)
+        try:
+            while self.idle(quiet=True):
+                pass
+            self.explaining.widen()
+            groups, alone = self.explaining.explained()
+            for group in groups:
+                best = slips.furthest(group)
+                group.slips = [best, *(s for s in group.slips if s != best)]
+            return groups, alone
+        finally:
+            slips.AHEAD.remove(ahead)
+            ahead.stop()
+
+    def scanned_whole(self) -> list[slips.Failure]:
+        """The FAILs deferred that `widen` will scan whole, as far as can be
+        told now: the smallest of each kind of first divergence, as many
+        as may still be scanned."""
+        explaining = self.explaining
+        assert explaining is not None
+        chosen: list[slips.Failure] = []
+        for failure in sorted(explaining.deferred, key=slips.size):
+            kind = failure.signature
+            scanned = explaining.scanned.get(kind, 0)
+            if scanned + sum(f.signature == kind for f in chosen) < explaining.scans:
+                chosen.append(failure)
+        return chosen
+
+    def fitted(self, failure: slips.Failure) -> None:
+        """Try a FAIL on the groups as it would be placed now (slips.py
+        `Explaining.place`); where the engine parts from the slip that fits
+        it, on the group's other slips too (as `furthest` does); if none
+        fits and its kind of first divergence may still be scanned, on
+        every slip a whole scan would try: what the forked process of
+        `rest` judges ahead, the FAILs `widen` will scan first and then the
+        smallest waiting, while this one takes the largest waiting first
+        and scans last."""
+        explaining = self.explaining
+        assert explaining is not None
+        groups = sorted(explaining.groups, key=lambda g: -len(g.failures))
+        if not failure.replayed():
+            return
+        for group in groups:
+            kept = slips.fitting(group, failure, explaining.refuted)
+            if kept and failure.parting(kept[0]) is not None:
+                for slip in group.slips:
+                    failure.explained_by(slip)
+            if kept:
+                return
+        scanned = explaining.scanned.get(failure.signature, 0) < explaining.scans
+        if slips.together(failure, groups) is None and scanned:
+            # No deadline: a judgment cut by one would be taken as made.
+            slips.scan(failure, math.inf, True, explaining.left)
 
 
 def explained(
@@ -178,9 +239,6 @@ def explained(
     try:
         with Ticker(progress, False):
             groups, alone = judge.rest(scanning)
-        for group in groups:
-            best = slips.furthest(group)
-            group.slips = [best, *(s for s in group.slips if s != best)]
         left_over(alike, groups, alone, time.monotonic() + scanning)
     except KeyboardInterrupt:
         interrupted[0] = True

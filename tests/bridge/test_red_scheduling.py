@@ -8,6 +8,7 @@ of its kind that was shrunk. Speed itself is row 18 of BENCHMARKS.md."""
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from contextlib import nullcontext
@@ -22,6 +23,7 @@ from bridge.formats.kit import CORPUS
 from bridge.formats.profile import SPEC
 from bridge.runs import triage
 from bridge.runs.corpus import (
+    BEHIND,
     Options,
     Workers,
     check,
@@ -173,6 +175,26 @@ def test_workers_do_something_else_while_no_result_is_in(tmp_path: Path) -> None
     assert calls[:3] == [0, 0, 0]
     # With nothing to do it waits: one call at most after each result, not a spin.
     assert len(calls) <= 3 + len(got) + 1
+
+
+def niceness(_: int) -> int:
+    return os.nice(0)
+
+
+def test_workers_behind_the_judging_process_run_nicer_than_it(tmp_path: Path) -> None:
+    """The replay's workers run BEHIND the run's process when it judges
+    while it waits for them (and the engines they start with them), so that
+    the judging is not left for after the replay; other workers run as
+    nice as it."""
+    files = [tmp_path / f"{n}.txt" for n in range(2)]
+    for path in files:
+        path.write_text("x")
+    mine = os.nice(0)
+    for behind, nicer in ((True, BEHIND), (False, 0)):
+        with Workers(2, behind=behind) as workers:
+            found = list(workers.each(niceness, [0, 1], lambda n: files[n]))
+        assert found == [min(mine + nicer, 19)] * 2
+    assert BEHIND > 0
 
 
 def scans_recorded(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
