@@ -80,7 +80,7 @@ def test_jobs_take_the_largest_scenarios_first_and_report_in_name_order(
     class Backwards:
         """A pool that runs its jobs here and answers last job first."""
 
-        def __init__(self, processes: int, initializer: object) -> None:
+        def __init__(self, processes: int, initializer: object, initargs: object = ()) -> None:
             assert processes == 2
 
         def __enter__(self) -> Backwards:
