@@ -56,6 +56,7 @@ import os
 import re
 import signal
 import sys
+import sysconfig
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -659,10 +660,17 @@ of a second) a slipped replay of the same scenario may take."""
 
 def stuck(_signum: int, frame: FrameType | None) -> None:
     """Stuck, unless the alarm came while `applied` itself runs (between the
-    replay's end and its restore): raised there it would skip the restore,
-    so the alarm, repeated every 50 ms, comes again."""
+    replay's end and its restore) or in Python's own library (`LIBRARY`):
+    raised in the first it would skip the restore, in the second it could
+    be swallowed and printed (a weakref callback the garbage collector
+    runs cannot raise); the alarm, repeated every 50 ms, comes again."""
     if ARMED[0] and frame is not None and frame.f_code not in RESTORING:
-        raise Stuck
+        if not frame.f_code.co_filename.startswith(LIBRARY):
+            raise Stuck
+
+
+LIBRARY = (sysconfig.get_paths()["stdlib"] + os.sep, "<frozen ")
+"""How the code of Python's own library is named: where an alarm does not raise (`stuck`)."""
 
 
 def allowed(events: int, cpu: float | None) -> float:
