@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis.internal.conjecture import providers
 
 import bridge.runs.fuzz as fuzz_run
 import bridge.runs.fuzz_draws as fuzz_draws
@@ -68,8 +69,9 @@ def test_a_seeds_histories_do_not_depend_on_the_modules_loaded(
     with literals(tmp_path):
         after = histories(tmp_path / "after", monkeypatch)
         assert len(before) == 6 and after == before
-        # Hypothesis draws the literals without it: this test can tell.
+        # Hypothesis draws the literals without it: this test can tell
+        # (where Hypothesis collects them: the lock's version does).
         monkeypatch.setattr(fuzz_run, "without_local_constants", unchanged)
         bare = histories(tmp_path / "bare", monkeypatch)
-    assert bare != before
+    assert bare != before or not hasattr(providers, "_get_local_constants")
     capsys.readouterr()
