@@ -4,7 +4,6 @@ default), a line per scenario as it is checked, and the reports asked for."""
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -46,13 +45,12 @@ from bridge.runs.shards import share
 from bridge.runs.tally import counted, outside_lines, still_known
 from bridge.runs.triage import (
     ENDING,
-    SCANNING,
-    SCANNING_AT_LEAST,
     SHRINKING_AT_LEAST,
     Judge,
     Shrinking,
-    deadline,
     explained,
+    scanning_for,
+    shrinks_end,
     shrunk,
 )
 from bridge.wire.engine import EngineFault
@@ -193,10 +191,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.write_known_failures}: {len(known)} known failures")
     alike = failing(verdicts, known)
     stopped = [False]
-    scanning = max(SCANNING * seconds, SCANNING_AT_LEAST)
-    if args.shrink_seconds is not None:
-        scanning = args.shrink_seconds
-    found = explained(alike, options, scanning, stopped, judge)
+    found = explained(alike, options, scanning_for(seconds, args.shrink_seconds), stopped, judge)
 
     def reported(found: list[causes.Cause]) -> Run:
         return Run(
@@ -215,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
 
     if found:
         print(f"verdict before shrinking: {reported(found).summary()}", flush=True)
-    ends = deadline(began, seconds) if args.shrink_seconds is None else math.inf
+    ends = shrinks_end(began, seconds, args.shrink_seconds)
     if stopped[0]:
         interrupted = True
     else:

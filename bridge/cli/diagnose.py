@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         write_json(report, written, args.json, args.min_compared)
     if args.junit_xml is not None:
         write_junit(report, written, args.junit_xml, args.min_compared)
-    lines, code = text(report, written, args.min_compared)
+    lines, code = text(report, args.min_compared)
     # The reports first: a run stopped by a closed terminal has nowhere to print.
     with contextlib.suppress(OSError) if report.stopped else contextlib.nullcontext():
         print("\n".join(lines), flush=True)

@@ -21,7 +21,7 @@ from bridge.outputs.junit import add, compared, partly, set_tallies, verdict_pro
 from bridge.outputs.markup import visible
 from bridge.outputs.writing import write_whole
 from bridge.runs.corpus import Options
-from bridge.runs.diagnose import Report
+from bridge.runs.diagnose import FAULTS, Report
 from bridge.runs.follow import Diagnosis
 from bridge.runs.triage import said_cause
 
@@ -33,8 +33,6 @@ FORMAT = "optchat-spec-diagnosis/1"
 
 NOT_CHECKED = ("SKIPPED", "BAD", "FAULT", "ERROR", "unfinished")
 """The statuses of a scenario diagnose could not follow."""
-FAULTS = ("BAD", "FAULT", "ERROR")
-"""The statuses that make the run's exit code 2: bad input, an engine fault, the bridge failing."""
 
 
 def names(paths: list[Path]) -> str:
@@ -197,9 +195,9 @@ def last_line(report: Report, floor: float) -> str:
     return f"{bugs}; {report.coverage().compared_said(floor)}"
 
 
-def text(report: Report, written: dict[Path, Path], floor: float = 0.0) -> tuple[list[str], int]:
-    """The report's lines (`written`: where each shrunk likely bug went), and
-    the exit code (`floor`: `--min-compared`)."""
+def text(report: Report, floor: float = 0.0) -> tuple[list[str], int]:
+    """The report's lines (each cause's shrunk scenario said where it went),
+    and the exit code (`floor`: `--min-compared`)."""
     out: list[str] = []
     for d in report.diagnoses:
         out += scenario_lines(d)
@@ -239,13 +237,13 @@ def text(report: Report, written: dict[Path, Path], floor: float = 0.0) -> tuple
         ' answer, or give "profile" as a --profile file and "capabilities" as --capabilities):'
     )
     out.append(json.dumps(proposal(report), sort_keys=True))
-    out += bug_lines(report, written)
+    out += bug_lines(report)
     out.append(f"under the proposed profile: {report.coverage().summary()}")
     out.append(last_line(report, floor))
     return out, exit_code(report, floor)
 
 
-def bug_lines(report: Report, written: dict[Path, Path]) -> list[str]:
+def bug_lines(report: Report) -> list[str]:
     """The likely bugs by cause, or what the run could not say and why."""
     if not followed(report):
         words = ", ".join(f"{n} {s}" for s, n in counts(report).items())

@@ -133,6 +133,10 @@ from scenarios.format import CONSTANTS, Scenario
 FOLLOWED = ("agrees", "explained", "unexplained")
 """The statuses of a scenario that was replayed to a verdict."""
 
+FAULTS = ("BAD", "FAULT", "ERROR")
+"""The statuses of a scenario that could not be replayed to a verdict (bad
+input, an engine fault, the bridge failing): the run then exits 2."""
+
 SAMPLES = 2
 """How many likely bugs of one cause are tried for contradicted differences."""
 KNOWN = 2
@@ -264,7 +268,12 @@ class Report:
 
 
 def grouped(
-    failing: list[Diagnosis], opts: Options, trial: Trial, jobs: int, shrinking: triage.Shrinking
+    failing: list[Diagnosis],
+    opts: Options,
+    trial: Trial,
+    shrinking: triage.Shrinking,
+    until: float = math.inf,
+    done: list[Path] | None = None,
 ) -> tuple[list[Cause], bool]:
     """The likely bugs as `corpus`'s causes (bridge/runs/triage.py): each
     replayed under the proposal `trial` as `corpus` checks a scenario (one
@@ -273,33 +282,36 @@ def grouped(
     others grouped by where they first diverge; each cause's shrunk
     scenario written to --regressions as `corpus` writes it, the shrinks
     ending by `triage.ENDING` times that replay, or within the seconds
-    `shrinking` gives (--shrink-seconds, or what --seconds leaves).
-    What `corpus` says meanwhile goes to stderr, with the progress lines:
+    `shrinking` gives (--shrink-seconds), and all by `until` (the end
+    --seconds sets, `time.monotonic`). Each scenario replayed is added to
+    `done` (the run's progress line counts them). What `corpus` says
+    meanwhile goes to stderr, with the progress lines:
     the report says the causes at the end. A likely bug that no longer
     fails so (its replay faulted) is left out of them (bridge/outputs/diagnosis.py
     `causes` says it apart). Also whether an interruption (Ctrl-C, SIGTERM)
     cut the grouping short."""
     under = replace(opts, trial=trial, quiet=True)
-    judge = triage.Judge()
+    judge = triage.Judge(shrinking.jobs)
     began = time.monotonic()
     verdicts = []
+    paths = [d.path for d in failing]
     with contextlib.redirect_stdout(sys.stderr):
-        for verdict in check_all([d.path for d in failing], under, jobs, judge.idle):
+        for verdict in check_all(paths, under, shrinking.jobs, judge.idle):
             verdicts.append(verdict)
+            if done is not None:
+                done.append(verdict.path)
             if verdict.status == "FAIL" and verdict.failure is not None:
                 judge.add(verdict.failure)
         replay = time.monotonic() - began
         alike = corpus_failing(verdicts, {})
-        # As `corpus` spends it (bridge/cli/corpus.py): a time given is the
-        # bound, else the shares of the replay's time.
+        # As `corpus` spends it, within the run's end.
         given = shrinking.shrink_seconds
-        scanning = max(triage.SCANNING * replay, triage.SCANNING_AT_LEAST)
-        scanning = scanning if given is None else given
+        scanning = min(triage.scanning_for(replay, given), until - time.monotonic())
         stopped = [False]
-        found = triage.explained(alike, under, scanning, stopped, judge)
+        found = triage.explained(alike, under, max(scanning, 0.0), stopped, judge)
         if stopped[0]:
             return found, True
-        ends = triage.deadline(began, replay) if given is None else math.inf
+        ends = min(triage.shrinks_end(began, replay, given), until)
         return triage.shrunk(found, alike, under, shrinking, ends)
 
 
@@ -426,7 +438,8 @@ class Run:
             self.base,
             self.proposed,
             self.needing,
-            [self.followed[p] for p in seen],
+            # A scenario followed, then faulting under the proposal, is said as faulted.
+            [d if (d := self.latest(p)).status in FAULTS else self.followed[p] for p in seen],
             bugs,
             time.monotonic() - self.began,
             covered,
@@ -521,12 +534,7 @@ def contradicted(
     out = {}
     for change, paths in needing.items():
         against = [
-            d
-            for d in tried
-            if change in d.contradicts
-            and (was := followed[d.path]).status in ("agrees", "explained")
-            and was.trial is not None
-            and not holds(was.trial, (change,))
+            d for d in tried if change in d.contradicts and agreed_without(followed[d.path], change)
         ]
         explained = Counter(
             step.symptom for p in paths for step in followed[p].steps if change in step.explained_by
@@ -534,6 +542,14 @@ def contradicted(
         if explained and len(against) >= len(paths):
             out[change] = (explained.most_common(1)[0][0], len(against))
     return out
+
+
+def agreed_without(was: Diagnosis, change: Change) -> bool:
+    """Whether the engine agreed with a scenario from end to end, followed,
+    under a trial without `change`."""
+    return was.status in ("agrees", "explained") and (
+        was.trial is not None and not holds(was.trial, (change,))
+    )
 
 
 def turned(change: Change, followed: Diagnosis) -> tuple[Any, ...] | None:
@@ -621,9 +637,7 @@ def phases(
     agreed: list[Job] = [
         ("contradict", d.path, opts, state.proposed, state.base, deadline)
         for d in failing
-        if (was := state.followed[d.path]).status in ("agrees", "explained")
-        and was.trial is not None
-        and not all(holds(was.trial, (c,)) for c in state.needing)
+        if any(agreed_without(state.followed[d.path], c) for c in state.needing)
     ]
     if agreed:
         state.begin(
@@ -642,11 +656,11 @@ def phases(
     proposed = state.proposed
     state.begin("grouping the likely bugs into causes", [d.path for d in failing])
     smallest = sorted(failing, key=lambda d: (d.path.stat().st_size, str(d.path)))
-    left = max(0.0, min(shrink_seconds, deadline - time.monotonic()))
-    budget = triage.Shrinking(shrink_tries, None if left == math.inf else left, regressions, jobs)
+    given = None if shrink_seconds == math.inf else shrink_seconds
+    budget = triage.Shrinking(shrink_tries, given, regressions, jobs)
     interrupted = False
     if failing:
-        state.causes, interrupted = grouped(smallest, opts, proposed, jobs, budget)
+        state.causes, interrupted = grouped(smallest, opts, proposed, budget, deadline, state.done)
     path_of = {shown(d.path): d.path for d in failing}
     for one in state.causes:
         if one.shrunk is not None and one.representative in path_of:

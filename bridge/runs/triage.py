@@ -79,6 +79,19 @@ def deadline(began: float, replay: float) -> float:
     return max(began + ENDING * replay, time.monotonic() + SHRINKING_AT_LEAST)
 
 
+def scanning_for(replay: float, given: float | None) -> float:
+    """The seconds trying slips after a replay of `replay` seconds may take:
+    `given` (--shrink-seconds), else SCANNING of the replay's, at least
+    SCANNING_AT_LEAST."""
+    return given if given is not None else max(SCANNING * replay, SCANNING_AT_LEAST)
+
+
+def shrinks_end(began: float, replay: float, given: float | None) -> float:
+    """When the shrinks stop: the run's `deadline`, unless --shrink-seconds
+    is `given` (then each cause's shrink has that many seconds, no end)."""
+    return deadline(began, replay) if given is None else math.inf
+
+
 class Judge:
     """Rule slips tried on each FAIL as the replay brings it
     (bridge/checking/slips.py `Explaining`) while this process would

@@ -508,6 +508,9 @@ def test_diagnose_tells_the_differences_from_the_bug_in_one_engine(
     assert "     (its replay shows the bug once the engine declares the proposed profile " in out
     for _, count, path in shrunk:
         assert int(count) <= 5
+        # Shrunk under the proposal: the engine declaring it fails there with
+        # the bug, and agrees without it.
+        assert cli.main(["compare", path, "--engine", PARTIAL_ENGINE + " --bug --declare"]) == 1
         assert cli.main(["compare", path, "--engine", PARTIAL_ENGINE + " --declare"]) == 0
 
 

@@ -188,7 +188,7 @@ def test_a_run_where_scenarios_faulted_never_ends_with_no_likely_bug() -> None:
         0.0,
         {ok: Coverage(4, 4)},
     )
-    lines, code = text(report, {})
+    lines, code = text(report)
     out = "\n".join(lines)
     assert code == 2
     assert "no likely bug" not in out.lower(), out

@@ -388,6 +388,38 @@ def test_a_change_the_engine_agreed_without_and_diverges_earlier_under_is_withdr
     assert contradicted(needing, followed, [replace(broke, path=Path("c"))]) == {}
     # Nor when fewer such scenarios than needed it.
     assert contradicted({queued: [Path("a"), Path("a")]}, followed, [broke]) == {}
+    # Nor when the engine did not agree with it end to end, or under no trial said.
+    failed = Diagnosis(Path("b"), "unexplained", trial=Trial(SPEC))
+    assert contradicted(needing, {**followed, Path("b"): failed}, [broke]) == {}
+    untold = Diagnosis(Path("b"), "agrees")
+    assert contradicted(needing, {**followed, Path("b"): untold}, [broke]) == {}
+    # Nor a change that explained nothing in the scenarios that needed it.
+    bare = Diagnosis(Path("a"), "explained")
+    assert contradicted(needing, {**followed, Path("a"): bare}, [broke]) == {}
+
+
+def test_a_scenario_that_faults_under_the_proposal_is_never_said_to_agree(
+    tmp_path: Path,
+) -> None:
+    """A scenario the engine agreed with, followed, that then faults when
+    checked under the proposal makes the run exit 2 and say it was not
+    diagnosed: never "NO LIKELY BUG" with exit 0."""
+    from bridge.checking.coverage import Coverage
+    from bridge.outputs.diagnosis import exit_code, last_line
+    from bridge.runs.corpus import Options
+    from bridge.runs.diagnose import Run
+    from bridge.runs.follow import Diagnosis
+
+    path = tmp_path / "one.jsonl"
+    path.write_text("{}\n")
+    run = Run([path], Options(DISTANT, 10.0), 60.0)
+    whole = Coverage(events=5, compared=5)
+    run.followed[path] = Diagnosis(path, "agrees", coverage=whole, trial=Trial(SPEC))
+    assert exit_code(run.report()) == 0
+    run.checked[path] = Diagnosis(path, "FAULT", reason="the engine exited")
+    report = run.report()
+    assert exit_code(report) == 2
+    assert "1 of 1 scenarios NOT DIAGNOSED" in last_line(report, 0.0)
 
 
 ISSUE_35 = ("retried", "zoom_one", "zoom_halves", "zoom_unbuilt", "tolerance", "cut")
