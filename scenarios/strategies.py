@@ -16,7 +16,7 @@ random engine profile (SPEC 10).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Protocol, TypeVar
 
 from hypothesis import strategies as st
@@ -49,7 +49,7 @@ SPACE_ENDS = ("\x0b", "\x1f", "\x85", "\xa0", "\ufeff")
 3.6; U+001F none of them), which replies and lines end in now and then."""
 
 
-@cache
+@lru_cache(maxsize=None, typed=True)
 def between(low: int, high: int) -> st.SearchStrategy[int]:
     """An integer from `low` to `high`. Each strategy here is made once (and
     drawn from as often as asked): making and validating one cost Hypothesis
@@ -58,9 +58,9 @@ def between(low: int, high: int) -> st.SearchStrategy[int]:
     return st.integers(low, high)
 
 
-@cache
+@lru_cache(maxsize=None, typed=True)
 def among(*items: T) -> st.SearchStrategy[T]:
-    """One of `items` (made once, as `between`)."""
+    """One of `items` (made once, as `between`; `among(0, 1)` is not `among(False, True)`)."""
     return st.sampled_from(items)
 
 

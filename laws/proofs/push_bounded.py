@@ -392,7 +392,7 @@ def _run(k: int, form: Form, budget_offset: int, tie: Tie, processes: int) -> li
     # A daemonic process (a multiprocessing.Pool worker) may not start processes.
     if processes <= 1 or multiprocessing.current_process().daemon:
         return [_check(case) for case in cases]
-    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+    with multiprocessing.get_context("spawn").Pool(min(processes, len(cases))) as pool:
         return pool.map(_check, cases, chunksize=1)
 
 

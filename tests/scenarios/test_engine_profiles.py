@@ -29,3 +29,19 @@ def test_the_kinds_taken_are_drawn_once(monkeypatch: pytest.MonkeyPatch) -> None
 
     draws()
     assert seen and all(len(profile.kinds) == 1 for profile in seen)
+
+
+def test_a_strategy_made_once_is_one_of_its_values_types() -> None:
+    """`among` and `between` are made once for their arguments, told apart
+    by type: `among(0, 1)` draws integers, `among(False, True)` booleans,
+    though 0 == False and 1 == True."""
+    drawn: list[tuple[object, object]] = []
+
+    @settings(max_examples=20, database=None, derandomize=True)
+    @given(strategies.among(0, 1), strategies.among(False, True))
+    def draws(number: object, truth: object) -> None:
+        drawn.append((number, truth))
+
+    draws()
+    assert drawn and all(type(n) is int and type(t) is bool for n, t in drawn)
+    assert strategies.between(1, 2) is strategies.between(1, 2)
