@@ -56,7 +56,6 @@ import os
 import re
 import signal
 import sys
-import sysconfig
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -659,18 +658,22 @@ of a second) a slipped replay of the same scenario may take."""
 
 
 def stuck(_signum: int, frame: FrameType | None) -> None:
-    """Stuck, unless the alarm came while `applied` itself runs (between the
-    replay's end and its restore) or in Python's own library (`LIBRARY`):
-    raised in the first it would skip the restore, in the second it could
-    be swallowed and printed (a weakref callback the garbage collector
-    runs cannot raise); the alarm, repeated every 50 ms, comes again."""
+    """Stuck, if the alarm came in the model's code or the runner's (`OWN`:
+    where a slipped replay runs), but not while `applied` itself runs
+    (between the replay's end and its restore). Raised elsewhere it could
+    be swallowed and printed (a callback the garbage collector runs, a
+    weakref's or a library's, cannot raise), and in `applied` it would skip
+    the restore: the alarm, repeated every 50 ms, comes again."""
     if ARMED[0] and frame is not None and frame.f_code not in RESTORING:
-        if not frame.f_code.co_filename.startswith(LIBRARY):
+        if frame.f_code.co_filename.startswith(OWN):
             raise Stuck
 
 
-LIBRARY = (sysconfig.get_paths()["stdlib"] + os.sep, "<frozen ")
-"""How the code of Python's own library is named: where an alarm does not raise (`stuck`)."""
+OWN = (
+    str(Path(import_module("model").__file__ or "").parent) + os.sep,
+    str(Path(__file__).parent.parent) + os.sep,
+)
+"""The folders of the model's code and the runner's: where an alarm raises (`stuck`)."""
 
 
 def allowed(events: int, cpu: float | None) -> float:
@@ -1134,7 +1137,9 @@ class Failure:
         answers, as it would not with the slip's rule)."""
         if not self.replayed() or (self.ran is not None and not all(map(self.reaches, slips))):
             return False
-        if all(slip in self.same for slip in slips) or not all(map(self.calls, slips)):
+        # `same` holds of a slip alone: two slips can change together what neither changes alone.
+        alone = len(slips) == 1 and slips[0] in self.same
+        if alone or not all(map(self.calls, slips)):
             return False
         assert self.expected is not None
         got = 0
@@ -1316,15 +1321,19 @@ class Ahead:
         once this one stops it (`stop`) or goes (its sends then fail)."""
         reader, writer = Pipe(duplex=False)
         before = {failure.name: set(failure.judged) for failure in failures}
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # pragma: no cover (the forked process ends by os._exit)
             try:
                 reader.close()
+                AHEAD.clear()
                 os.nice(NICER)
                 for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
                     if callable(signal.getsignal(signum)):
                         signal.signal(signum, signal.SIG_DFL)
                 for failure in failures:
+                    if os.getppid() != parent:
+                        break  # its parent was killed: no one reads on
                     work(failure)
                     made = [k for k in failure.judged if k not in before[failure.name]]
                     writer.send((failure.name, [(ids(k), failure.told(k)) for k in made]))

@@ -121,7 +121,14 @@ class Judge:
         whether there was one. Unless `quiet`, a line every 10 s says which
         FAIL holds back the scenarios' lines."""
         if not self.waiting:
-            return self.explaining is not None and self.explaining.retried()
+            if self.explaining is None:
+                return False
+
+            def again(elapsed: float) -> str:
+                return f"  ... rule slips tried again on a FAIL deferred ({elapsed:.0f} s)"
+
+            with Ticker(again, quiet):
+                return self.explaining.retried()
         if self.explaining is None:
             self.explaining = slips.Explaining(wide=False)
         failure = self.chosen(self.explaining)
@@ -163,11 +170,11 @@ class Judge:
         self.explaining.deadline = min(self.explaining.deadline, time.monotonic() + seconds)
         self.explaining.left = tries
         ahead = slips.Ahead()
-        if self.jobs > 1 and len(self.waiting) >= AHEAD_AT_LEAST and hasattr(os, "fork"):
-            waiting = [f for _, f in sorted(self.waiting, key=lambda w: w[0])]
-            ahead.start(self.scanned_whole() + waiting, self.fitted)
         slips.AHEAD.append(ahead)
         try:
+            if self.jobs > 1 and len(self.waiting) >= AHEAD_AT_LEAST and hasattr(os, "fork"):
+                waiting = [f for _, f in sorted(self.waiting, key=lambda w: w[0])]
+                ahead.start(self.scanned_whole() + waiting, self.fitted)
             while self.idle(quiet=True):
                 pass
             self.explaining.widen()
@@ -252,7 +259,7 @@ def explained(
     try:
         with Ticker(progress, False):
             groups, alone = judge.rest(scanning)
-        left_over(alike, groups, alone, time.monotonic() + scanning)
+            left_over(alike, groups, alone, time.monotonic() + scanning)
     except KeyboardInterrupt:
         interrupted[0] = True
         print("interrupted: every FAIL is its area of SPEC's cause")
@@ -266,7 +273,18 @@ def explained(
         by_slip.update(names)
     for made, _ in find_causes(unexplained(alike, by_slip), options, 1, 0):
         found += [replace(cause, slips_tried=True) for cause in made]
-    found = ordered(later_bugs(found, {f.name: f for f in failures}))
+    if not interrupted[0]:
+
+        def after(elapsed: float) -> str:
+            return f"  ... causes: bugs that show after another's ({elapsed:.0f} s)"
+
+        try:
+            with Ticker(after, False):
+                found = later_bugs(found, {f.name: f for f in failures})
+        except KeyboardInterrupt:
+            interrupted[0] = True
+            print("interrupted: the bugs that show after another's are not listed")
+    found = ordered(found)
     print(f"{fails} FAIL from {counted(len(found), 'cause')}:", flush=True)
     for number, cause in enumerate(found, start=1):
         print(said_cause(number, cause, options, found), flush=True)

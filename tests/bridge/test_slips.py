@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import signal
 import sys
@@ -17,6 +18,8 @@ import time
 import weakref
 from dataclasses import replace
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import jsonschema
 import pytest
@@ -117,8 +120,8 @@ def test_a_slipped_replay_is_stuck_by_its_cpu_seconds_not_the_clocks() -> None:
         time.sleep(0.4)
     spun = time.process_time()
     with pytest.raises(slips.Stuck), slips.applied(slip, cpu=0.0):
-        while True:
-            pass
+        while True:  # a loop through the model's code, as a slip's would be
+            text.flatten("a")
     # The kernel charges the interval timer by its ticks, not as the process
     # clock counts: the quarter of a second allowed came at 0.187 s of it once.
     assert 0.05 <= time.process_time() - spun < 2
@@ -128,19 +131,31 @@ def test_a_slipped_replay_is_stuck_by_its_cpu_seconds_not_the_clocks() -> None:
 def test_an_alarm_while_the_model_is_restored_is_let_pass() -> None:
     """An alarm that comes after the slipped replay, while `applied` puts
     the model back, raises nothing there (the restore would be skipped and
-    the slip left in the model), nor in Python's own library (a weakref
-    callback the collector runs cannot raise: the Stuck would be printed
-    and lost; the alarm comes again 50 ms later); one in the replay is Stuck."""
+    the slip left in the model), nor outside the model's code and the
+    runner's (a weakref's callback the collector runs, or a library's,
+    cannot raise: the Stuck would be printed and lost; the alarm comes
+    again 50 ms later); one in the model's code is Stuck."""
     slip = next(s for s in slips.catalogue() if s.function == "flatten")
     library = iter(weakref.WeakSet()).gi_frame  # type: ignore[attr-defined]
+    seen: list[FrameType] = []
+
+    class Seen(str):
+        def replace(self, *args: Any) -> str:  # type: ignore[override]
+            seen.append(sys._getframe(1))
+            return str.replace(self, *args)
+
+    text.flatten(Seen("a\r\nb"))
+    model = seen[0]
     using = slips.applied.__wrapped__(slip, cpu=0.0)  # type: ignore[attr-defined]
     next(using)
     try:
         assert slips.ARMED[0] and library.f_code.co_filename.endswith("_weakrefset.py")
+        assert model.f_code.co_filename.endswith(os.path.join("model", "text.py"))
         slips.stuck(signal.SIGVTALRM, using.gi_frame)
         slips.stuck(signal.SIGVTALRM, library)
+        slips.stuck(signal.SIGVTALRM, sys._getframe())  # this test's code
         with pytest.raises(slips.Stuck):
-            slips.stuck(signal.SIGVTALRM, sys._getframe())
+            slips.stuck(signal.SIGVTALRM, model)
     finally:
         using.close()
     assert not slips.ARMED[0] and text.flatten("a\r\nb") == "a b"
