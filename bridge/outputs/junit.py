@@ -89,9 +89,12 @@ def add(parent: ET.Element, tag: str, text: str | None = None, **attributes: str
     return child
 
 
-def test_case(suite: ET.Element, verdict: Verdict, seen: str, cause: Cause | None) -> str | None:
-    """The scenario's test case (with the cause of its FAIL as a property);
-    which tally it counts in, if any."""
+def test_case(
+    suite: ET.Element, verdict: Verdict, seen: str, cause: Cause | None, seconds: list[str]
+) -> str | None:
+    """The scenario's test case (with the cause of its FAIL as a property,
+    and each other cause whose bug it shows too, `seconds`, as a
+    `SECOND_CAUSE` one); which tally it counts in, if any."""
     case = add(
         suite,
         "testcase",
@@ -109,6 +112,7 @@ def test_case(suite: ET.Element, verdict: Verdict, seen: str, cause: Cause | Non
         if cause is not None:
             named.append(("cause", cause.id))
             text += f"\ncause {cause_said(cause)}"
+        named += [(SECOND_CAUSE, second) for second in seconds]
         adopted = verdict.coverage.adopted if verdict.coverage is not None else 0
         if adopted:
             named.append(("compared_after_adoption", str(adopted)))
@@ -139,6 +143,18 @@ def test_case(suite: ET.Element, verdict: Verdict, seen: str, cause: Cause | Non
     if verdict.stderr:
         add(case, "system-err", verdict.stderr)
     return counted
+
+
+SECOND_CAUSE = "second_cause"
+"""The property of a FAIL's test case naming another cause whose bug it
+shows too (that cause's `after`): the FAILs counted once in the verdict's
+`(N showing two causes' bugs, counted once)`, which `merge-reports` counts
+again from the shards' test cases (`shows_two_causes`)."""
+
+
+def shows_two_causes(case: ET.Element) -> bool:
+    """Whether a test case is a FAIL showing a second cause's bug too (`SECOND_CAUSE`)."""
+    return any(p.get("name") == SECOND_CAUSE for p in case.iterfind("properties/property"))
 
 
 def outcome_of(case: ET.Element) -> str:
@@ -172,7 +188,8 @@ def write_junit(run: Run, path: Path) -> None:
     The suite's properties say what the run compared, the causes of its
     FAILs (`causes`, then a `cause` each: its id and what it is) and its
     verdict; a FAIL's test case names its cause (a `cause` property, and the
-    failure's last line); a scenario's output says what it did not compare."""
+    failure's last line), and each other cause whose bug it shows too; a
+    scenario's output says what it did not compare."""
     suite = ET.Element("testsuite", name=visible(f"optchat-spec corpus ({run.engine})"))
     properties = add(suite, "properties")
     profile = next((v.profile for v in run.verdicts if v.profile is not None), None)
@@ -194,7 +211,8 @@ def write_junit(run: Run, path: Path) -> None:
     for verdict in run.verdicts:
         tally["tests"] += 1
         cause = by_id.get(run.cause_of(verdict) or "")
-        counted = test_case(suite, verdict, outcome(verdict, run.known), cause)
+        seconds = [c.id for c in run.causes if shown(verdict.path) in c.after]
+        counted = test_case(suite, verdict, outcome(verdict, run.known), cause, seconds)
         if counted is not None:
             tally[counted] += 1
     set_tallies(suite, tally, run.tally().short())

@@ -28,7 +28,7 @@ from bridge.formats.schema import problem
 from bridge.formats.terminal import cut
 from bridge.formats.usage import REPORT_MOST, UsageError, bounded
 from bridge.outputs.json_report import FORMAT
-from bridge.outputs.junit import is_run_case, outcome_of, set_tallies
+from bridge.outputs.junit import is_run_case, outcome_of, set_tallies, shows_two_causes
 from bridge.outputs.writing import write_whole
 from bridge.runs.tally import Tally
 from scenarios.shard import MAX_SHARDS
@@ -482,7 +482,7 @@ def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
         counts,
         coverage,
         floor_of(first_path, totals.get("min_compared")),
-        (totals.get("engine", ""), profile, causes, 0),
+        (totals.get("engine", ""), profile, causes, sum(shows_two_causes(c) for _, c in cases)),
     )
     for name, value in (("shard", ""), ("exit_code", str(code)), ("verdict", summary)):
         item = next((i for i in holder if i.get("name") == name), None)
