@@ -36,7 +36,7 @@ SECONDS = 300.0
 """The run's --seconds: far more than it takes, far less than --shrink-seconds."""
 
 LATE = 10.0
-"""How long the likely bugs' replay and the slips tried after it take, on the clock."""
+"""How long trying the slips after the likely bugs' replay takes, on the clock."""
 
 SHRINKS = ("slip_shrunk", "later_shrunk", "grouped")
 """triage's shrinks of one cause, or of the causes no slip names."""

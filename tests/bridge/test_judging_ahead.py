@@ -95,10 +95,11 @@ def forks(monkeypatch: pytest.MonkeyPatch, drained: bool = False) -> list[int]:
     def recorded(ahead: slips.Ahead, failures: list[slips.Failure], work: Any) -> None:
         start(ahead, failures, work)
         started.append(ahead.pid)
-        while drained and ahead.conn is not None:
-            ahead.conn.poll(None)
-            ahead.knows(failures[0], ())  # reads what was sent; at its end, the pipe closed
-        SENT.update(ahead.told)
+        if drained:
+            while ahead.conn is not None:
+                ahead.conn.poll(None)
+                ahead.knows(failures[0], ())  # reads what was sent; at its end, the pipe closed
+            SENT.update(ahead.told)
 
     SENT.clear()
     monkeypatch.setattr(slips.Ahead, "start", recorded)
