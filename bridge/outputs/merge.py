@@ -434,7 +434,9 @@ def every_cause(holder: ET.Element, suites: list[ET.Element]) -> int:
 def merge_junit(suites: list[tuple[Path, ET.Element]]) -> ET.Element:
     """One test suite of every shard's test cases, its counts summed; what
     ran (its properties) as a shard that ran a scenario says it (an empty
-    shard learnt no engine name or profile)."""
+    shard learnt no engine name or profile); its verdict made again, the
+    FAILs showing two causes' bugs counted from their test cases
+    (bridge/outputs/junit.py `shows_two_causes`)."""
     first_path, first = next(
         ((path, suite) for path, suite in suites if suite.find("testcase") is not None), suites[0]
     )
