@@ -61,3 +61,26 @@ def test_a_pair_is_judged_though_the_sift_found_each_alone_changes_nothing(
     assert replays == []
     assert failure.explained_by(offered, built)
     assert replays == [(offered, built)]
+
+
+@pytest.mark.parametrize("seen", ["traced", "probed"])
+def test_a_pair_is_judged_though_the_model_alone_never_runs_one_of_them(seen: str) -> None:
+    """What the model alone runs rules out a pair only when it runs neither
+    slip: `free_offered` is never called by the model alone (its loop runs
+    only under `_build_free` slipped), yet the pair explains the FAIL,
+    whether the FAIL was traced for a scan (`reaches`) or, long, probed for
+    the functions it calls (`calls`)."""
+    count = 40 if seen == "traced" else slips.SCANNED_WHILE_REPLAYING + 200
+    scenario = random_scenario(0, count)
+    offered, built = slips.named(OFFERED), slips.named(BUILT)
+    right, both = answers(scenario), answers(scenario, offered, built)
+    index = next(k for k, (a, b) in enumerate(zip(right, both, strict=True)) if a != b)
+    failure = slips.Failure("engine", scenario, SPEC, (), index, both[index], "views@message")
+    failure.expected = right[: index + 1]
+    if seen == "traced":
+        failure.trace()
+        assert not failure.reaches(offered) and failure.reaches(built)
+    else:
+        assert not failure.explained_by(offered)
+        assert not failure.calls(offered) and failure.calls(built)
+    assert failure.explained_by(offered, built)
