@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bridge.checking import causes, slips
-from bridge.checking.shrink import marked, plain_texts, shrink_budget, simplify
+from bridge.checking.shrink import marked, parted, plain_texts, shrink_budget, simplify
 from bridge.checking.verdict import Verdict
 from bridge.formats.kit import shown
 from bridge.formats.layout import slug
@@ -496,7 +496,12 @@ def later_shrunk(
     that model is of the cause's provisional signature, and the slip
     changes no more of the model's answers than before, so that the first
     bug is left out where the shrink can leave it out (until `ends` at
-    most); then its texts written plainly where it still shows so. When
+    most). Removing events and shrinking texts cannot leave out a bug that
+    what the cause needs shows (a free leaf's, where the zoomed leaves fit
+    NODE): a constant lowered may (shrink.py `parted`), tried first on the
+    FAIL and again on what the shrink leaves, the shrink then going on
+    where the slip changes no answer. Then its texts written plainly where
+    it still shows so. When
     the slip changes none of the answers at the end, this bug shows there
     alone, as the engine's first divergence from SPEC's model
     (`Cause.alone`)."""
@@ -512,9 +517,9 @@ def later_shrunk(
     engine = make_engine(options)
     fewest = [math.inf]
 
-    def still(scenario: Scenario) -> bool:
+    def still(scenario: Scenario, most: float | None = None) -> bool:
         changed = slips.differing_answers(scenario, slip, profile, lacks)
-        if changed is None or len(changed) > fewest[0]:
+        if changed is None or len(changed) > (fewest[0] if most is None else most):
             return False
         found = slips.against(engine, scenario, slip, profile, lacks)
         if not found or causes.signature(found) != key:
@@ -522,10 +527,18 @@ def later_shrunk(
         fewest[0] = len(changed)
         return True
 
+    def alone(scenario: Scenario) -> bool:
+        return still(scenario, 0)
+
     try:
         if not still(whole):
             return
-        small = simplify(whole, still, seconds, args.shrink_tries)
+        small = parted(whole, alone, seconds, args.shrink_tries) if fewest[0] else None
+        if small is None:
+            small = simplify(whole, still, seconds, args.shrink_tries)
+            if fewest[0]:
+                left = ends - time.monotonic()
+                small = parted(small, alone, left, args.shrink_tries) or small
         # Its texts written plainly where it still shows so: a bug of the
         # engine's about text then shows neither (shrink.py `plain_texts`).
         plain = plain_texts(small)
@@ -599,7 +612,9 @@ def slip_shrunk(
             if alone(plain):
                 small, cause.alone = plain, True
             else:
-                fewer = simplify(small, alone, ends - time.monotonic(), args.shrink_tries)
+                fewer = parted(small, alone, ends - time.monotonic(), args.shrink_tries)
+                if fewer is None:
+                    fewer = simplify(small, alone, ends - time.monotonic(), args.shrink_tries)
                 if fewer != small:
                     small, cause.alone = fewer, True
     except EngineFault:

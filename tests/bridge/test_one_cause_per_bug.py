@@ -496,3 +496,23 @@ def test_a_shrink_cut_short_by_the_runs_end_has_its_texts_plain(
     assert check(tmp_path / "cut.jsonl", crlf).divergence is not None  # at the detail request
     assert check(tmp_path / "small.jsonl", crlf).divergence is None
     assert field_at(tmp_path / "small.jsonl", "ahead_running") == "queue@start"
+
+
+def test_a_later_bugs_shrunk_scenario_leaves_out_a_first_bug_no_removal_can(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A free leaf queued (named by its slip) and a zoom's halves newest
+    first, in zoom_2, whose zoomed leaves fit NODE: removing events and
+    shrinking texts keeps them free leaves, so the free leaf's bug shows
+    before the zoom's in every scenario the shrink reaches (its sweeps spent
+    the tries before it lowered a constant); a scenario without it is
+    looked for from there (shrink.py `parted`: a NODE no line fits), and
+    the zoom's shrunk scenario shows the zoom's bug alone."""
+    planted_engine(monkeypatch)
+    out, found = planted_run(tmp_path, capsys, "queued_leaf zoom", ["chooser_0", "zoom_2"])
+    (zoom,) = [c for c in found if c["kind"] == "zoom"]
+    assert [Path(p).stem for p in zoom["after"]] == ["zoom_2"], out
+    assert "it shows this bug alone (the other cause's slip changes no answer there)" in out, out
+    shrunk = Path(zoom["shrunk"])
+    assert field_at(shrunk, "zoom") == "zoom@zoom"
+    assert field_at(shrunk, "queued_leaf") is None
