@@ -14,7 +14,7 @@ from typing import Any
 
 from bridge import __version__
 from bridge.checking.causes import Cause, Signature
-from bridge.checking.changes import LACKS, Change, untried
+from bridge.checking.changes import LACKS, Change, proposal_of, untried
 from bridge.formats.kit import shown
 from bridge.formats.profile import SPEC, to_json
 from bridge.outputs.junit import add, compared, partly, set_tallies, verdict_properties
@@ -49,9 +49,7 @@ def proposal(report: Report) -> dict[str, Any]:
     """The proposed profile and capabilities as an engine declares them in
     its ready answer: the options that differ from SPEC (SPEC 10) and the
     capabilities it implements (bridge/PROTOCOL.md)."""
-    spec = to_json(SPEC)
-    profile = {k: v for k, v in to_json(report.proposed.profile).items() if spec[k] != v}
-    return {"profile": profile, "capabilities": sorted(report.proposed.held)}
+    return proposal_of(report.proposed)
 
 
 def shrunk_written(report: Report) -> dict[Path, Path]:
@@ -269,7 +267,8 @@ def bug_lines(report: Report) -> list[str]:
         if one.written is not None and report.proposed != report.base:
             out.append(
                 "     (its replay shows the bug once the engine declares the proposed profile "
-                "and capabilities above, or is given them as --profile and --capabilities)"
+                "and capabilities above, or is given them as --profile and --capabilities; "
+                "--proposal gives them to the model's side alone)"
             )
         contradicts = group[0].contradicts if group else ()
         for change in contradicts:

@@ -245,7 +245,8 @@ class Report:
     scenarios as `corpus` names them (bridge/formats/kit.py `shown`); the
     cause of the most first."""
     options: Options | None = None
-    """How the engine was run (the commands a cause's lines repeat)."""
+    """How the engine was run, and under the proposal where it is not the
+    declaration (`Options.trial`): the commands a cause's lines repeat."""
 
     def coverage(self) -> Coverage:
         """What the run under the proposal compared, summed over the scenarios."""
@@ -447,7 +448,8 @@ class Run:
             unfinished,
             self.doubtful,
             self.causes,
-            self.opts,
+            # The commands a cause's lines repeat pass the proposal (`--proposal`).
+            replace(self.opts, trial=self.proposed) if self.proposed != self.base else self.opts,
         )
 
 
