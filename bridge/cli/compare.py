@@ -43,7 +43,7 @@ from bridge.cli.options import (
 from bridge.formats.invocation import command
 from bridge.formats.kit import shown
 from bridge.formats.layout import named, read_checked, unique_name
-from bridge.formats.profile import agreement
+from bridge.formats.profile import agreement, declared
 from bridge.formats.usage import read_proposal
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import write_regression
@@ -87,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     scenario = read_checked(path)
     check_folder(args.regressions, "--regressions")
     proposal = read_proposal(args.proposal)
+    under = "" if proposal is None else declared(proposal[0]).replace("declared ", "", 1)
     options = checking(args, trial=None if proposal is None else Trial(*proposal))
     subject = make_engine(options)
     try:
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if found is None:
         print(
             f"{shown(path)}: {subject.name} agrees at all {result.answers} answers; "
-            f"{agreement(profile)}"
+            + (agreement(profile) if proposal is None else f"expected under --proposal: {under}")
         )
         print(f"  {result.coverage.summary()}")
         for note in notes:
@@ -225,5 +226,5 @@ class Written:
 def compare_again(path: Path, engine: str, proposal: str | None = None) -> str:
     """The command that compares `engine` on the scenario at `path` again
     (under `proposal`, when --proposal gave one)."""
-    said = f"{command()} compare {shlex.quote(str(path))} --engine {shlex.quote(engine)}"
-    return said if proposal is None else f"{said} --proposal {shlex.quote(proposal)}"
+    again = f"{command()} compare {shlex.quote(str(path))} --engine {shlex.quote(engine)}"
+    return again if proposal is None else f"{again} --proposal {shlex.quote(proposal)}"

@@ -2,7 +2,8 @@
 causes (issue 40): each cause's own shrunk scenario, where two were shrunk
 from one likely bug (a bug that shows only after another's, shrunk from a
 FAIL of that other's); a likely bug whose replay faults while it is named,
-said so."""
+said so; `compare --proposal`, which the printed commands repeat, read
+strictly."""
 
 from __future__ import annotations
 
@@ -109,3 +110,24 @@ def test_a_likely_bug_whose_replay_faults_while_it_is_named_is_said_so(
     assert data["verdict"]["exit_code"] == 2
     (case,) = ElementTree.parse(tmp_path / "d.xml").getroot().iter("testcase")
     assert said in (case.find("failure").text or "")  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("given", "problem"),
+    [
+        ('{"profile": {}}', 'not {"profile": {...}, "capabilities": [...]}, as diagnose prints it'),
+        ('{"profile": {"free_leaves": "later"}, "capabilities": []}', "the proposal: free_leaves "),
+        ('{"profile": {}, "capabilities": ["warp"]}', "the proposal: unknown capability 'warp'"),
+        ("[1,", "not JSON: "),
+    ],
+)
+def test_a_proposal_that_is_not_one_is_one_line_and_exit_2(
+    given: str, problem: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`compare --proposal` reads what diagnose prints; anything else is
+    a usage error in one line that names it and the problem."""
+    code = cli.main(["compare", "empty_chat", "--engine", "impl", "--proposal", given])
+    said = capsys.readouterr()
+    assert code == 2 and said.out == ""
+    assert said.err.startswith(f"optchat-spec compare: --proposal {given}: {problem}"), said.err
+    assert said.err.count("\n") == 1
