@@ -371,19 +371,27 @@ def shrunk(
         shared = {k: [v for v in vs if v.failure and v.failure.left] for k, vs in left.items()}
         own = {k: [v for v in vs if v not in shared[k]] for k, vs in left.items()}
         own = {k: vs for k, vs in own.items() if vs}
-        rest, interrupted = grouped(own, options, args, ends) if own else ([], False)
+        # The causes of bugs shown only after another's (`explained` listed
+        # them), shrunk after these, keep their share of the time left: the
+        # grouping's shrinks would spend it all.
+        until = share(ends, len(own), len(own) + sum(not c.scenarios for c in found))
+        rest, interrupted = grouped(own, options, args, until) if own else ([], False)
         rest = shared_joined(rest, shared)
         listed = later_bugs(by_slip + rest, failure_of)
         first = {name: c.slip for c in by_slip for name in c.scenarios if c.slip is not None}
         # A cause of FAILs that each show a slip's bug beside its own at one
         # answer (`left_over`) is shrunk as one shown after a slip's.
         first |= {v.failure.name: v.failure.beside for vs in shared.values() for v in vs}
-        for cause in listed:
-            beside = cause.representative is None and set(cause.scenarios) <= first.keys()
-            if (not cause.scenarios or beside) and not interrupted:
-                shrinking[0] = cause.id
-                with Ticker(progress, False):
-                    later_shrunk(cause, failure_of, first, options, args, ends)
+        later = [
+            c
+            for c in listed
+            if not c.scenarios or c.representative is None and set(c.scenarios) <= first.keys()
+        ]
+        for done, cause in enumerate(later if not interrupted else ()):
+            shrinking[0] = cause.id
+            with Ticker(progress, False):
+                until = share(ends, 1, len(later) - done)
+                later_shrunk(cause, failure_of, first, options, args, until)
     except KeyboardInterrupt:
         print("interrupted: the causes not shrunk yet are kept as they are")
         return found, True
@@ -392,6 +400,15 @@ def shrunk(
     for number, cause in enumerate(found, start=1):
         print(said_cause(number, cause, options, found), flush=True)
     return found, interrupted
+
+
+def share(ends: float, part: int, whole: int) -> float:
+    """When `part` of `whole` shrinks still to come, each given as long,
+    end, of the time left until `ends` (`time.monotonic`; inf: no end)."""
+    now = time.monotonic()
+    if ends == math.inf or ends <= now or not whole:
+        return ends
+    return now + (ends - now) * part / whole
 
 
 def shared_joined(
