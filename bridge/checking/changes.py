@@ -56,7 +56,7 @@ from bridge.formats.capabilities import (
     lacking,
     only_tests,
 )
-from bridge.formats.profile import SPEC
+from bridge.formats.profile import SPEC, to_json
 from bridge.wire.stream import changes as changes_sent
 from model.constants import KINDS
 from model.profile import ELLIPSIS_BYTES, TOLERANCES, TYPES, Profile, options
@@ -102,6 +102,15 @@ class Trial:
     @property
     def lacks(self) -> tuple[Capability, ...]:
         return lacking(self.held)
+
+
+def proposal_of(trial: Trial) -> dict[str, Any]:
+    """A trial as an engine declares it in its ready answer, as `diagnose`
+    prints its proposal and `compare --proposal` reads it: the options that
+    differ from SPEC's (SPEC 10) and the capabilities held (bridge/PROTOCOL.md)."""
+    spec = to_json(SPEC)
+    profile = {k: v for k, v in to_json(trial.profile).items() if spec[k] != v}
+    return {"profile": profile, "capabilities": sorted(trial.held)}
 
 
 def singles(trial: Trial) -> list[Change]:

@@ -627,6 +627,26 @@ def simplify(
     return scenario
 
 
+def parted(
+    scenario: Scenario,
+    alone: Callable[[Scenario], bool],
+    seconds: float = math.inf,
+    tries: int = TRIES,
+) -> Scenario | None:
+    """A scenario for which `alone` holds (a bug shows there without
+    another), found from one for which it does not by lowering a constant
+    (`smaller_constants`: such as a NODE no message's line fits, which
+    leaves out what no removal of events can, a leaf built free), then
+    simplified while it holds, within `tries` and `seconds`; None when no
+    constant lowered gives one. Tried before a shrink that keeps the other
+    bug, whose sweeps would spend the budget before lowering them."""
+    budget = Budget(tries, time.monotonic() + seconds)
+    lowered = smaller_constants(scenario, budget.counting(alone), budget)
+    if lowered == scenario:
+        return None
+    return simplify(lowered, alone, budget.deadline - time.monotonic(), budget.tries)
+
+
 class Spending(Protocol):
     """What a shrink may spend, as the commands' --shrink-tries and
     --shrink-seconds give it (None: no limit)."""

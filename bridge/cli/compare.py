@@ -11,6 +11,7 @@ from pathlib import Path
 
 from bridge.checking import purpose
 from bridge.checking.causes import signature
+from bridge.checking.changes import Trial
 from bridge.checking.compare import Divergence, add_states
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
@@ -42,7 +43,8 @@ from bridge.cli.options import (
 from bridge.formats.invocation import command
 from bridge.formats.kit import shown
 from bridge.formats.layout import named, read_checked, unique_name
-from bridge.formats.profile import agreement
+from bridge.formats.profile import agreement, declared
+from bridge.formats.usage import read_proposal
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import write_regression
 from bridge.outputs.writing import check_folder
@@ -64,6 +66,13 @@ def add_parser(commands: Commands) -> None:
     floor_option(command, "the scenario's events")
     live_model_option(command)
     command.add_argument(
+        "--proposal",
+        metavar="JSON",
+        help="the profile and capabilities to expect the scenario under, as diagnose prints its "
+        'proposal ({"profile": {...}, "capabilities": [...]}, or a file holding it): the model\'s '
+        "side only, whatever the engine declares (default: what it declares)",
+    )
+    command.add_argument(
         "--keep-going",
         action="store_true",
         help="adopt the engine's value where a difference does not decide the rules to come "
@@ -77,7 +86,9 @@ def run(args: argparse.Namespace) -> int:
     path = named(args.file)
     scenario = read_checked(path)
     check_folder(args.regressions, "--regressions")
-    options = checking(args)
+    proposal = read_proposal(args.proposal)
+    under = "" if proposal is None else declared(proposal[0]).replace("declared ", "", 1)
+    options = checking(args, trial=None if proposal is None else Trial(*proposal))
     subject = make_engine(options)
     try:
         profile, result, ready = replay_checked(path, scenario, subject, options)
@@ -94,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if found is None:
         print(
             f"{shown(path)}: {subject.name} agrees at all {result.answers} answers; "
-            f"{agreement(profile)}"
+            + (agreement(profile) if proposal is None else f"expected under --proposal: {under}")
         )
         print(f"  {result.coverage.summary()}")
         for note in notes:
@@ -115,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
             "not shrunk again",
             flush=True,
         )
-        print(f"replay it: {compare_again(path, args.engine)}")
+        print(f"replay it: {compare_again(path, args.engine, args.proposal)}")
         return 1
     start = cut(scenario, found)
     way = way_of(found)
@@ -198,7 +209,7 @@ class Written:
         )
         name = unique_name(self.path, self.engine, origin)
         target = write_regression(small, self.profile, self.args.regressions, name)
-        replay = compare_again(target, self.args.engine)
+        replay = compare_again(target, self.args.engine, self.args.proposal)
         page = write_divergence_report(
             target.with_suffix(".html"),
             self.scenario,
@@ -212,6 +223,8 @@ class Written:
         return target, page, replay
 
 
-def compare_again(path: Path, engine: str) -> str:
-    """The command that compares `engine` on the scenario at `path` again."""
-    return f"{command()} compare {shlex.quote(str(path))} --engine {shlex.quote(engine)}"
+def compare_again(path: Path, engine: str, proposal: str | None = None) -> str:
+    """The command that compares `engine` on the scenario at `path` again
+    (under `proposal`, when --proposal gave one)."""
+    again = f"{command()} compare {shlex.quote(str(path))} --engine {shlex.quote(engine)}"
+    return again if proposal is None else f"{again} --proposal {shlex.quote(proposal)}"

@@ -24,7 +24,7 @@ from bridge.cli.options import (
     shrink_options,
 )
 from bridge.formats.usage import read_capabilities, read_constants, read_profile
-from bridge.outputs.diagnosis import shrunk_written, text, write_json, write_junit
+from bridge.outputs.diagnosis import text, write_json, write_junit
 from bridge.outputs.regressions import write_checked
 from bridge.outputs.writing import check_file, check_folder
 from bridge.runs.corpus import Options
@@ -73,11 +73,10 @@ def run(args: argparse.Namespace) -> int:
     report = diagnose(
         paths, options, args.jobs, args.shrink_tries, shrink_seconds, budget, args.regressions
     )
-    written = shrunk_written(report)
     if args.json is not None:
-        write_json(report, written, args.json, args.min_compared)
+        write_json(report, args.json, args.min_compared)
     if args.junit_xml is not None:
-        write_junit(report, written, args.junit_xml, args.min_compared)
+        write_junit(report, args.junit_xml, args.min_compared)
     lines, code = text(report, args.min_compared)
     # The reports first: a run stopped by a closed terminal has nowhere to print.
     with contextlib.suppress(OSError) if report.stopped else contextlib.nullcontext():

@@ -76,6 +76,23 @@ def read_capabilities(given: str | None) -> frozenset[str] | None:
         raise UsageError(f"--capabilities {given}: {error}") from None
 
 
+def read_proposal(given: str | None) -> tuple[Profile, frozenset[str]] | None:
+    """The profile and capabilities `--proposal` gives, as `diagnose` prints
+    its proposal (`{"profile": {...}, "capabilities": [...]}`): that text,
+    or a file holding it; None when the option is not given."""
+    if given is None:
+        return None
+    path = Path(given)
+    try:
+        data = loads(bounded(path).decode("utf-8") if path.is_file() else given)
+        if not isinstance(data, dict) or sorted(data) != ["capabilities", "profile"]:
+            raise ValueError('not {"profile": {...}, "capabilities": [...]}, as diagnose prints it')
+        where = "the proposal"
+        return parse(data["profile"], where), capabilities.parse(data["capabilities"], where)
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--proposal {cut(given, 80)}: {error}") from None
+
+
 def read_constants(path: Path | None) -> limits.Limits | None:
     """The constants a `--constants` file says the engine accepts; None when
     none is named."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from bridge import __version__
 from bridge.checking.causes import Cause, Signature
-from bridge.checking.changes import LACKS, Change, untried
+from bridge.checking.changes import LACKS, Change, proposal_of, untried
 from bridge.formats.kit import shown
 from bridge.formats.profile import SPEC, to_json
 from bridge.outputs.junit import add, compared, partly, set_tallies, verdict_properties
@@ -49,21 +49,28 @@ def proposal(report: Report) -> dict[str, Any]:
     """The proposed profile and capabilities as an engine declares them in
     its ready answer: the options that differ from SPEC (SPEC 10) and the
     capabilities it implements (bridge/PROTOCOL.md)."""
-    spec = to_json(SPEC)
-    profile = {k: v for k, v in to_json(report.proposed.profile).items() if spec[k] != v}
-    return {"profile": profile, "capabilities": sorted(report.proposed.held)}
+    return proposal_of(report.proposed)
 
 
-def shrunk_written(report: Report) -> dict[Path, Path]:
-    """Where each cause's shrunk scenario went (written under --regressions
-    as `corpus` writes them, bridge/runs/triage.py), by the path of the
-    likely bug it was shrunk from."""
-    at = {shown(d.path): d.path for d, _ in report.bugs}
-    return {
-        at[c.representative]: Path(c.written)
-        for c in report.causes
-        if c.written is not None and c.representative in at
-    }
+def shrunk_from(report: Report) -> dict[Path, list[Cause]]:
+    """The causes whose shrunk scenario was written (under --regressions as
+    `corpus` writes them, bridge/runs/triage.py), by the likely bug each was
+    shrunk from: two may be shrunk from one (a bug that shows only after
+    another's, from a FAIL of that other's), the cause it is counted in first."""
+    at = {shown(d.path): d.path for d in report.bugs}
+    out: dict[Path, list[Cause]] = {}
+    for c in sorted(report.causes, key=lambda c: c.representative not in c.scenarios):
+        if c.written is not None and c.representative in at:
+            out.setdefault(at[c.representative], []).append(c)
+    return out
+
+
+def shrunk_json(cause: Cause | None) -> dict[str, Any] | None:
+    """A cause's shrunk scenario as the JSON report gives it: its events and
+    where it was written; None when it was not written."""
+    if cause is None or cause.shrunk is None or cause.written is None:
+        return None
+    return {"events": len(cause.shrunk.events), "path": cause.written}
 
 
 def scenario_lines(d: Diagnosis) -> list[str]:
@@ -129,7 +136,7 @@ def causes(report: Report) -> list[tuple[Cause, list[Diagnosis]]]:
     counts it; a likely bug the run did not group (it stopped first, or its
     replay under the proposal faulted) in a cause of the kind of event and
     part its divergence shows, not shrunk."""
-    bugs = {shown(d.path): d for d, _ in report.bugs}
+    bugs = {shown(d.path): d for d in report.bugs}
     out = [(c, [bugs[n] for n in c.scenarios if n in bugs]) for c in report.causes]
     out = [(c, g) for c, g in out if g or c.after]
     grouped = {n for c, _ in out for n in c.scenarios}
@@ -165,10 +172,26 @@ def exit_code(report: Report, floor: float = 0.0) -> int:
     events (at least `floor` of them: `--min-compared`); 1 when likely bugs
     remain or too little was compared (nothing, when every scenario was
     SKIPPED: issue 33's contract, as `corpus` says it); 2 when a scenario
-    could not be checked, or the run stopped early."""
-    if report.stopped or any(d.status in FAULTS for d in report.diagnoses):
+    could not be checked, or a likely bug's replay faulted while it was
+    named, or the run stopped early."""
+    if report.stopped or any(d.status in FAULTS for d in report.diagnoses) or faulted(report):
         return 2
     return 1 if report.bugs or report.coverage().short(floor) else 0
+
+
+def faulted(report: Report) -> list[Path]:
+    """The likely bugs whose replay faulted while they were named (`Report.unnamed`)."""
+    return [path for path, (status, _) in report.unnamed.items() if status in FAULTS]
+
+
+def unnamed_line(report: Report, path: Path) -> str | None:
+    """What a likely bug's replay while it was named ended in, when not in
+    a FAIL (`Report.unnamed`); None when it failed, or was not replayed."""
+    if path not in report.unnamed:
+        return None
+    status, why = report.unnamed[path]
+    how = f"{status}: {visible(why)}" if why else status
+    return f"not named: replayed again to be named, it ended {how}; grouped apart, not shrunk"
 
 
 def last_line(report: Report, floor: float) -> str:
@@ -186,10 +209,12 @@ def last_line(report: Report, floor: float) -> str:
     bugs = "NO LIKELY BUG"
     if report.bugs:
         bugs = f"{many(len(causes(report)), 'LIKELY BUG')}, in {many(len(report.bugs), 'scenario')}"
-    faulted = sum(d.status in FAULTS for d in report.diagnoses)
-    if faulted:
+    if report.unnamed:
+        bugs += f" ({len(report.unnamed)} NOT NAMED: see above)"
+    lost = sum(d.status in FAULTS for d in report.diagnoses)
+    if lost:
         # No scenario that could not be followed is said to hold no bug.
-        bugs = f"{faulted} of {len(report.diagnoses)} scenarios NOT DIAGNOSED (see above); " + (
+        bugs = f"{lost} of {len(report.diagnoses)} scenarios NOT DIAGNOSED (see above); " + (
             bugs.lower() if report.bugs else "no verdict on those"
         )
     return f"{bugs}; {report.coverage().compared_said(floor)}"
@@ -269,7 +294,8 @@ def bug_lines(report: Report) -> list[str]:
         if one.written is not None and report.proposed != report.base:
             out.append(
                 "     (its replay shows the bug once the engine declares the proposed profile "
-                "and capabilities above, or is given them as --profile and --capabilities)"
+                "and capabilities above, or is given them as --profile and --capabilities; "
+                "--proposal gives them to the model's side alone)"
             )
         contradicts = group[0].contradicts if group else ()
         for change in contradicts:
@@ -286,16 +312,19 @@ def bug_lines(report: Report) -> list[str]:
             )
         for d in group:
             out.append(f"     {d.path.name}: {visible(d.steps[-1].summary)}")
+            unnamed = unnamed_line(report, d.path)
+            if unnamed is not None:
+                out.append(f"       {unnamed}")
     return out
 
 
-def to_json_report(report: Report, written: dict[Path, Path], floor: float = 0.0) -> dict[str, Any]:
+def to_json_report(report: Report, floor: float = 0.0) -> dict[str, Any]:
     """The diagnosis as `--json` writes it."""
-    bugs = {d.path: small for d, small in report.bugs}
-    contradicting = {d.path: d.contradicts for d, _ in report.bugs}
+    bugs = {d.path for d in report.bugs}
+    shrunk = shrunk_from(report)
+    contradicting = {d.path: d.contradicts for d in report.bugs}
     scenarios = []
     for d in report.diagnoses:
-        small = bugs.get(d.path)
         counted = report.covered.get(d.path)
         scenarios.append(
             {
@@ -316,9 +345,7 @@ def to_json_report(report: Report, written: dict[Path, Path], floor: float = 0.0
                 "needed": [[c.option, c.shown] for c in d.needed],
                 "likely_bug": d.path in bugs,
                 "contradicts": [[c.option, c.shown] for c in contradicting.get(d.path, ())],
-                "shrunk": None
-                if small is None or d.path not in written
-                else {"events": len(small.events), "path": str(written[d.path])},
+                "shrunk": shrunk_json(shrunk.get(d.path, [None])[0]),
                 "coverage": None if counted is None else counted.to_json(),
             }
         )
@@ -344,13 +371,18 @@ def to_json_report(report: Report, written: dict[Path, Path], floor: float = 0.0
             }
             for change, paths in report.needing.items()
         ],
-        "likely_bugs": [d.path.name for d, _ in report.bugs],
+        "likely_bugs": [d.path.name for d in report.bugs],
+        "unnamed": [
+            {"scenario": path.name, "status": status, "reason": why}
+            for path, (status, why) in report.unnamed.items()
+        ],
         "causes": [
             {
                 "cause": one.said(),
                 "id": one.id,
                 "scenarios": [d.path.name for d in group] or [Path(n).name for n in one.after],
                 "contradicts": [[c.option, c.shown] for c in group[0].contradicts] if group else [],
+                "shrunk": shrunk_json(one),
             }
             for one, group in causes(report)
         ],
@@ -372,13 +404,13 @@ def to_json_report(report: Report, written: dict[Path, Path], floor: float = 0.0
     }
 
 
-def write_json(report: Report, written: dict[Path, Path], path: Path, floor: float = 0.0) -> None:
+def write_json(report: Report, path: Path, floor: float = 0.0) -> None:
     """Write the JSON report whole; text no UTF-8 holds is kept as its `\\u` escape."""
-    data = to_json_report(report, written, floor)
+    data = to_json_report(report, floor)
     write_whole(path, json.dumps(data, indent=2, ensure_ascii=True) + "\n")
 
 
-def write_junit(report: Report, written: dict[Path, Path], path: Path, floor: float = 0.0) -> None:
+def write_junit(report: Report, path: Path, floor: float = 0.0) -> None:
     """JUnit XML: a test case per scenario; a likely bug is a failure, a
     scenario that could not be followed an error (SKIPPED a skip), and a
     run that compared too little a failing test case of its own; the
@@ -407,7 +439,8 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path, floor: fl
     pairs += verdict_properties(floor, None, exit_code(report, floor), last_line(report, floor))
     for name, value in pairs:
         add(properties, "property", name=name, value=value)
-    bugs = {d.path: d for d, _ in report.bugs}
+    bugs = {d.path: d for d in report.bugs}
+    shrunk = shrunk_from(report)
     tally = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for d in report.diagnoses:
         tally["tests"] += 1
@@ -428,10 +461,10 @@ def write_junit(report: Report, written: dict[Path, Path], path: Path, floor: fl
         bug = bugs.get(d.path)
         if bug is not None:
             tally["failures"] += 1
-            shrunk = written.get(d.path)
             lines.append(f"under the proposal: {bug.steps[-1].summary}")
             lines += [f"contradicts the proposal: {undone(report, c)}" for c in bug.contradicts]
-            lines += [f"shrunk: {shrunk}"] if shrunk is not None else []
+            lines += [f"shrunk: {c.written} (cause {c.id})" for c in shrunk.get(d.path, [])]
+            lines += [said for said in (unnamed_line(report, d.path),) if said is not None]
             add(case, "failure", "\n".join(lines), message=bug.steps[-1].summary, type="likely bug")
         elif d.status in FAULTS:
             tally["errors"] += 1

@@ -5,6 +5,7 @@ and the scenarios shared among worker processes."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import shlex
@@ -34,7 +35,7 @@ from bridge.checking.causes import (
     signature,
     signature_of_json,
 )
-from bridge.checking.changes import Trial
+from bridge.checking.changes import Trial, proposal_of
 from bridge.checking.compare import Result, add_states, run
 from bridge.checking.coverage import Coverage
 from bridge.checking.delivery import add_delivery
@@ -287,9 +288,14 @@ def stderr_tail(subject: Engine) -> str:
 
 
 def reproduction(path: Path, options: Options) -> str:
-    """The command that checks this one scenario again and shrinks its divergence."""
+    """The command that checks this one scenario again and shrinks its
+    divergence: under `diagnose`'s proposal, when `options` has one
+    (`Options.trial`, passed as `compare --proposal`, the model's side only)."""
     engine = shlex.quote(options.engine)
-    return f"{options.program} compare {shlex.quote(shown(path))} --engine {engine}"
+    said = f"{options.program} compare {shlex.quote(shown(path))} --engine {engine}"
+    if options.trial is None:
+        return said
+    return f"{said} --proposal {shlex.quote(json.dumps(proposal_of(options.trial)))}"
 
 
 def check(path: Path, options: Options) -> Verdict:

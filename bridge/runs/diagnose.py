@@ -120,6 +120,7 @@ from typing import Any
 from bridge.checking.causes import Cause
 from bridge.checking.changes import LACKS, Change, Trial, applied, mirrored
 from bridge.checking.coverage import Coverage
+from bridge.checking.verdict import Verdict
 from bridge.formats.kit import shown
 from bridge.formats.profile import SPEC, agreement
 from bridge.runs import progress, triage
@@ -227,9 +228,9 @@ class Report:
     proposed: Trial
     needing: dict[Change, list[Path]]
     diagnoses: list[Diagnosis]
-    bugs: list[tuple[Diagnosis, Scenario | None]]
-    """The scenarios still failing under the proposed profile, each shrunk
-    (None when it could not be, or was not)."""
+    bugs: list[Diagnosis]
+    """The scenarios still failing under the proposed profile (each cause's
+    shrunk scenario is in `causes`)."""
     seconds: float
     covered: dict[Path, Coverage]
     """What each scenario's replay under the proposal compared (`under`)."""
@@ -244,8 +245,13 @@ class Report:
     """The likely bugs as `corpus`'s causes (`grouped`), named by their
     scenarios as `corpus` names them (bridge/formats/kit.py `shown`); the
     cause of the most first."""
+    unnamed: dict[Path, tuple[str, str]] = field(default_factory=dict)
+    """Likely bugs whose replay while they were named ended otherwise than
+    in a FAIL (`grouped`), each with its status and why (`FAULT`, the first
+    line of its reason): grouped apart, not shrunk."""
     options: Options | None = None
-    """How the engine was run (the commands a cause's lines repeat)."""
+    """How the engine was run, and under the proposal where it is not the
+    declaration (`Options.trial`): the commands a cause's lines repeat."""
 
     def coverage(self) -> Coverage:
         """What the run under the proposal compared, summed over the scenarios."""
@@ -261,7 +267,7 @@ class Report:
     def contradicted(self) -> dict[Change, list[Path]]:
         """Each difference of the proposal some likely bug contradicts, with those bugs."""
         out: dict[Change, list[Path]] = {}
-        for d, _ in self.bugs:
+        for d in self.bugs:
             for change in d.contradicts:
                 out.setdefault(change, []).append(d.path)
         return out
@@ -274,6 +280,7 @@ def grouped(
     shrinking: triage.Shrinking,
     until: float = math.inf,
     done: list[Path] | None = None,
+    unnamed: dict[Path, tuple[str, str]] | None = None,
 ) -> tuple[list[Cause], bool]:
     """The likely bugs as `corpus`'s causes (bridge/runs/triage.py): each
     replayed under the proposal `trial` as `corpus` checks a scenario (one
@@ -284,7 +291,9 @@ def grouped(
     ending by `triage.ENDING` times that replay, or within the seconds
     `shrinking` gives (--shrink-seconds), and all by `until` (the end
     --seconds sets, `time.monotonic`). Each scenario replayed is added to
-    `done` (the run's progress line counts them). What `corpus` says
+    `done` (the run's progress line counts them); one that ends otherwise
+    than in a FAIL (its replay faulted, or agreed) to `unnamed`, with how
+    (`Report.unnamed`). What `corpus` says
     meanwhile goes to stderr, with the progress lines:
     the report says the causes at the end. A likely bug that no longer
     fails so (its replay faulted) is left out of them (bridge/outputs/diagnosis.py
@@ -300,6 +309,8 @@ def grouped(
             verdicts.append(verdict)
             if done is not None:
                 done.append(verdict.path)
+            if verdict.status != "FAIL" and unnamed is not None:
+                unnamed[verdict.path] = ended(verdict)
             if verdict.status == "FAIL" and verdict.failure is not None:
                 judge.add(verdict.failure)
         replay = time.monotonic() - began
@@ -313,6 +324,12 @@ def grouped(
             return found, True
         ends = min(triage.shrinks_end(began, replay, given), until)
         return triage.shrunk(found, alike, under, shrinking, ends)
+
+
+def ended(verdict: Verdict) -> tuple[str, str]:
+    """How a likely bug's replay while it was named ended, when not in a
+    FAIL: its status and the first line of why."""
+    return verdict.status, (verdict.reason.splitlines() or [""])[0]
 
 
 def declared(opts: Options) -> Trial:
@@ -391,10 +408,10 @@ class Run:
         self.needing: dict[Change, list[Path]] = {}
         self.followed: dict[Path, Diagnosis] = {}
         self.checked: dict[Path, Diagnosis] = {}
-        self.bugs: dict[Path, Scenario | None] = {}
         self.stopped: str | None = None
         self.doubtful: dict[Change, tuple[tuple[Any, ...], int]] = {}
         self.causes: list[Cause] = []
+        self.unnamed: dict[Path, tuple[str, str]] = {}
 
     def begin(self, phase: str, todo: list[Path]) -> None:
         self.phase, self.todo, self.done = phase, todo, []
@@ -425,9 +442,7 @@ class Run:
         unfinished = [
             p for p in self.paths if p not in self.followed or self.latest(p).status == "unfinished"
         ]
-        bugs = [
-            (d, self.bugs.get(p)) for p in seen if (d := self.latest(p)).status == "unexplained"
-        ]
+        bugs = [d for p in seen if (d := self.latest(p)).status == "unexplained"]
         covered = {
             p: c
             for p in seen
@@ -447,7 +462,9 @@ class Run:
             unfinished,
             self.doubtful,
             self.causes,
-            self.opts,
+            self.unnamed,
+            # The commands a cause's lines repeat pass the proposal (`--proposal`).
+            replace(self.opts, trial=self.proposed) if self.proposed != self.base else self.opts,
         )
 
 
@@ -660,11 +677,10 @@ def phases(
     budget = triage.Shrinking(shrink_tries, given, regressions, jobs)
     interrupted = False
     if failing:
-        state.causes, interrupted = grouped(smallest, opts, proposed, budget, deadline, state.done)
+        state.causes, interrupted = grouped(
+            smallest, opts, proposed, budget, deadline, state.done, state.unnamed
+        )
     path_of = {shown(d.path): d.path for d in failing}
-    for one in state.causes:
-        if one.shrunk is not None and one.representative in path_of:
-            state.bugs[path_of[one.representative]] = one.shrunk
     if interrupted:
         raise KeyboardInterrupt
     named = ((n, k) for k, c in enumerate(state.causes) for n in c.scenarios)

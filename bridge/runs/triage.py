@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bridge.checking import causes, slips
-from bridge.checking.shrink import marked, plain_texts, shrink_budget, simplify
+from bridge.checking.shrink import marked, parted, plain_texts, shrink_budget, simplify
 from bridge.checking.verdict import Verdict
 from bridge.formats.kit import shown
 from bridge.formats.layout import slug
@@ -371,19 +371,27 @@ def shrunk(
         shared = {k: [v for v in vs if v.failure and v.failure.left] for k, vs in left.items()}
         own = {k: [v for v in vs if v not in shared[k]] for k, vs in left.items()}
         own = {k: vs for k, vs in own.items() if vs}
-        rest, interrupted = grouped(own, options, args, ends) if own else ([], False)
+        # The causes of bugs shown only after another's (`explained` listed
+        # them), shrunk after these, keep their share of the time left: the
+        # grouping's shrinks would spend it all.
+        until = share(ends, len(own), len(own) + sum(not c.scenarios for c in found))
+        rest, interrupted = grouped(own, options, args, until) if own else ([], False)
         rest = shared_joined(rest, shared)
         listed = later_bugs(by_slip + rest, failure_of)
         first = {name: c.slip for c in by_slip for name in c.scenarios if c.slip is not None}
         # A cause of FAILs that each show a slip's bug beside its own at one
         # answer (`left_over`) is shrunk as one shown after a slip's.
         first |= {v.failure.name: v.failure.beside for vs in shared.values() for v in vs}
-        for cause in listed:
-            beside = cause.representative is None and set(cause.scenarios) <= first.keys()
-            if (not cause.scenarios or beside) and not interrupted:
-                shrinking[0] = cause.id
-                with Ticker(progress, False):
-                    later_shrunk(cause, failure_of, first, options, args, ends)
+        later = [
+            c
+            for c in listed
+            if not c.scenarios or c.representative is None and set(c.scenarios) <= first.keys()
+        ]
+        for done, cause in enumerate(later if not interrupted else ()):
+            shrinking[0] = cause.id
+            with Ticker(progress, False):
+                until = share(ends, 1, len(later) - done)
+                later_shrunk(cause, failure_of, first, options, args, until)
     except KeyboardInterrupt:
         print("interrupted: the causes not shrunk yet are kept as they are")
         return found, True
@@ -392,6 +400,15 @@ def shrunk(
     for number, cause in enumerate(found, start=1):
         print(said_cause(number, cause, options, found), flush=True)
     return found, interrupted
+
+
+def share(ends: float, part: int, whole: int) -> float:
+    """When `part` of `whole` shrinks still to come, each given as long,
+    end, of the time left until `ends` (`time.monotonic`; inf: no end)."""
+    now = time.monotonic()
+    if ends == math.inf or ends <= now or not whole:
+        return ends
+    return now + (ends - now) * part / whole
 
 
 def shared_joined(
@@ -496,7 +513,12 @@ def later_shrunk(
     that model is of the cause's provisional signature, and the slip
     changes no more of the model's answers than before, so that the first
     bug is left out where the shrink can leave it out (until `ends` at
-    most); then its texts written plainly where it still shows so. When
+    most). Removing events and shrinking texts cannot leave out a bug that
+    what the cause needs shows (a free leaf's, where the zoomed leaves fit
+    NODE): a constant lowered may (shrink.py `parted`), tried first on the
+    FAIL and again on what the shrink leaves, the shrink then going on
+    where the slip changes no answer. Then its texts written plainly where
+    it still shows so. When
     the slip changes none of the answers at the end, this bug shows there
     alone, as the engine's first divergence from SPEC's model
     (`Cause.alone`)."""
@@ -512,9 +534,9 @@ def later_shrunk(
     engine = make_engine(options)
     fewest = [math.inf]
 
-    def still(scenario: Scenario) -> bool:
+    def still(scenario: Scenario, most: float | None = None) -> bool:
         changed = slips.differing_answers(scenario, slip, profile, lacks)
-        if changed is None or len(changed) > fewest[0]:
+        if changed is None or len(changed) > (fewest[0] if most is None else most):
             return False
         found = slips.against(engine, scenario, slip, profile, lacks)
         if not found or causes.signature(found) != key:
@@ -522,10 +544,18 @@ def later_shrunk(
         fewest[0] = len(changed)
         return True
 
+    def alone(scenario: Scenario) -> bool:
+        return still(scenario, 0)
+
     try:
         if not still(whole):
             return
-        small = simplify(whole, still, seconds, args.shrink_tries)
+        small = parted(whole, alone, seconds, args.shrink_tries) if fewest[0] else None
+        if small is None:
+            small = simplify(whole, still, seconds, args.shrink_tries)
+            if fewest[0]:
+                left = ends - time.monotonic()
+                small = parted(small, alone, left, args.shrink_tries) or small
         # Its texts written plainly where it still shows so: a bug of the
         # engine's about text then shows neither (shrink.py `plain_texts`).
         plain = plain_texts(small)
@@ -599,7 +629,9 @@ def slip_shrunk(
             if alone(plain):
                 small, cause.alone = plain, True
             else:
-                fewer = simplify(small, alone, ends - time.monotonic(), args.shrink_tries)
+                fewer = parted(small, alone, ends - time.monotonic(), args.shrink_tries)
+                if fewer is None:
+                    fewer = simplify(small, alone, ends - time.monotonic(), args.shrink_tries)
                 if fewer != small:
                     small, cause.alone = fewer, True
     except EngineFault:

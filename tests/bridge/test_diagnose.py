@@ -506,12 +506,21 @@ def test_diagnose_tells_the_differences_from_the_bug_in_one_engine(
     assert "chooser_2" in bugs and "zoom_1" not in bugs, out
     # Its replay shows the bug under the proposal, which this engine does not declare.
     assert "     (its replay shows the bug once the engine declares the proposed profile " in out
-    for _, count, path in shrunk:
+    replays = re.findall(r"^     replay it: .* compare (.*)$", out, re.M)
+    assert len(replays) == len(shrunk), out
+    for (_, count, path), replay in zip(shrunk, replays, strict=True):
         assert int(count) <= 5
         # Shrunk under the proposal: the engine declaring it fails there with
         # the bug, and agrees without it.
         assert cli.main(["compare", path, "--engine", PARTIAL_ENGINE + " --bug --declare"]) == 1
         assert cli.main(["compare", path, "--engine", PARTIAL_ENGINE + " --declare"]) == 0
+        # Replayed as printed, it passes the proposal: the engine fails there,
+        # and the same command with the engine without the bug agrees.
+        args = shlex.split(replay)
+        assert args[:3] == [path, "--engine", PARTIAL_ENGINE + " --bug"], replay
+        again = ["--regressions", str(tmp_path / "again")]
+        assert cli.main(["compare", *args, *again]) == 1
+        assert cli.main(["compare", path, "--engine", PARTIAL_ENGINE, *args[3:]]) == 0
 
 
 def test_a_scenario_is_checked_again_unless_what_the_proposal_adds_changes_nothing_sent() -> None:

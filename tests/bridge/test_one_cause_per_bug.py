@@ -22,6 +22,7 @@ import json
 import math
 import re
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -496,3 +497,63 @@ def test_a_shrink_cut_short_by_the_runs_end_has_its_texts_plain(
     assert check(tmp_path / "cut.jsonl", crlf).divergence is not None  # at the detail request
     assert check(tmp_path / "small.jsonl", crlf).divergence is None
     assert field_at(tmp_path / "small.jsonl", "ahead_running") == "queue@start"
+
+
+def test_a_later_bugs_shrunk_scenario_leaves_out_a_first_bug_no_removal_can(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A free leaf queued (named by its slip) and a zoom's halves newest
+    first, in zoom_2, whose zoomed leaves fit NODE: removing events and
+    shrinking texts keeps them free leaves, so the free leaf's bug shows
+    before the zoom's in every scenario the shrink reaches (its sweeps spent
+    the tries before it lowered a constant); a scenario without it is
+    looked for from there (shrink.py `parted`: a NODE no line fits), and
+    the zoom's shrunk scenario shows the zoom's bug alone."""
+    planted_engine(monkeypatch)
+    out, found = planted_run(tmp_path, capsys, "queued_leaf zoom", ["chooser_0", "zoom_2"])
+    (zoom,) = [c for c in found if c["kind"] == "zoom"]
+    assert [Path(p).stem for p in zoom["after"]] == ["zoom_2"], out
+    assert "it shows this bug alone (the other cause's slip changes no answer there)" in out, out
+    shrunk = Path(zoom["shrunk"])
+    assert field_at(shrunk, "zoom") == "zoom@zoom"
+    assert field_at(shrunk, "queued_leaf") is None
+
+
+def test_a_later_bugs_shrink_keeps_its_share_of_the_shrinks_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A free leaf queued (named by its slip), a running leaf not counted
+    toward AHEAD (grouped: no slip explains it, its FAILs of three kinds)
+    and a zoom newest first (shown only after the free leaf's): the
+    grouping's shrinks end before the shrinks' end, so that the zoom's
+    shrink, after them, has its share (the grouping spent it all, and the
+    zoom's cause of a whole-corpus run was left as it was, its first bug
+    in it)."""
+    planted_engine(monkeypatch)
+    far = [0.0]
+
+    def deadline(began: float, replay: float) -> float:
+        far[0] = time.monotonic() + 1000  # the shrinks' end, never reached here
+        return far[0]
+
+    ends: dict[str, float] = {}
+
+    def grouped(alike: Any, options: Any, args: Any, until: float) -> Any:
+        ends["grouped"] = until
+        return [], False
+
+    def later_shrunk(cause: Cause, *args: Any) -> None:
+        ends[cause.id] = args[-1]
+
+    monkeypatch.setattr(triage, "deadline", deadline)
+    monkeypatch.setattr(triage, "grouped", grouped)
+    monkeypatch.setattr(triage, "later_shrunk", later_shrunk)
+    names = ["chooser_0", LATER, *AHEAD]
+    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} queued_leaf ahead_running zoom"]
+    code = cli.main(
+        [*args, "--regressions", str(tmp_path), *(a for n in names for a in ("--only", n))]
+    )
+    assert code == 1, capsys.readouterr().out
+    assert sorted(ends) == ["grouped", "zoom@zoom"], ends
+    # Its share: one cause's of the four to shrink (three kinds grouped, the zoom's).
+    assert ends["grouped"] < far[0] - 200 and ends["zoom@zoom"] > far[0] - 100, ends
