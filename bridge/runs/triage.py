@@ -518,10 +518,9 @@ def later_shrunk(
     NODE): a constant lowered may (shrink.py `parted`), tried first on the
     FAIL and again on what the shrink leaves, the shrink then going on
     where the slip changes no answer. Then its texts written plainly where
-    it still shows so. When
-    the slip changes none of the answers at the end, this bug shows there
-    alone, as the engine's first divergence from SPEC's model
-    (`Cause.alone`)."""
+    it still shows so. When the slip changes none of the answers at the
+    end, this bug shows there alone, as the engine's first divergence from
+    SPEC's model (`Cause.alone`)."""
     failure = min(
         (failure_of[n] for n in cause.scenarios or cause.after if n in failure_of),
         key=lambda f: (len((f.longer or f.scenario).events), f.name),
@@ -531,6 +530,7 @@ def later_shrunk(
     whole = failure.longer or failure.scenario
     seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
     seconds = min(seconds, ends - time.monotonic())
+    deadline = time.monotonic() + seconds
     engine = make_engine(options)
     fewest = [math.inf]
 
@@ -554,7 +554,7 @@ def later_shrunk(
         if small is None:
             small = simplify(whole, still, seconds, args.shrink_tries)
             if fewest[0]:
-                left = ends - time.monotonic()
+                left = deadline - time.monotonic()
                 small = parted(small, alone, left, args.shrink_tries) or small
         # Its texts written plainly where it still shows so: a bug of the
         # engine's about text then shows neither (shrink.py `plain_texts`).
