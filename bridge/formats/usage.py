@@ -78,13 +78,16 @@ def read_capabilities(given: str | None) -> frozenset[str] | None:
 
 def read_proposal(given: str | None) -> tuple[Profile, frozenset[str]] | None:
     """The profile and capabilities `--proposal` gives, as `diagnose` prints
-    its proposal (`{"profile": {...}, "capabilities": [...]}`): that text,
-    or a file holding it; None when the option is not given."""
+    its proposal (`{"profile": {...}, "capabilities": [...]}`): that text
+    (one that starts as JSON does), or a file holding it; None when the
+    option is not given."""
     if given is None:
         return None
-    path = Path(given)
+    # Asked first whether it names a file, a proposal longer than a file's
+    # name may be is an OSError (ENAMETOOLONG) before it is read as JSON.
+    text = given.lstrip().startswith(("{", "["))
     try:
-        data = loads(bounded(path).decode("utf-8") if path.is_file() else given)
+        data = loads(given if text else bounded(Path(given)).decode("utf-8"))
         if not isinstance(data, dict) or sorted(data) != ["capabilities", "profile"]:
             raise ValueError('not {"profile": {...}, "capabilities": [...]}, as diagnose prints it')
         where = "the proposal"

@@ -7,6 +7,8 @@ strictly."""
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,8 @@ from bridge import cli
 from bridge.checking.causes import Cause, Signature
 from bridge.checking.changes import Trial
 from bridge.checking.coverage import Coverage
-from bridge.formats.profile import SPEC
+from bridge.formats import usage
+from bridge.formats.profile import SPEC, to_json
 from bridge.outputs.diagnosis import text, to_json_report, write_junit
 from bridge.runs.diagnose import Report
 from bridge.runs.follow import Diagnosis, Step
@@ -119,6 +122,7 @@ def test_a_likely_bug_whose_replay_faults_while_it_is_named_is_said_so(
         ('{"profile": {"free_leaves": "later"}, "capabilities": []}', "the proposal: free_leaves "),
         ('{"profile": {}, "capabilities": ["warp"]}', "the proposal: unknown capability 'warp'"),
         ("[1,", "not JSON: "),
+        ("no-such-proposal.json", "[Errno 2] No such file or directory"),
     ],
 )
 def test_a_proposal_that_is_not_one_is_one_line_and_exit_2(
@@ -131,3 +135,20 @@ def test_a_proposal_that_is_not_one_is_one_line_and_exit_2(
     assert code == 2 and said.out == ""
     assert said.err.startswith(f"optchat-spec compare: --proposal {given}: {problem}"), said.err
     assert said.err.count("\n") == 1
+
+
+def test_a_proposal_longer_than_a_file_name_is_read_as_given(tmp_path: Path) -> None:
+    """diagnose prints its proposal as one JSON text, often longer than a
+    file's name may be; `--proposal` reads it as given, and from a file
+    holding it alike."""
+    profile = {"calls": "self", "kind_words": {"user": "U", "unii": "A"}, "retry": "tick"}
+    profile |= {"zoom_one": "headed", "zoom_unbuilt": "refused", "tolerance": 1.5, "cut": "word"}
+    profile |= {"ellipsis": "...", "overlong": "kept", "given_line": "reply", "trim_lines": True}
+    proposal = {"profile": profile, "capabilities": ["replies", "zoom"]}
+    given = json.dumps(proposal)
+    assert len(given) > os.pathconf(tmp_path, "PC_NAME_MAX")
+    read = usage.read_proposal(given)
+    assert read is not None and to_json(read[0]) == to_json(SPEC) | profile
+    assert read[1] == frozenset(proposal["capabilities"])
+    (tmp_path / "p.json").write_text(given)
+    assert usage.read_proposal(str(tmp_path / "p.json")) == read
