@@ -557,3 +557,58 @@ def test_a_later_bugs_shrink_keeps_its_share_of_the_shrinks_time(
     assert sorted(ends) == ["grouped", "zoom@zoom"], ends
     # Its share: one cause's of the four to shrink (three kinds grouped, the zoom's).
     assert ends["grouped"] < far[0] - 200 and ends["zoom@zoom"] > far[0] - 100, ends
+
+
+def test_a_lone_fail_of_two_bugs_is_named_by_the_slip_the_engine_follows_further(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A free leaf queued and a zoom newest first, in zoom_2 alone: three
+    slips explain its first divergence (a small message's leaf unbuilt),
+    and the engine parts from each past it. A source over NODE read as free
+    mimics the free leaf's bug there, and parts where the engine queues a
+    larger message, as SPEC does; the condition that builds a free leaf at
+    its message parts only at the zoom, the second bug: it names the group,
+    and the parting it leaves is the zoom's."""
+    planted_engine(monkeypatch)
+    path = ROOT / "scenarios" / "corpus" / "zoom_2.jsonl"
+    failure = check(path, Options(engine=f"{PLANTED} queued_leaf zoom")).failure
+    assert failure is not None
+    mimic = slips.named("slip:tree.is_free.le-ge.0")
+    queued = slips.named("slip:machine._message.eq-ne.0")
+    assert mimic.rank < queued.rank  # the smaller change, named first by rank alone
+    group = slips.Explained([mimic, queued], [failure])
+    assert failure.explained_by(mimic) and failure.explained_by(queued)
+    early, late = failure.parting(mimic), failure.parting(queued)
+    assert early is not None and late is not None
+    assert early["position"] < late["position"]
+    assert (early["event"]["event"], late["event"]["event"]) == ("message", "zoom")
+    # The engine's answer where the mimic parts is the queued slip's.
+    k, _ = failure.parted[mimic]
+    assert failure.longer is not None
+    slipped = slips.answers_of(failure.longer, SPEC, (), queued)
+    assert slipped is not None
+    assert slipped[failure.index + 1 + k][early["field"]] == early["found"] != early["expected"]
+    assert slips.followed(queued, [failure]) > slips.followed(mimic, [failure]) == k
+    assert slips.furthest(group) == queued
+
+
+def test_a_lone_fail_of_two_bugs_gives_a_cause_to_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """zoom_2 alone, on a free leaf queued and a zoom newest first: the
+    free leaf's cause is named by the slip the engine follows to the zoom
+    (and confirmed on its shrunk scenario), and the zoom's bug is a cause
+    of its own, shrunk to that bug alone (it was named by a mimic, refuted
+    on its shrunk scenario, and the zoom's bug was in no cause)."""
+    planted_engine(monkeypatch)
+    out, found = planted_run(tmp_path, capsys, "queued_leaf zoom", ["zoom_2"])
+    verdict = "1 scenario: 1 FAIL from 2 causes (1 showing two causes' bugs, counted once)"
+    assert out.splitlines()[-1].startswith(verdict), out
+    assert "does not agree with the slip" not in out, out
+    named, zoom = sorted(found, key=lambda c: not c["slip"])
+    assert named["slip"]["id"] == "slip:machine._message.eq-ne.0", out
+    assert zoom["kind"] == "zoom" and [Path(p).stem for p in zoom["after"]] == ["zoom_2"]
+    for cause, alone, other in ((named, "queued_leaf", "zoom"), (zoom, "zoom", "queued_leaf")):
+        shrunk = Path(cause["shrunk"])
+        assert field_at(shrunk, alone) is not None, cause["id"]
+        assert field_at(shrunk, other) is None, cause["id"]
