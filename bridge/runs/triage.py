@@ -269,7 +269,8 @@ def explained(
         names = [f.name for f in group.failures]
         first = of[names[0]]
         named = causes.Signature(first.part, first.kind, first.rule, slip=group.slip.id)
-        found.append(causes.Cause(named, names, slips_tried=True))
+        fallbacks = [slip.id for slip in group.slips[1:]]
+        found.append(causes.Cause(named, names, slips_tried=True, fallbacks=fallbacks))
         by_slip.update(names)
     for made, _ in find_causes(unexplained(alike, by_slip), options, 1, 0):
         found += [replace(cause, slips_tried=True) for cause in made]
@@ -355,12 +356,10 @@ def shrunk(
         return f"  ... causes: shrinking {shrinking[0]} ({elapsed:.0f} s)"
 
     try:
-        named = [c.slip for c in by_slip if c.slip is not None]
         for cause in list(by_slip):
-            others = [slip for slip in named if slip != cause.slip]
             shrinking[0] = cause.id
             with Ticker(progress, False):
-                slip_shrunk(cause, failure_of, options, args, ends, others)
+                named_by(cause, failure_of, options, args, ends, by_slip)
             if not cause.confirmed:
                 # Its FAILs are told apart as those no slip explains.
                 by_slip.remove(cause)
@@ -579,6 +578,49 @@ def unexplained(
     return {k: vs for k, vs in left.items() if vs}
 
 
+def named_by(
+    cause: causes.Cause,
+    failure_of: dict[str, slips.Failure],
+    options: Options,
+    args: Shrinking,
+    ends: float,
+    named: list[causes.Cause],
+) -> None:
+    """A slip's cause shrunk (`slip_shrunk`, the slips of the other causes
+    `named` kept from showing first), and where the engine refutes its slip
+    on the shrunk scenario, named by the next of its other slips
+    (`Cause.fallbacks`) that explains each FAIL the refuted one explained
+    alone, and shrunk again, until one is confirmed, none is left or the
+    shrinks' time is spent (`ends`): as far as the engine was read, its
+    FAILs may not tell the bug's rule from a slip that mimics it. Each
+    refuted slip is said; with none confirmed, the cause is left
+    unconfirmed (its FAILs are grouped as those no slip explains)."""
+    tried: list[slips.Slip] = []
+    while True:
+        slip = cause.slip
+        assert slip is not None
+        tried.append(slip)
+        others = [c.slip for c in named if c is not cause and c.slip is not None]
+        slip_shrunk(cause, failure_of, options, args, ends, others)
+        if cause.confirmed:
+            return
+        own = [failure_of[n] for n in cause.scenarios if n in failure_of]
+        own = [f for f in own if f.explained_by(slip)]
+        left = [s for s in map(slips.named, cause.fallbacks) if s not in tried]
+        left = left if time.monotonic() < ends else []
+        after = next((s for s in left if all(f.explained_by(s) for f in own)), None)
+        then = "its FAILs are grouped as those no slip explains"
+        if after is not None:
+            then = f"named by {after.id} (it explains its FAILs too) if the engine agrees with that"
+        print(
+            f"note: {cause.id}: the engine does not agree with the slip on its shrunk "
+            f"scenario: {then}"
+        )
+        if after is None:
+            return
+        cause.signature = replace(cause.signature, slip=after.id)
+
+
 def slip_shrunk(
     cause: causes.Cause,
     failure_of: dict[str, slips.Failure],
@@ -640,13 +682,8 @@ def slip_shrunk(
         engine.close()
     cause.representative = smallest.name
     cause.events_before = len(smallest.scenario.events)
-    if not cause.confirmed:
-        print(
-            f"note: {cause.id}: the engine does not agree with the slip on its shrunk "
-            "scenario: its FAILs are grouped as those no slip explains"
-        )
-        return
-    kept(cause, small, profile, options, args.regressions, "the model with the slip")
+    if cause.confirmed:
+        kept(cause, small, profile, options, args.regressions, "the model with the slip")
 
 
 def kept(
