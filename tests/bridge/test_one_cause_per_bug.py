@@ -612,3 +612,40 @@ def test_a_lone_fail_of_two_bugs_gives_a_cause_to_each(
         shrunk = Path(cause["shrunk"])
         assert field_at(shrunk, alone) is not None, cause["id"]
         assert field_at(shrunk, other) is None, cause["id"]
+
+
+def test_a_slip_refuted_on_its_shrunk_scenario_falls_back_on_one_the_engine_agrees_with(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """zoom_2 alone, on ready merges offered before unbuilt leaves and a
+    free leaf counted as a placeholder: as far as the engine was read, the
+    FAIL does not tell the queue order slip from another slip of
+    `candidates` (the engine parts from both where the free leaf's bug
+    shows). The one named first is refuted on its shrunk scenario; the
+    cause is named by the next of its group's slips that the engine agrees
+    with there (its FAILs were grouped as no slip's, and the free leaf's
+    bug, shown after the named one's, was in no cause)."""
+    planted_engine(monkeypatch)
+    monkeypatch.setattr(slips, "TRIES", 150)  # each slip's shrink, as far as it needs here
+    report = tmp_path / "r.json"
+    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} free_leaf merges_first"]
+    args += ["--only", "zoom_2", "--shrink-seconds", NEVER, "--shrink-tries", "1"]
+    code = cli.main([*args, "--regressions", str(tmp_path / "found"), "--json", str(report)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    found = json.loads(report.read_text())["causes"]
+    refuted = "slip:queue.candidates.eq-ne.0"
+    assert f"note: {refuted}: the engine does not agree with the slip on its shrunk" in out, out
+    verdict = "1 scenario: 1 FAIL from 2 causes (1 showing two causes' bugs, counted once)"
+    assert out.splitlines()[-1].startswith(verdict), out
+    named, later = sorted(found, key=lambda c: not c["slip"])
+    order = slips.named("slip:queue.candidates.swap-concat.0")
+    assert named["slip"]["id"] == order.id and later["slip"] is None, out
+    assert [Path(p).stem for p in later["after"]] == ["zoom_2"]
+    # The engine with the order slip alone agrees with its model on the
+    # shrunk scenario, and not with the refuted slip's.
+    shrunk = stream(Path(named["shrunk"]))
+    alone = with_bug("alone", "planted", "merges_first")
+    assert slips.against(alone, shrunk, order, SPEC, ()) is None
+    assert slips.against(alone, shrunk, slips.named(refuted), SPEC, ())
+    assert field_at(Path(named["shrunk"]), "free_leaf") is None
