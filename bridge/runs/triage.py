@@ -359,7 +359,13 @@ def shrunk(
         for cause in list(by_slip):
             shrinking[0] = cause.id
             with Ticker(progress, False):
-                named_by(cause, failure_of, options, args, ends, by_slip)
+                unmarked = named_by(cause, failure_of, options, args, ends, by_slip)
+            for verdicts in list(left.values()):
+                # Grouped at its own first divergence, the refuted slip's bug.
+                for verdict in [v for v in verdicts if id(v.failure) in map(id, unmarked)]:
+                    verdicts.remove(verdict)
+                    own = causes.signature_of_json(verdict.divergence or {})
+                    left[own] = left.get(own, []) + [verdict]
             if not cause.confirmed:
                 # Its FAILs are told apart as those no slip explains.
                 by_slip.remove(cause)
@@ -367,6 +373,7 @@ def shrunk(
                     taken = [v for v in verdicts if shown(v.path) in cause.scenarios]
                     if taken:
                         left[key] = left.get(key, []) + taken
+        left = {k: vs for k, vs in left.items() if vs}
         shared = {k: [v for v in vs if v.failure and v.failure.left] for k, vs in left.items()}
         own = {k: [v for v in vs if v not in shared[k]] for k, vs in left.items()}
         own = {k: vs for k, vs in own.items() if vs}
@@ -585,7 +592,7 @@ def named_by(
     args: Shrinking,
     ends: float,
     named: list[causes.Cause],
-) -> None:
+) -> list[slips.Failure]:
     """A slip's cause shrunk (`slip_shrunk`, the slips of the other causes
     `named` kept from showing first), and where the engine refutes its slip
     on the shrunk scenario, named by the next of its other slips
@@ -594,7 +601,9 @@ def named_by(
     shrinks' time is spent (`ends`): as far as the engine was read, its
     FAILs may not tell the bug's rule from a slip that mimics it. Each
     refuted slip is said; with none confirmed, the cause is left
-    unconfirmed (its FAILs are grouped as those no slip explains)."""
+    unconfirmed (its FAILs are grouped as those no slip explains). The
+    FAILs of `failure_of` marked as showing a refuted slip's bug beside
+    another are marked again (`beside`): those left unmarked."""
     tried: list[slips.Slip] = []
     while True:
         slip = cause.slip
@@ -603,7 +612,7 @@ def named_by(
         others = [c.slip for c in named if c is not cause and c.slip is not None]
         slip_shrunk(cause, failure_of, options, args, ends, others)
         if cause.confirmed:
-            return
+            break
         own = [failure_of[n] for n in cause.scenarios if n in failure_of]
         own = [f for f in own if f.explained_by(slip)]
         left = [s for s in map(slips.named, cause.fallbacks) if s not in tried]
@@ -617,8 +626,25 @@ def named_by(
             f"scenario: {then}"
         )
         if after is None:
-            return
+            break
         cause.signature = replace(cause.signature, slip=after.id)
+    final = cause.slip if cause.confirmed else None
+    marked = [f for f in failure_of.values() if f.beside in tried and f.beside != final]
+    return [f for f in marked if not beside(f, final)]
+
+
+def beside(failure: slips.Failure, slip: slips.Slip | None) -> bool:
+    """A FAIL marked as showing a refuted slip's bug beside another at one
+    answer (`left_over`): marked with `slip`, the one that names the cause
+    now, where that too leaves something of its diverging answer (the
+    mark's signature kept); else unmarked, so that it is grouped and shrunk
+    as a FAIL no slip explains, no bug claimed for the refuted slip:
+    whether it is still marked."""
+    if slip is not None and failure.left_by(slip) is not None:
+        failure.beside = slip
+        return True
+    failure.beside, failure.left = None, ""
+    return False
 
 
 def slip_shrunk(

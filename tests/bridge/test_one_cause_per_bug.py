@@ -649,3 +649,42 @@ def test_a_slip_refuted_on_its_shrunk_scenario_falls_back_on_one_the_engine_agre
     assert slips.against(alone, shrunk, order, SPEC, ()) is None
     assert slips.against(alone, shrunk, slips.named(refuted), SPEC, ())
     assert field_at(Path(named["shrunk"]), "free_leaf") is None
+
+
+def test_a_fail_marked_with_a_slip_refuted_on_its_shrunk_scenario_is_marked_again(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A FAIL marked as showing a slip's bug beside another at one answer
+    (`left_over`): when the engine refutes that slip on its cause's shrunk
+    scenario, the FAIL is marked with the slip that names the cause then,
+    if that one leaves something of its answer too; with no slip confirmed,
+    it is unmarked (grouped at its own first divergence, no bug claimed for
+    a refuted slip)."""
+    constants = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=2)
+    events = [{"event": "message", "kind": "user", "text": "hi"}]
+    scenario = Scenario(constants_dict(constants), events, "test", 0)
+    mimic = slips.named("slip:tree.is_free.le-ge.0")
+    queued = slips.named("slip:machine._message.eq-ne.0")
+    order = slips.named("slip:queue.candidates.swap-concat.0")  # the size it leaves as SPEC's
+    right = slips.answers_of(scenario, SPEC, (), None)
+    slipped = slips.answers_of(scenario, SPEC, (), queued)
+    assert right is not None and slipped is not None
+    answer = {**slipped[0], "view_digest": slipped[0]["view_digest"] ^ 1}
+
+    def shrunk(cause: Cause, *_: object) -> None:
+        cause.confirmed = cause.slip == queued  # the engine refutes every other slip
+
+    monkeypatch.setattr(triage, "slip_shrunk", shrunk)
+    args, impl_ = triage.Shrinking(1, None, Path("unused"), 1), Options("impl")
+    for fallback, still in ((queued, queued), (order, None)):
+        failure = slips.Failure("two.jsonl", scenario, SPEC, (), 0, answer, expected=right[:1])
+        failure.beside, failure.left = mimic, "views@message"
+        assert failure.left_by(mimic) is not None and failure.left_by(order) is None
+        named = Signature("size", "message", slip=mimic.id)
+        cause = Cause(named, ["one.jsonl"], fallbacks=[fallback.id])
+        unmarked = triage.named_by(cause, {"two.jsonl": failure}, impl_, args, math.inf, [])
+        out = capsys.readouterr().out
+        assert f"note: {mimic.id}: the engine does not agree with the slip" in out, out
+        assert cause.slip == fallback and cause.confirmed == (still is not None)
+        assert failure.beside == still
+        assert (unmarked, failure.left) == (([], "views@message") if still else ([failure], ""))
