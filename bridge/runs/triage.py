@@ -72,6 +72,11 @@ small as it got."""
 
 SHRINKING_AT_LEAST = 3.0
 
+FALLBACKS = 3
+"""How many other slips a slip's cause may be named by in turn when the
+engine refutes its slip on its shrunk scenario (`named_by`): each a shrink
+more (with --shrink-seconds, each as long as one cause's)."""
+
 
 def deadline(began: float, replay: float) -> float:
     """When the shrinks of a run begun at `began` whose replay took `replay`
@@ -597,13 +602,13 @@ def named_by(
     `named` kept from showing first), and where the engine refutes its slip
     on the shrunk scenario, named by the next of its other slips
     (`Cause.fallbacks`) that explains each FAIL the refuted one explained
-    alone, and shrunk again, until one is confirmed, none is left or the
-    shrinks' time is spent (`ends`): as far as the engine was read, its
-    FAILs may not tell the bug's rule from a slip that mimics it. Each
-    refuted slip is said; with none confirmed, the cause is left
-    unconfirmed (its FAILs are grouped as those no slip explains). The
-    FAILs of `failure_of` marked as showing a refuted slip's bug beside
-    another are marked again (`beside`): those left unmarked."""
+    alone, and shrunk again, until one is confirmed, none is left,
+    `FALLBACKS` were tried or the shrinks' time is spent (`ends`): as far
+    as the engine was read, its FAILs may not tell the bug's rule from a
+    slip that mimics it. Each refuted slip is said; with none confirmed,
+    the cause is left unconfirmed (its FAILs are grouped as those no slip
+    explains). The FAILs of `failure_of` marked as showing a refuted slip's
+    bug beside another are marked again (`beside`): those left unmarked."""
     tried: list[slips.Slip] = []
     while True:
         slip = cause.slip
@@ -616,7 +621,7 @@ def named_by(
         own = [failure_of[n] for n in cause.scenarios if n in failure_of]
         own = [f for f in own if f.explained_by(slip)]
         left = [s for s in map(slips.named, cause.fallbacks) if s not in tried]
-        left = left if time.monotonic() < ends else []
+        left = left if time.monotonic() < ends and len(tried) <= FALLBACKS else []
         after = next((s for s in left if all(f.explained_by(s) for f in own)), None)
         then = "its FAILs are grouped as those no slip explains"
         if after is not None:

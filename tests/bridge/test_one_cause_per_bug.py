@@ -688,3 +688,26 @@ def test_a_fail_marked_with_a_slip_refuted_on_its_shrunk_scenario_is_marked_agai
         assert cause.slip == fallback and cause.confirmed == (still is not None)
         assert failure.beside == still
         assert (unmarked, failure.left) == (([], "views@message") if still else ([failure], ""))
+
+
+def test_a_cause_tries_a_few_other_slips_at_most(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the engine refutes every slip of a cause on its shrunk
+    scenario, the cause is shrunk with FALLBACKS other slips at most (each
+    a shrink more), then left unconfirmed."""
+    tried: list[str] = []
+
+    def shrunk(cause: Cause, *_: object) -> None:
+        tried.append(cause.signature.slip or "")
+        cause.confirmed = False
+
+    monkeypatch.setattr(triage, "slip_shrunk", shrunk)
+    ids = [slip.id for slip in slips.catalogue()[: triage.FALLBACKS + 3]]
+    cause = Cause(Signature("size", "message", slip=ids[0]), ["one.jsonl"], fallbacks=ids[1:])
+    args = triage.Shrinking(1, None, Path("unused"), 1)
+    assert triage.named_by(cause, {}, Options("impl"), args, math.inf, [cause]) == []
+    assert tried == ids[: triage.FALLBACKS + 1] and not cause.confirmed
+    out = capsys.readouterr().out
+    assert out.count("does not agree with the slip") == len(tried), out
+    assert out.splitlines()[-1].endswith("its FAILs are grouped as those no slip explains"), out
