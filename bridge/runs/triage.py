@@ -364,10 +364,12 @@ def shrunk(
         for cause in list(by_slip):
             shrinking[0] = cause.id
             with Ticker(progress, False):
-                unmarked = named_by(cause, failure_of, options, args, ends, by_slip)
+                unmarked = {
+                    id(f) for f in named_by(cause, failure_of, options, args, ends, by_slip)
+                }
             for verdicts in list(left.values()):
-                # Grouped at its own first divergence, the refuted slip's bug.
-                for verdict in [v for v in verdicts if id(v.failure) in map(id, unmarked)]:
+                # Unmarked: grouped at its own first divergence (the refuted slip's bug).
+                for verdict in [v for v in verdicts if id(v.failure) in unmarked]:
                     verdicts.remove(verdict)
                     own = causes.signature_of_json(verdict.divergence or {})
                     left[own] = left.get(own, []) + [verdict]

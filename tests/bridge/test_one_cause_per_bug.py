@@ -711,3 +711,35 @@ def test_a_cause_tries_a_few_other_slips_at_most(
     out = capsys.readouterr().out
     assert out.count("does not agree with the slip") == len(tried), out
     assert out.splitlines()[-1].endswith("its FAILs are grouped as those no slip explains"), out
+
+
+def test_a_fail_unmarked_is_grouped_at_its_own_first_divergence(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A FAIL grouped by what a slip leaves of its diverging answer (the
+    queue), unmarked once that slip is refuted (`named_by`), is grouped by
+    its own first divergence (the size: the views at a message)."""
+    constants = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=2)
+    events = [{"event": "message", "kind": "user", "text": "hi"}]
+    scenario = Scenario(constants_dict(constants), events, "test", 0)
+    failure = slips.Failure("two.jsonl", scenario, SPEC, (), 0, {}, expected=[{}])
+    divergence = {"position": 0, "event": {**events[0], "at": 0}, "field": "size"}
+    own, residual = (signature_of_json({**divergence, "field": f}) for f in ("size", "queue"))
+    assert own != residual
+    verdict = Verdict(Path("two.jsonl"), "FAIL", 0.0, divergence=divergence, failure=failure)
+    slip = slips.named("slip:tree.is_free.le-ge.0")
+    failure.beside, failure.left = slip, residual.id
+    cause = Cause(replace(own, slip=slip.id), ["one.jsonl"])
+
+    def named_by(named: Cause, *_: object) -> list[slips.Failure]:
+        named.confirmed, named.representative = True, "one.jsonl"  # by another slip,
+        # which leaves nothing of the FAIL's answer
+        failure.beside, failure.left = None, ""
+        return [failure]
+
+    seen: list[dict[Signature, list[Verdict]]] = []
+    monkeypatch.setattr(triage, "named_by", named_by)
+    monkeypatch.setattr(triage, "grouped", lambda alike, *_: (seen.append(alike), ([], False))[1])
+    args = triage.Shrinking(1, None, Path("unused"), 1)
+    triage.shrunk([cause], {residual: [verdict]}, Options("impl"), args)
+    assert seen == [{own: [verdict]}]
