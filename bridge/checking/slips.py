@@ -1419,22 +1419,36 @@ def furthest(group: Explained) -> Slip:
     the engine parts from the model with it past the divergence of some of
     the FAILs it explains (`Failure.parting`), and from the model with
     another of the group's slips, which explains every one of them, in
-    fewer: a slip that mimics a bug at its first sign parts from the engine
-    later, as if a second bug showed there. The others are judged only
-    when the first parts somewhere, first on the FAILs where it parts (a
-    group keeps its other slips untried, `fitting`)."""
+    fewer, or in as many but further on (`followed`): a slip that mimics a
+    bug at its first sign parts from the engine later, as if a second bug
+    showed there, where the engine still gives the bug's own rule's answers
+    (a lone FAIL of two bugs parts from both, the mimic first). The others
+    are judged only when the first parts somewhere, first on the FAILs
+    where it parts (a group keeps its other slips untried, `fitting`)."""
     own = [f for f in group.failures if f.explained_by(group.slip)]
     parts = [f for f in own if f.parting(group.slip) is not None]
-    best, fewest = group.slip, len(parts)
+
+    def parted(slip: Slip, failures: list[Failure]) -> tuple[int, int]:
+        return sum(f.parting(slip) is not None for f in failures), -followed(slip, failures)
+
+    best, fewest = group.slip, parted(group.slip, own)
+    first = parted(group.slip, parts)
     for slip in sorted(group.slips, key=lambda s: s.rank) if parts else ():
         if slip == group.slip or not all(f.explained_by(slip) for f in parts):
             continue
-        if sum(f.parting(slip) is not None for f in parts) >= fewest:
-            continue  # it parts in as many of those alone
+        if parted(slip, parts) >= first:
+            continue  # it parts in as many of those alone, no further on
         if all(f.explained_by(slip) for f in own):
-            count = sum(f.parting(slip) is not None for f in own)
+            count = parted(slip, own)
             best, fewest = (slip, count) if count < fewest else (best, fewest)
     return best
+
+
+def followed(slip: Slip, failures: list[Failure]) -> int:
+    """How many of the engine's answers read past the divergences of
+    `failures` (each explained by `slip`) the model with `slip` gives
+    before it parts from the engine (`Failure.parting`)."""
+    return sum(f.parted[slip][0] if slip in f.parted else len(f.past) for f in failures)
 
 
 def together(failure: Failure, groups: list[Explained]) -> Explained | None:

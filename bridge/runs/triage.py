@@ -72,6 +72,11 @@ small as it got."""
 
 SHRINKING_AT_LEAST = 3.0
 
+FALLBACKS = 3
+"""How many other slips a slip's cause may be named by in turn when the
+engine refutes its slip on its shrunk scenario (`named_by`): each a shrink
+more (with --shrink-seconds, each as long as one cause's)."""
+
 
 def deadline(began: float, replay: float) -> float:
     """When the shrinks of a run begun at `began` whose replay took `replay`
@@ -269,7 +274,8 @@ def explained(
         names = [f.name for f in group.failures]
         first = of[names[0]]
         named = causes.Signature(first.part, first.kind, first.rule, slip=group.slip.id)
-        found.append(causes.Cause(named, names, slips_tried=True))
+        fallbacks = [slip.id for slip in group.slips[1:]]
+        found.append(causes.Cause(named, names, slips_tried=True, fallbacks=fallbacks))
         by_slip.update(names)
     for made, _ in find_causes(unexplained(alike, by_slip), options, 1, 0):
         found += [replace(cause, slips_tried=True) for cause in made]
@@ -355,12 +361,18 @@ def shrunk(
         return f"  ... causes: shrinking {shrinking[0]} ({elapsed:.0f} s)"
 
     try:
-        named = [c.slip for c in by_slip if c.slip is not None]
         for cause in list(by_slip):
-            others = [slip for slip in named if slip != cause.slip]
             shrinking[0] = cause.id
             with Ticker(progress, False):
-                slip_shrunk(cause, failure_of, options, args, ends, others)
+                unmarked = {
+                    id(f) for f in named_by(cause, failure_of, options, args, ends, by_slip)
+                }
+            for verdicts in list(left.values()):
+                # Unmarked: grouped at its own first divergence (the refuted slip's bug).
+                for verdict in [v for v in verdicts if id(v.failure) in unmarked]:
+                    verdicts.remove(verdict)
+                    own = causes.signature_of_json(verdict.divergence or {})
+                    left[own] = left.get(own, []) + [verdict]
             if not cause.confirmed:
                 # Its FAILs are told apart as those no slip explains.
                 by_slip.remove(cause)
@@ -368,6 +380,7 @@ def shrunk(
                     taken = [v for v in verdicts if shown(v.path) in cause.scenarios]
                     if taken:
                         left[key] = left.get(key, []) + taken
+        left = {k: vs for k, vs in left.items() if vs}
         shared = {k: [v for v in vs if v.failure and v.failure.left] for k, vs in left.items()}
         own = {k: [v for v in vs if v not in shared[k]] for k, vs in left.items()}
         own = {k: vs for k, vs in own.items() if vs}
@@ -579,6 +592,68 @@ def unexplained(
     return {k: vs for k, vs in left.items() if vs}
 
 
+def named_by(
+    cause: causes.Cause,
+    failure_of: dict[str, slips.Failure],
+    options: Options,
+    args: Shrinking,
+    ends: float,
+    named: list[causes.Cause],
+) -> list[slips.Failure]:
+    """A slip's cause shrunk (`slip_shrunk`, the slips of the other causes
+    `named` kept from showing first), and where the engine refutes its slip
+    on the shrunk scenario, named by the next of its other slips
+    (`Cause.fallbacks`) that explains each FAIL the refuted one explained
+    alone, and shrunk again, until one is confirmed, none is left,
+    `FALLBACKS` were tried or the shrinks' time is spent (`ends`): as far
+    as the engine was read, its FAILs may not tell the bug's rule from a
+    slip that mimics it. Each refuted slip is said; with none confirmed,
+    the cause is left unconfirmed (its FAILs are grouped as those no slip
+    explains). The FAILs of `failure_of` marked as showing a refuted slip's
+    bug beside another are marked again (`beside`): those left unmarked."""
+    tried: list[slips.Slip] = []
+    while True:
+        slip = cause.slip
+        assert slip is not None
+        tried.append(slip)
+        others = [c.slip for c in named if c is not cause and c.slip is not None]
+        slip_shrunk(cause, failure_of, options, args, ends, others)
+        if cause.confirmed:
+            break
+        own = [failure_of[n] for n in cause.scenarios if n in failure_of]
+        own = [f for f in own if f.explained_by(slip)]
+        left = [s for s in map(slips.named, cause.fallbacks) if s not in tried]
+        left = left if time.monotonic() < ends and len(tried) <= FALLBACKS else []
+        after = next((s for s in left if all(f.explained_by(s) for f in own)), None)
+        then = "its FAILs are grouped as those no slip explains"
+        if after is not None:
+            then = f"named by {after.id} (it explains its FAILs too) if the engine agrees with that"
+        print(
+            f"note: {cause.id}: the engine does not agree with the slip on its shrunk "
+            f"scenario: {then}"
+        )
+        if after is None:
+            break
+        cause.signature = replace(cause.signature, slip=after.id)
+    final = cause.slip if cause.confirmed else None
+    marked = [f for f in failure_of.values() if f.beside in tried and f.beside != final]
+    return [f for f in marked if not beside(f, final)]
+
+
+def beside(failure: slips.Failure, slip: slips.Slip | None) -> bool:
+    """A FAIL marked as showing a refuted slip's bug beside another at one
+    answer (`left_over`): marked with `slip`, the one that names the cause
+    now, where that too leaves something of its diverging answer (the
+    mark's signature kept); else unmarked, so that it is grouped and shrunk
+    as a FAIL no slip explains, no bug claimed for the refuted slip:
+    whether it is still marked."""
+    if slip is not None and failure.left_by(slip) is not None:
+        failure.beside = slip
+        return True
+    failure.beside, failure.left = None, ""
+    return False
+
+
 def slip_shrunk(
     cause: causes.Cause,
     failure_of: dict[str, slips.Failure],
@@ -640,13 +715,8 @@ def slip_shrunk(
         engine.close()
     cause.representative = smallest.name
     cause.events_before = len(smallest.scenario.events)
-    if not cause.confirmed:
-        print(
-            f"note: {cause.id}: the engine does not agree with the slip on its shrunk "
-            "scenario: its FAILs are grouped as those no slip explains"
-        )
-        return
-    kept(cause, small, profile, options, args.regressions, "the model with the slip")
+    if cause.confirmed:
+        kept(cause, small, profile, options, args.regressions, "the model with the slip")
 
 
 def kept(

@@ -557,3 +557,189 @@ def test_a_later_bugs_shrink_keeps_its_share_of_the_shrinks_time(
     assert sorted(ends) == ["grouped", "zoom@zoom"], ends
     # Its share: one cause's of the four to shrink (three kinds grouped, the zoom's).
     assert ends["grouped"] < far[0] - 200 and ends["zoom@zoom"] > far[0] - 100, ends
+
+
+def test_a_lone_fail_of_two_bugs_is_named_by_the_slip_the_engine_follows_further(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A free leaf queued and a zoom newest first, in zoom_2 alone: three
+    slips explain its first divergence (a small message's leaf unbuilt),
+    and the engine parts from each past it. A source over NODE read as free
+    mimics the free leaf's bug there, and parts where the engine queues a
+    larger message, as SPEC does; the condition that builds a free leaf at
+    its message parts only at the zoom, the second bug: it names the group,
+    and the parting it leaves is the zoom's."""
+    planted_engine(monkeypatch)
+    path = ROOT / "scenarios" / "corpus" / "zoom_2.jsonl"
+    failure = check(path, Options(engine=f"{PLANTED} queued_leaf zoom")).failure
+    assert failure is not None
+    mimic = slips.named("slip:tree.is_free.le-ge.0")
+    queued = slips.named("slip:machine._message.eq-ne.0")
+    assert mimic.rank < queued.rank  # the smaller change, named first by rank alone
+    group = slips.Explained([mimic, queued], [failure])
+    assert failure.explained_by(mimic) and failure.explained_by(queued)
+    early, late = failure.parting(mimic), failure.parting(queued)
+    assert early is not None and late is not None
+    assert early["position"] < late["position"]
+    assert (early["event"]["event"], late["event"]["event"]) == ("message", "zoom")
+    # The engine's answer where the mimic parts is the queued slip's.
+    k, _ = failure.parted[mimic]
+    assert failure.longer is not None
+    slipped = slips.answers_of(failure.longer, SPEC, (), queued)
+    assert slipped is not None
+    assert slipped[failure.index + 1 + k][early["field"]] == early["found"] != early["expected"]
+    assert slips.followed(queued, [failure]) > slips.followed(mimic, [failure]) == k
+    assert slips.furthest(group) == queued
+
+
+def test_a_lone_fail_of_two_bugs_gives_a_cause_to_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """zoom_2 alone, on a free leaf queued and a zoom newest first: the
+    free leaf's cause is named by the slip the engine follows to the zoom
+    (and confirmed on its shrunk scenario), and the zoom's bug is a cause
+    of its own, shrunk to that bug alone (it was named by a mimic, refuted
+    on its shrunk scenario, and the zoom's bug was in no cause)."""
+    planted_engine(monkeypatch)
+    out, found = planted_run(tmp_path, capsys, "queued_leaf zoom", ["zoom_2"])
+    verdict = "1 scenario: 1 FAIL from 2 causes (1 showing two causes' bugs, counted once)"
+    assert out.splitlines()[-1].startswith(verdict), out
+    assert "does not agree with the slip" not in out, out
+    named, zoom = sorted(found, key=lambda c: not c["slip"])
+    assert named["slip"]["id"] == "slip:machine._message.eq-ne.0", out
+    assert zoom["kind"] == "zoom" and [Path(p).stem for p in zoom["after"]] == ["zoom_2"]
+    for cause, alone, other in ((named, "queued_leaf", "zoom"), (zoom, "zoom", "queued_leaf")):
+        shrunk = Path(cause["shrunk"])
+        assert field_at(shrunk, alone) is not None, cause["id"]
+        assert field_at(shrunk, other) is None, cause["id"]
+
+
+def test_a_slip_refuted_on_its_shrunk_scenario_falls_back_on_one_the_engine_agrees_with(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """zoom_2 alone, on ready merges offered before unbuilt leaves and a
+    free leaf counted as a placeholder: as far as the engine was read, the
+    FAIL does not tell the queue order slip from another slip of
+    `candidates` (the engine parts from both where the free leaf's bug
+    shows). The one named first is refuted on its shrunk scenario; the
+    cause is named by the next of its group's slips that the engine agrees
+    with there (its FAILs were grouped as no slip's, and the free leaf's
+    bug, shown after the named one's, was in no cause)."""
+    planted_engine(monkeypatch)
+    monkeypatch.setattr(slips, "TRIES", 150)  # each slip's shrink, as far as it needs here
+    report = tmp_path / "r.json"
+    args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} free_leaf merges_first"]
+    args += ["--only", "zoom_2", "--shrink-seconds", NEVER, "--shrink-tries", "1"]
+    code = cli.main([*args, "--regressions", str(tmp_path / "found"), "--json", str(report)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    found = json.loads(report.read_text())["causes"]
+    refuted = "slip:queue.candidates.eq-ne.0"
+    assert f"note: {refuted}: the engine does not agree with the slip on its shrunk" in out, out
+    verdict = "1 scenario: 1 FAIL from 2 causes (1 showing two causes' bugs, counted once)"
+    assert out.splitlines()[-1].startswith(verdict), out
+    named, later = sorted(found, key=lambda c: not c["slip"])
+    order = slips.named("slip:queue.candidates.swap-concat.0")
+    assert named["slip"]["id"] == order.id and later["slip"] is None, out
+    assert [Path(p).stem for p in later["after"]] == ["zoom_2"]
+    # The engine with the order slip alone agrees with its model on the
+    # shrunk scenario, and not with the refuted slip's.
+    shrunk = stream(Path(named["shrunk"]))
+    alone = with_bug("alone", "planted", "merges_first")
+    assert slips.against(alone, shrunk, order, SPEC, ()) is None
+    assert slips.against(alone, shrunk, slips.named(refuted), SPEC, ())
+    assert field_at(Path(named["shrunk"]), "free_leaf") is None
+
+
+def test_a_fail_marked_with_a_slip_refuted_on_its_shrunk_scenario_is_marked_again(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A FAIL marked as showing a slip's bug beside another at one answer
+    (`left_over`): when the engine refutes that slip on its cause's shrunk
+    scenario, the FAIL is marked with the slip that names the cause then,
+    if that one leaves something of its answer too; with no slip confirmed,
+    it is unmarked (grouped at its own first divergence, no bug claimed for
+    a refuted slip)."""
+    constants = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=2)
+    events = [{"event": "message", "kind": "user", "text": "hi"}]
+    scenario = Scenario(constants_dict(constants), events, "test", 0)
+    mimic = slips.named("slip:tree.is_free.le-ge.0")
+    queued = slips.named("slip:machine._message.eq-ne.0")
+    order = slips.named("slip:queue.candidates.swap-concat.0")  # the size it leaves as SPEC's
+    right = slips.answers_of(scenario, SPEC, (), None)
+    slipped = slips.answers_of(scenario, SPEC, (), queued)
+    assert right is not None and slipped is not None
+    answer = {**slipped[0], "view_digest": slipped[0]["view_digest"] ^ 1}
+
+    def shrunk(cause: Cause, *_: object) -> None:
+        cause.confirmed = cause.slip == queued  # the engine refutes every other slip
+
+    monkeypatch.setattr(triage, "slip_shrunk", shrunk)
+    args, impl_ = triage.Shrinking(1, None, Path("unused"), 1), Options("impl")
+    for fallback, still in ((queued, queued), (order, None)):
+        failure = slips.Failure("two.jsonl", scenario, SPEC, (), 0, answer, expected=right[:1])
+        failure.beside, failure.left = mimic, "views@message"
+        assert failure.left_by(mimic) is not None and failure.left_by(order) is None
+        named = Signature("size", "message", slip=mimic.id)
+        cause = Cause(named, ["one.jsonl"], fallbacks=[fallback.id])
+        unmarked = triage.named_by(cause, {"two.jsonl": failure}, impl_, args, math.inf, [])
+        out = capsys.readouterr().out
+        assert f"note: {mimic.id}: the engine does not agree with the slip" in out, out
+        assert cause.slip == fallback and cause.confirmed == (still is not None)
+        assert failure.beside == still
+        assert (unmarked, failure.left) == (([], "views@message") if still else ([failure], ""))
+
+
+def test_a_cause_tries_a_few_other_slips_at_most(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the engine refutes every slip of a cause on its shrunk
+    scenario, the cause is shrunk with FALLBACKS other slips at most (each
+    a shrink more), then left unconfirmed."""
+    tried: list[str] = []
+
+    def shrunk(cause: Cause, *_: object) -> None:
+        tried.append(cause.signature.slip or "")
+        cause.confirmed = False
+
+    monkeypatch.setattr(triage, "slip_shrunk", shrunk)
+    ids = [slip.id for slip in slips.catalogue()[: triage.FALLBACKS + 3]]
+    cause = Cause(Signature("size", "message", slip=ids[0]), ["one.jsonl"], fallbacks=ids[1:])
+    args = triage.Shrinking(1, None, Path("unused"), 1)
+    assert triage.named_by(cause, {}, Options("impl"), args, math.inf, [cause]) == []
+    assert tried == ids[: triage.FALLBACKS + 1] and not cause.confirmed
+    out = capsys.readouterr().out
+    assert out.count("does not agree with the slip") == len(tried), out
+    assert out.splitlines()[-1].endswith("its FAILs are grouped as those no slip explains"), out
+
+
+def test_a_fail_unmarked_is_grouped_at_its_own_first_divergence(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A FAIL grouped by what a slip leaves of its diverging answer (the
+    queue), unmarked once that slip is refuted (`named_by`), is grouped by
+    its own first divergence (the size: the views at a message)."""
+    constants = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=2)
+    events = [{"event": "message", "kind": "user", "text": "hi"}]
+    scenario = Scenario(constants_dict(constants), events, "test", 0)
+    failure = slips.Failure("two.jsonl", scenario, SPEC, (), 0, {}, expected=[{}])
+    divergence = {"position": 0, "event": {**events[0], "at": 0}, "field": "size"}
+    own, residual = (signature_of_json({**divergence, "field": f}) for f in ("size", "queue"))
+    assert own != residual
+    verdict = Verdict(Path("two.jsonl"), "FAIL", 0.0, divergence=divergence, failure=failure)
+    slip = slips.named("slip:tree.is_free.le-ge.0")
+    failure.beside, failure.left = slip, residual.id
+    cause = Cause(replace(own, slip=slip.id), ["one.jsonl"])
+
+    def named_by(named: Cause, *_: object) -> list[slips.Failure]:
+        named.confirmed, named.representative = True, "one.jsonl"  # by another slip,
+        # which leaves nothing of the FAIL's answer
+        failure.beside, failure.left = None, ""
+        return [failure]
+
+    seen: list[dict[Signature, list[Verdict]]] = []
+    monkeypatch.setattr(triage, "named_by", named_by)
+    monkeypatch.setattr(triage, "grouped", lambda alike, *_: (seen.append(alike), ([], False))[1])
+    args = triage.Shrinking(1, None, Path("unused"), 1)
+    triage.shrunk([cause], {residual: [verdict]}, Options("impl"), args)
+    assert seen == [{own: [verdict]}]
