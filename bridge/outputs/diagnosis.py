@@ -65,6 +65,12 @@ def shrunk_from(report: Report) -> dict[Path, list[Cause]]:
     return out
 
 
+def counted_in(path: Path, causes: list[Cause]) -> Cause | None:
+    """Of the causes shrunk from a likely bug, the one it is counted in;
+    None when that one was shrunk from another (the others show after it)."""
+    return next((c for c in causes if shown(path) in c.scenarios), None)
+
+
 def shrunk_json(cause: Cause | None) -> dict[str, Any] | None:
     """A cause's shrunk scenario as the JSON report gives it: its events and
     where it was written; None when it was not written."""
@@ -345,7 +351,7 @@ def to_json_report(report: Report, floor: float = 0.0) -> dict[str, Any]:
                 "needed": [[c.option, c.shown] for c in d.needed],
                 "likely_bug": d.path in bugs,
                 "contradicts": [[c.option, c.shown] for c in contradicting.get(d.path, ())],
-                "shrunk": shrunk_json(shrunk.get(d.path, [None])[0]),
+                "shrunk": shrunk_json(counted_in(d.path, shrunk.get(d.path, []))),
                 "coverage": None if counted is None else counted.to_json(),
             }
         )

@@ -74,6 +74,11 @@ def test_two_causes_shrunk_from_one_likely_bug_each_keep_their_shrunk_scenario(
     lines, _ = text(report)
     assert sum("one.jsonl" in line for line in lines) == 2, lines  # shrunk to, replay it
     assert sum("two.jsonl" in line for line in lines) == 2, lines
+    # Counted in a cause shrunk from another likely bug, only the later
+    # cause shrunk from it: its own is none (not the later cause's).
+    counted.representative = "b.jsonl"
+    (scenario,) = to_json_report(report)["scenarios"]
+    assert scenario["shrunk"] is None
 
 
 def test_a_likely_bug_whose_replay_faults_while_it_is_named_is_said_so(
