@@ -23,12 +23,15 @@ from scenarios.format import Scenario
 class Comparison:
     """An engine checked against the model on the scenario: both sides'
     names, one line saying how it went, and the divergence, if any, with
-    the scenario shrunk from it (bridge/checking/shrink.py)."""
+    the scenario shrunk from it (bridge/checking/shrink.py), and how the
+    model's profile was given when not by the engine (`under`: `compare
+    --proposal`)."""
 
     names: tuple[str, str]
     verdict: str
     divergence: Divergence | None = None
     shrunk: Scenario | None = None
+    under: str = ""
 
 
 def against(

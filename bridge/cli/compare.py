@@ -43,7 +43,7 @@ from bridge.cli.options import (
 from bridge.formats.invocation import command
 from bridge.formats.kit import shown
 from bridge.formats.layout import named, read_checked, unique_name
-from bridge.formats.profile import agreement, declared
+from bridge.formats.profile import agreement
 from bridge.formats.usage import read_proposal
 from bridge.outputs.page import write_divergence_report
 from bridge.outputs.regressions import write_regression
@@ -52,7 +52,7 @@ from bridge.runs.corpus import make_engine, replay_checked
 from bridge.runs.progress import Ticker
 from bridge.wire.engine import limits_of
 from bridge.wire.inprocess import ModelEngine
-from model.profile import Profile
+from model.profile import Profile, deviations
 from scenarios.format import Scenario
 
 
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     scenario = read_checked(path)
     check_folder(args.regressions, "--regressions")
     proposal = read_proposal(args.proposal)
-    under = "" if proposal is None else declared(proposal[0]).replace("declared ", "", 1)
+    under = "" if proposal is None else given_by_proposal(*proposal)
     options = checking(args, trial=None if proposal is None else Trial(*proposal))
     subject = make_engine(options)
     try:
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if found is None:
         print(
             f"{shown(path)}: {subject.name} agrees at all {result.answers} answers; "
-            + (agreement(profile) if proposal is None else f"expected under --proposal: {under}")
+            + (agreement(profile) if proposal is None else f"expected {under}")
         )
         print(f"  {result.coverage.summary()}")
         for note in notes:
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     kept = make_engine(options)
     seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
     progress = Progress(start, args.shrink_tries)
-    written = Written(path, scenario, found, subject.name, profile, args, result.coverage)
+    written = Written(path, scenario, found, subject.name, profile, args, result.coverage, under)
     try:
         with Ticker(lambda elapsed: f"  ... shrinking: {progress.said()} ({elapsed:.0f} s)", False):
             small, stopped = until_fault(
@@ -187,6 +187,7 @@ class Written:
     profile: Profile
     args: argparse.Namespace
     coverage: Coverage
+    under: str
 
     def write(self, small: Scenario, kept: str) -> tuple[Path, Path, str]:
         """Write `small` (marked with the rules the model refuses its events
@@ -219,8 +220,17 @@ class Written:
             small,
             command=replay,
             coverage=self.coverage,
+            under=self.under,
         )
         return target, page, replay
+
+
+def given_by_proposal(profile: Profile, held: frozenset[str]) -> str:
+    """How `compare` says the profile and capabilities --proposal gives the
+    model's side (SPEC 10, bridge/PROTOCOL.md)."""
+    differ = deviations(profile)
+    said = "deviations: " + "; ".join(differ) if differ else "profile: SPEC"
+    return f"under --proposal: {said}; capabilities: {', '.join(sorted(held)) or 'none'}"
 
 
 def compare_again(path: Path, engine: str, proposal: str | None = None) -> str:

@@ -299,9 +299,9 @@ def bug_lines(report: Report) -> list[str]:
         out += [visible(line) for line in said_cause(k, one, options, found).splitlines()]
         if one.written is not None and report.proposed != report.base:
             out.append(
-                "     (its replay shows the bug once the engine declares the proposed profile "
-                "and capabilities above, or is given them as --profile and --capabilities; "
-                "--proposal gives them to the model's side alone)"
+                "     (its replay shows the bug with --proposal, which gives the proposed profile "
+                "and capabilities above to the model's side alone, or once the engine declares "
+                "them, or is given them as --profile and --capabilities)"
             )
         contradicts = group[0].contradicts if group else ()
         for change in contradicts:

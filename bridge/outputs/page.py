@@ -177,9 +177,14 @@ and run no script but SCRIPT, named by its hash: not an inline handler, not a
 script element a scenario's text might smuggle in."""
 
 
-def facts(scenario: Scenario, profile: Profile, trace: Replay) -> str:
-    """The scenario in one paragraph: where it is from, its size, its constants."""
+def facts(
+    scenario: Scenario, profile: Profile, trace: Replay, comparison: Comparison | None
+) -> str:
+    """The scenario in one paragraph: where it is from, its size, its
+    constants, and the profile the model runs under."""
     c = scenario.constants
+    under = comparison.under if comparison is not None else ""
+    under = under or f"as the engine {agreement(profile)}"
     batches = sum(p.batch for p in trace.points)
     cbatches = sum(p.cbatch for p in trace.points)
     return (
@@ -188,7 +193,7 @@ def facts(scenario: Scenario, profile: Profile, trace: Replay) -> str:
         f"{trace.messages:,} messages; {batches:,} chat view batches and {cbatches:,} compaction "
         f"view batches that merged. CEILING {c['ceiling']:,} / FLOOR {c['floor']:,}, CCEILING "
         f"{c['cceiling']:,} / CFLOOR {c['cfloor']:,}, NODE {c['node']}, JOBS {c['jobs']}, AHEAD "
-        f"{c['ahead']}. The model runs as the engine {escape(agreement(profile))}.</p>"
+        f"{c['ahead']}. The model runs {escape(under)}.</p>"
     )
 
 
@@ -256,7 +261,7 @@ def page(
     body = [
         HATCH,
         f"<h1>{escape(title)}</h1>",
-        facts(scenario, profile, trace),
+        facts(scenario, profile, trace, comparison),
     ]
     if comparison is not None:
         body.append(f"<p><b>{escape(comparison.verdict)}</b></p>")
@@ -335,13 +340,15 @@ def write_divergence_report(
     command: str = "",
     stderr: str = "",
     coverage: Coverage | None = None,
+    under: str = "",
 ) -> Path:
     """Write the report of a divergence found on `scenario` (with both whole
     states there, from `bridge.checking.compare.add_states`), listing `shrunk`'s
     events when the scenario was shrunk, and what the replay compared: what
-    `compare`, `fuzz` and `corpus --report` write beside the shrunk scenario."""
+    `compare`, `fuzz` and `corpus --report` write beside the shrunk scenario
+    (the model's profile given `under`, when not by the engine)."""
     verdict = f"DIVERGENCE between {names[0]} and {names[1]}: {divergence.summary()}"
     if coverage is not None:
         verdict += f"; {coverage.summary()}"
-    comparison = Comparison(names, verdict, divergence, shrunk)
+    comparison = Comparison(names, verdict, divergence, shrunk, under)
     return write_report(path, scenario, profile, None, comparison, command, stderr)

@@ -505,7 +505,7 @@ def test_diagnose_tells_the_differences_from_the_bug_in_one_engine(
     bugs = [name for name, _, _ in shrunk]
     assert "chooser_2" in bugs and "zoom_1" not in bugs, out
     # Its replay shows the bug under the proposal, which this engine does not declare.
-    assert "     (its replay shows the bug once the engine declares the proposed profile " in out
+    assert "     (its replay shows the bug with --proposal, which gives the proposed " in out
     replays = re.findall(r"^     replay it: .* compare (.*)$", out, re.M)
     assert len(replays) == len(shrunk), out
     for (_, count, path), replay in zip(shrunk, replays, strict=True):
@@ -519,8 +519,24 @@ def test_diagnose_tells_the_differences_from_the_bug_in_one_engine(
         args = shlex.split(replay)
         assert args[:3] == [path, "--engine", PARTIAL_ENGINE + " --bug"], replay
         again = ["--regressions", str(tmp_path / "again")]
+        capsys.readouterr()
         assert cli.main(["compare", *args, *again]) == 1
+        # compare's own replay line passes the proposal on, already shrunk or shrunk anew.
+        (replayed,) = re.findall(r"^replay it: .* compare (.*)$", capsys.readouterr().out, re.M)
+        assert shlex.split(replayed)[1:] == args[1:], replayed
         assert cli.main(["compare", path, "--engine", PARTIAL_ENGINE, *args[3:]]) == 0
+    lines = Path(path).read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    del header["notes"]["shrunk"]
+    fresh = tmp_path / "fresh.jsonl"
+    fresh.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    capsys.readouterr()
+    assert cli.main(["compare", str(fresh), *args[1:], *again]) == 1
+    said = capsys.readouterr().out
+    (replayed,) = re.findall(r"^replay it: .* compare (.*)$", said, re.M)
+    assert shlex.split(replayed)[1:] == args[1:], said
+    (page,) = re.findall(r"^the divergence shown: (.*)$", said, re.M)
+    assert "The model runs under --proposal: deviations: " in Path(page).read_text()
 
 
 def test_a_scenario_is_checked_again_unless_what_the_proposal_adds_changes_nothing_sent() -> None:
