@@ -35,7 +35,7 @@ def failure_of(plant: str, scenario: str) -> slips.Failure:
 @pytest.mark.parametrize(
     ("name", "calls"),
     [
-        ("chooser_0", "driven"),
+        ("refused_fail_needs_running_0", "driven"),
         ("refused_fail_needs_running_0", "self"),
         ("refused_settle_needs_wait_0", "self"),
     ],
