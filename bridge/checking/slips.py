@@ -1584,7 +1584,8 @@ def scan(
             if failure.explained_by(slip):
                 found.append(slip)
         limit = len(failure.judged) + tries
-        rest = [s for s in catalogue() if s not in first and failure.reaches(s)]
+        tried = set(first)
+        rest = [s for s in catalogue() if s not in tried and failure.reaches(s)]
         rest = rest if wide and not found else []
         failure.sift(rest if tries == math.inf else rest[: max(int(tries), 0)])
         for slip in rest:
