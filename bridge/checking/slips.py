@@ -668,13 +668,8 @@ def stuck(_signum: int, frame: FrameType | None) -> None:
     (between the replay's end and its restore). Raised elsewhere it could
     be swallowed and printed (a callback the garbage collector runs, a
     weakref's or a library's, cannot raise), and in `applied` it would skip
-    the restore: the alarm, repeated every 50 ms, comes again. Code a
-    dataclass made (`<string>`: the model's values' `__init__`) counts as
-    the code that called it: a slip's endless loop that makes values spends
-    most of its time there, and each alarm let pass lets it grow on."""
+    the restore: the alarm, repeated every 50 ms, comes again."""
     if ARMED[0] and frame is not None and frame.f_code not in RESTORING:
-        if frame.f_code.co_filename == "<string>" and frame.f_back is not None:
-            frame = frame.f_back
         if frame.f_code.co_filename.startswith(OWN):
             raise Stuck
 
@@ -1149,15 +1144,13 @@ class Failure:
         if probing:
             self.called = ran
 
-    def cpu(self, scenario: Scenario, skipped: int = 0) -> float | None:
+    def cpu(self, scenario: Scenario) -> float | None:
         """About the CPU seconds the model takes on `scenario` (this FAIL's,
-        or the longer one read past the divergence), its first `skipped`
-        events left out, from the traced replay up to the divergence, if
-        one was made (a trace only slows it)."""
+        or the longer one read past the divergence), from the traced replay
+        up to the divergence, if one was made (a trace only slows it)."""
         if self.took is None:
             return None
-        events = max(len(scenario.events) - skipped, 1)
-        return self.took * events / max(len(self.scenario.events), 1)
+        return self.took * max(len(scenario.events), 1) / max(len(self.scenario.events), 1)
 
     def differs(self, expected: dict[str, Any], found: dict[str, Any]) -> bool:
         owner = ignored_fields(self.lacks)
@@ -1212,11 +1205,7 @@ class Failure:
         assert self.expected is not None
         got, resume = self.resumed(slips)
         whole = self.longer or self.scenario
-        # Timed as a replay of the events it makes: a slip's endless loop
-        # is cut as soon as in the whole replay, not after more of it.
-        skipped = 0 if resume is None else resume.position
-        cpu = self.cpu(whole, skipped)
-        with applied(*slips, events=len(whole.events) - skipped, cpu=cpu):
+        with applied(*slips, events=len(whole.events), cpu=self.cpu(whole)):
             try:
                 answers = self.answers(True, *slips, since=(got, resume))
                 for k, answer in enumerate(answers, start=got):
