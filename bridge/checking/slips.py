@@ -75,7 +75,7 @@ from bridge.checking.compare import MISSING, Divergence, Past, first_difference,
 from bridge.formats.capabilities import Capability, ignored_fields
 from bridge.formats.profile import SPEC
 from bridge.wire.engine import Engine
-from bridge.wire.stream import Exchange, from_model
+from bridge.wire.stream import Exchange, Paused, from_model
 from model.profile import Profile
 from scenarios.format import Scenario, ScenarioError
 
@@ -124,6 +124,11 @@ divergence. A slip can mimic a bug for a while (AHEAD + 1 in the queue is
 a running leaf not counted toward AHEAD while one runs): the answer that
 tells them apart came 27 answers past the divergence on one corpus
 scenario (refused_one_wait_0, tests/bridge/test_unexplained_causes.py)."""
+
+PAUSES = 64
+"""How many places of the model's replay of a FAIL up to its divergence a
+sift keeps at most (`Failure.pauses`): a slipped replay goes on from the
+last before its slips change anything, some answers before at most."""
 
 SCANS = 3
 """How many FAILs of one provisional signature are tried on every slip at most."""
@@ -912,6 +917,14 @@ class Failure:
     """The slips `sift` was given (each replayed in one sift at most)."""
     same: set[Slip] = field(default_factory=set, init=False, repr=False, compare=False)
     """The slips a sift found changing no answer up to the divergence."""
+    changes: dict[Slip, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """The others a sift was given: for each, the answer (counted from 0)
+    during which its function first gave what the model's does not."""
+    pauses: dict[int, Paused] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """Where the model's replay stood before some of its answers (by the
+    answer's number, every `PAUSES`-th part of them or more often), kept by
+    a sift: a slipped replay goes on from the last before its slips change
+    anything (`resumed`)."""
     past: list[Past] = field(default_factory=list, repr=False)
     """The engine's answers read past the divergence (bridge/checking/compare.py
     `Result.past`), each with the answer SPEC's model gives there."""
@@ -943,19 +956,42 @@ class Failure:
     )
     """What `shown_with` found for each two slips tried."""
 
-    def answers(self, further: bool = False, *slips: Slip) -> Iterator[dict[str, Any]]:
+    def answers(
+        self,
+        further: bool = False,
+        *slips: Slip,
+        since: tuple[int, Paused | None] = (0, None),
+        paused: Callable[[Paused], object] | None = None,
+    ) -> Iterator[dict[str, Any]]:
         """The model's answers, as they are now (with any slip applied, and
         under the options of `slips`), up to the diverging one; `further`,
-        up to the last one read past it."""
+        up to the last one read past it. From the answer `since` says,
+        resumed where the replay stood before it (`resumed`); each answer's
+        pause given to `paused` (bridge/wire/stream.py `from_model`)."""
         scenario, last = self.scenario, self.index
         if further and self.longer is not None:
             scenario, last = self.longer, self.index + len(self.past)
         profile = under(self.profile, slips)
-        sent = (e for e in from_model(scenario, profile, False, self.lacks) if e.sent)
-        for k, exchange in enumerate(sent):
+        first, resume = since
+        replay = from_model(scenario, profile, False, self.lacks, resume=resume, paused=paused)
+        sent = (e for e in replay if e.sent)
+        for k, exchange in enumerate(sent, start=first):
             yield answered(exchange)
             if k == last:
                 return
+
+    def resumed(self, slips: tuple[Slip, ...]) -> tuple[int, Paused | None]:
+        """Where a replay with a slip may start, and the answer it gives
+        first: where the model's replay stood before the first answer
+        during which the slip's function gives, on the model's arguments,
+        what the model's does not (found by a sift, `changes`; up to there
+        the slipped model is the model, its calls and states the same); the
+        start when it was not sifted whole, or for two slips (the sift ran
+        each beside the model's other functions, not beside the other slip)."""
+        if len(slips) != 1 or slips[0] not in self.changes:
+            return 0, None
+        first = max((k for k in self.pauses if k <= self.changes[slips[0]]), default=0)
+        return first, self.pauses.get(first)
 
     def replayed(self) -> bool:
         """Whether the answer expected at the divergence differs from the
@@ -987,7 +1023,8 @@ class Failure:
         SCANNED_WHILE_REPLAYING events judged before (so judged again), the
         model is replayed once under every function's probe (`probes`), and
         a slip none of whose functions ran changes no answer (a slipped
-        replay of thousands of events saved for each); else True."""
+        replay of thousands of events saved for each), unless a sift noted
+        them already; else True."""
         names = watched(slip)
         if names is None or self.ran is not None:
             return True
@@ -1029,9 +1066,10 @@ class Failure:
         a scan's). Only the slips of a function of a module's own
         (`siftable`), two or more, in the main thread (a sift is timed as a
         slipped replay is, `applied`); a sift that breaks or is stopped
-        finds none."""
+        finds none. It notes too which functions `probes` watches the model
+        ran (`calls`), where that is not known yet: the probes' replay spared."""
         todo = [s for s in dict.fromkeys(slips) if s not in self.sifted and siftable(s)]
-        todo = [s for s in todo if not any(a.knows(self, (s,)) for a in AHEAD)]
+        todo = [s for s in todo if not any(a.knows(self, (s,), wait=False) for a in AHEAD)]
         todo = [s for s in todo if (s,) not in self.judged]
         if len(todo) < 2 or threading.current_thread() is not threading.main_thread():
             return
@@ -1046,13 +1084,27 @@ class Failure:
             codes[function] = sifting(function)
             key = (slip.module, slip.function)
             table.setdefault(key, (right, []))[1].append((slip, as_function(function, slip.code)))
-        changed: set[Slip] = set()
+        ran: set[tuple[str, str]] = set()
+        large = len(self.scenario.events) > SCANNED_WHILE_REPLAYING and self.ran is None
+        probing = probes() if large and self.called is None else {}
+        for function, code in probing.items():
+            codes.setdefault(function, code)
+        changed: dict[Slip, int] = {}
         inside = [False]
+        pauses: dict[int, Paused] = {}
+        answered = [0]
+        every = max((self.index + 1) // PAUSES, 1)
+
+        def pause(where: Paused) -> None:
+            answered[0] += 1
+            if not answered[0] % every and not self.pauses:
+                pauses[answered[0]] = where
 
         def called(key: tuple[str, str], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             right, slipped = table[key]
             if inside[0]:
                 return right(*args, **kwargs)
+            ran.add(key)
             value, error = None, None
             try:
                 value = right(*args, **kwargs)
@@ -1064,7 +1116,7 @@ class Failure:
             try:
                 for slip, function in slipped:
                     if slip not in changed and not gives(function, args, kwargs, value, error):
-                        changed.add(slip)
+                        changed[slip] = answered[0]
             finally:
                 inside[0] = False
             if error is not None:
@@ -1073,19 +1125,24 @@ class Failure:
 
         spaces = [function.__globals__ for function in codes]
         for space in spaces:
-            space[SIFT] = called
+            space[SIFT], space[PROBE] = called, ran.add
         try:
             cpu = self.cpu(self.scenario)
             cpu = None if cpu is None else cpu * (1 + len(todo))
             with applied(codes=codes.items(), events=len(self.scenario.events), cpu=cpu):
-                for _ in self.answers():
+                for _ in self.answers(paused=pause):
                     pass
         except Exception:  # Stuck, or the model broken by a slip's call: none known
             return
         finally:
             for space in spaces:
                 space.pop(SIFT, None)
+                space.pop(PROBE, None)
         self.same.update(s for s in todo if s not in changed)
+        self.changes.update(changed)
+        self.pauses = self.pauses or pauses
+        if probing:
+            self.called = ran
 
     def cpu(self, scenario: Scenario) -> float | None:
         """About the CPU seconds the model takes on `scenario` (this FAIL's,
@@ -1120,7 +1177,11 @@ class Failure:
         """Whether the model with `slips` explains the FAIL (`judge`), judged
         once for each set of slips."""
         if slips not in self.judged and not any(ahead.took(self, slips) for ahead in AHEAD):
+            for telling in TELLING:
+                telling.send(("claim", self.name, ids(slips)))
             self.judged[slips] = self.judge(*slips)
+            for telling in TELLING:
+                telling.send(("told", self.name, ids(slips), self.told(slips)))
         return self.judged[slips]
 
     def told(self, slips: tuple[Slip, ...]) -> Told:
@@ -1144,12 +1205,12 @@ class Failure:
         if alone or not any(map(self.calls, slips)):
             return False
         assert self.expected is not None
-        got = 0
+        got, resume = self.resumed(slips)
         whole = self.longer or self.scenario
         with applied(*slips, events=len(whole.events), cpu=self.cpu(whole)):
             try:
-                answers = self.answers(True, *slips)
-                for k, answer in enumerate(answers):
+                answers = self.answers(True, *slips, since=(got, resume))
+                for k, answer in enumerate(answers, start=got):
                     if k > self.index:
                         parted: list[tuple[int, dict[str, Any]]] = []
                         wrong = self.refutes(answer, k - self.index - 1, answers, parted)
@@ -1308,27 +1369,32 @@ class Ahead:
     order of its own while this one judges them in its: each judgment it sends is
     taken, when this process comes to it, as if made here (`took`: what
     `Failure.judge` leaves, `refuted` and `parted`, with it); one not sent
-    yet is made here. A judgment is the same in either process, so what is
-    found depends on no timing: only how soon. While one is in `AHEAD`,
-    every FAIL's `explained_by` asks it first."""
+    yet is made here, unless the forked process is making it now (it says
+    so first): then this one waits for it, where it would make it twice. A
+    judgment is the same in either process, so what is found depends on no
+    timing: only how soon. While one is in `AHEAD`, every FAIL's
+    `explained_by` asks it first."""
 
     def __init__(self) -> None:
         self.told: dict[tuple[str, tuple[str, ...]], Told] = {}
+        self.making: set[tuple[str, tuple[str, ...]]] = set()
+        """The judgments the forked process said it is making, not sent yet."""
         self.pid = 0
         self.conn: Connection | None = None
 
     def start(self, failures: list[Failure], work: Callable[[Failure], object]) -> None:
-        """Fork the process: `work` for each of `failures` in turn, the
-        judgments it made on each sent after it. It ends with its work, or
-        once this one stops it (`stop`) or goes (its sends then fail)."""
+        """Fork the process: `work` for each of `failures` in turn, each
+        judgment it makes said as it starts and sent once made (`TELLING`).
+        It ends with its work, or once this one stops it (`stop`) or goes
+        (its sends then fail)."""
         reader, writer = Pipe(duplex=False)
-        before = {failure.name: set(failure.judged) for failure in failures}
         parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # pragma: no cover (the forked process ends by os._exit)
             try:
                 reader.close()
                 AHEAD.clear()
+                TELLING.append(writer)
                 os.nice(NICER)
                 for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
                     if callable(signal.getsignal(signum)):
@@ -1337,29 +1403,35 @@ class Ahead:
                     if os.getppid() != parent:
                         break  # its parent was killed: no one reads on
                     work(failure)
-                    made = [k for k in failure.judged if k not in before[failure.name]]
-                    writer.send((failure.name, [(ids(k), failure.told(k)) for k in made]))
             finally:
                 os._exit(0)
         writer.close()
         self.pid, self.conn = pid, reader
 
-    def knows(self, failure: Failure, slips: tuple[Slip, ...]) -> bool:
+    def knows(self, failure: Failure, slips: tuple[Slip, ...], wait: bool = True) -> bool:
         """Whether the forked process sent the judgment of `slips` on
-        `failure` (all it sent so far read)."""
-        while self.conn is not None and self.conn.poll(0):
+        `failure` (all it sent so far read); with `wait`, once it has, if
+        it is making it now. With `wait` False, one it is making counts."""
+        key = (failure.name, ids(slips))
+        while self.conn is not None and (
+            self.conn.poll(0) or (wait and key in self.making and key not in self.told)
+        ):
             try:
-                name, made = self.conn.recv()
+                said = self.conn.recv()
             except (EOFError, OSError):
                 self.conn = None
                 break
-            for key, told in made:
-                self.told[name, key] = told
-        return (failure.name, ids(slips)) in self.told
+            if said[0] == "claim":
+                self.making.add((said[1], said[2]))
+            else:
+                self.making.discard((said[1], said[2]))
+                self.told[said[1], said[2]] = said[3]
+        return key in self.told or (not wait and key in self.making)
 
     def took(self, failure: Failure, slips: tuple[Slip, ...]) -> bool:
         """Whether the forked process sent the judgment of `slips` on
-        `failure`: if so it is now the FAIL's, as if judged here."""
+        `failure` (waiting for it if it is making it now): if so it is now
+        the FAIL's, as if judged here."""
         if not self.knows(failure, slips):
             return False
         told = self.told.pop((failure.name, ids(slips)))
@@ -1395,6 +1467,10 @@ would take (on a busy machine it judges little, and takes little)."""
 
 AHEAD: list[Ahead] = []
 """The `Ahead` process judging now, if one is."""
+
+TELLING: list[Connection] = []
+"""In the forked process of `Ahead`, where it says each judgment it makes
+(`Failure.explained_by`): as it starts it, and once made."""
 
 
 def answered(exchange: Exchange) -> dict[str, Any]:
@@ -1513,7 +1589,8 @@ def scan(
             if failure.explained_by(slip):
                 found.append(slip)
         limit = len(failure.judged) + tries
-        rest = [s for s in catalogue() if s not in first and failure.reaches(s)]
+        tried = set(first)
+        rest = [s for s in catalogue() if s not in tried and failure.reaches(s)]
         rest = rest if wide and not found else []
         failure.sift(rest if tries == math.inf else rest[: max(int(tries), 0)])
         for slip in rest:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import shlex
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -194,12 +194,31 @@ def given_line(model: ModelEngine, line: dict[str, Any]) -> dict[str, Any] | Non
     return {"event": "end", "node": line["node"], "line": chosen.line, "at": line["at"]}
 
 
+@dataclass(frozen=True)
+class Paused:
+    """Where a replay of `from_model` stood just after an exchange it sent:
+    the scenario's position it goes on from, the model's state (immutable),
+    and the events it holds back for later. A replay resumed from it gives
+    the exchanges the whole replay gives after that one (the model is pure):
+    what a replay with a rule slip that changes nothing before it need not
+    make again (bridge/checking/slips.py `Failure.judge`)."""
+
+    position: int
+    state: machine.State
+    held: tuple[int, ...]
+    idle: tuple[int, ...]
+    starts: tuple[int, ...]
+    outcomes: tuple[int, ...]
+
+
 def from_model(
     scenario: Scenario,
     profile: Profile,
     strict: bool,
     lacks: tuple[Capability, ...] = (),
     refusals_only: bool = False,
+    resume: Paused | None = None,
+    paused: Callable[[Paused], object] | None = None,
 ) -> Iterator[Exchange]:
     """The exchanges of a scenario, by replaying it through the model under
     `profile`, for an engine that lacks `lacks`. With `strict`, every event
@@ -209,12 +228,18 @@ def from_model(
     state is not the one the scenario's marks were written for. With
     `refusals_only`, each expected answer holds only its refusal: enough to
     count what is sent and refused (bridge/checking/delivery.py), not to
-    compare an engine."""
+    compare an engine. `paused` is given where the replay stands (`Paused`)
+    after each exchange sent; `resume` (not `strict`) goes on from there."""
     model = ModelEngine(profile, refusals_only)
     model.start(scenario)
     held: list[int] = []
     idle: list[int] = []  # outcomes marked refused as not running, held while their call runs
     waiting: dict[str, deque[int]] = {"start": deque(), "outcome": deque()}
+    if resume is not None:
+        assert not strict
+        model.state = resume.state
+        held, idle = list(resume.held), list(resume.idle)
+        waiting = {"start": deque(resume.starts), "outcome": deque(resume.outcomes)}
     lines_given = gives_lines(lacks)
 
     def send(position: int, event: dict[str, Any]) -> Exchange:
@@ -259,7 +284,22 @@ def from_model(
         p = first.popleft()
         return p, resolved(scenario.events[p], model.state) or {}
 
-    for position, given in enumerate(scenario.events):
+    def noted(goes_on: int, exchange: Exchange) -> Exchange:
+        """An exchange, where the replay stands after it given to `paused`."""
+        if paused is not None and exchange.sent:
+            queued = (tuple(waiting["start"]), tuple(waiting["outcome"]))
+            paused(Paused(goes_on, model.state, tuple(held), tuple(idle), *queued))
+        return exchange
+
+    def drained(goes_on: int) -> Iterator[Exchange]:
+        """The exchanges of the events held or waiting that can be sent now."""
+        while (later := due()) is not None:
+            yield noted(goes_on, send(*later))
+
+    start = 0 if resume is None else resume.position
+    if resume is not None:
+        yield from drained(start)
+    for position, given in enumerate(islice(scenario.events, start, None), start=start):
         if profile.self_calls and given["event"] == "start":
             continue
         event = resolved(given, model.state)
@@ -276,9 +316,8 @@ def from_model(
             elif not _running(model, event):
                 held.append(position)
                 continue
-        yield send(position, event)
-        while (later := due()) is not None:
-            yield send(*later)
+        yield noted(position + 1, send(position, event))
+        yield from drained(position + 1)
     yield Exchange(DETAIL_REQUEST, None, model.answer(DETAIL_REQUEST))
 
 
