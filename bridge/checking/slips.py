@@ -936,6 +936,8 @@ class Failure:
     is grouped; else empty."""
     beside: Slip | None = field(default=None, init=False, repr=False, compare=False)
     """That named slip, when `left` is set: the FAIL shows its bug too."""
+    paired: bool = field(default=False, init=False, repr=False, compare=False)
+    """Whether it is in its group as a FAIL two groups' slips explain together (`together`)."""
     refuted: set[Slip] = field(default_factory=set, init=False, repr=False, compare=False)
     """The slips that agreed with the engine up to the divergence and were
     refuted past it (`explained_by`)."""
@@ -1531,12 +1533,29 @@ def together(failure: Failure, groups: list[Explained]) -> Explained | None:
     """The group of the most FAILs of two whose slips together explain a
     FAIL (two bugs that show in one answer: an engine's render and queue
     both wrong at one event); None when no two do."""
-    ranked = sorted(groups, key=lambda g: -len(g.failures))
+    ranked = sorted(groups, key=lambda g: (-len(g.failures), g.slip.rank))
     for k, first in enumerate(ranked):
         for second in ranked[k + 1 :]:
             if failure.together_with(first.slip, second.slip):
                 return first
     return None
+
+
+def settled(groups: list[Explained]) -> None:
+    """Each FAIL two groups' slips explain together (`paired`) put in the
+    group `together` finds for it among the groups of their FAILs of their
+    own, the smallest FAIL first: the group it joined as it came was the
+    one of the most FAILs then, so of the order the FAILs were judged in,
+    which timing sets. A FAIL the pair no longer explains (a group's slips
+    narrowed since) stays where it was."""
+    paired = [(f, g) for g in groups for f in g.failures if f.paired]
+    for group in groups:
+        group.failures = [f for f in group.failures if not f.paired]
+    chosen = [
+        (f, together(f, groups) or was) for f, was in sorted(paired, key=lambda p: size(p[0]))
+    ]
+    for failure, group in chosen:
+        group.failures.append(failure)
 
 
 def apart(one: Slip, other: Slip) -> bool:
@@ -1699,6 +1718,7 @@ class Explaining:
         both = together(failure, self.groups)
         if both is not None:
             both.failures.append(failure)
+            failure.paired = True
             return
         found: list[Slip] = []
         signature = failure.signature

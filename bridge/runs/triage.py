@@ -265,6 +265,7 @@ def explained(
         with Ticker(progress, False):
             groups, alone = judge.rest(scanning)
             left_over(alike, groups, alone, time.monotonic() + scanning)
+            slips.settled(groups)
     except KeyboardInterrupt:
         interrupted[0] = True
         print("interrupted: every FAIL is its area of SPEC's cause")
@@ -319,6 +320,7 @@ def left_over(
         both = slips.together(failure, groups)
         if both is not None:
             both.failures.append(failure)
+            failure.paired = True
             continue
         left = next(((g.slip, w) for g in groups if (w := failure.left_by(g.slip))), None)
         key = next((k for k, vs in alike.items() for v in vs if v.failure is failure), None)
