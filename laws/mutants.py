@@ -66,6 +66,11 @@ class Break:
     first: tuple[str, ...]
 
 
+SENDING_LOOP = (
+    "    for position, given in enumerate(islice(scenario.events, start, None), start=start):\n"
+)
+"""The loop of bridge/wire/stream.py that sends a scenario's events (from a resumed place on)."""
+
 BREAKS = [
     Break(
         "due measured from the first message",
@@ -723,9 +728,8 @@ RUNNER_BREAKS = [
         "bridge/wire/stream.py",
         (
             (
-                "    for position, given in enumerate(scenario.events):\n",
-                "    for position, given in enumerate(scenario.events):\n"
-                "        if is_relative(given):\n            continue\n",
+                SENDING_LOOP,
+                SENDING_LOOP + "        if is_relative(given):\n            continue\n",
             ),
         ),
         "runner",
