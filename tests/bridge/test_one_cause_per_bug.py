@@ -592,6 +592,23 @@ def test_a_lone_fail_of_two_bugs_is_named_by_the_slip_the_engine_follows_further
     assert slips.furthest(group) == queued
 
 
+def test_a_slip_the_engine_never_parts_from_follows_it_through_every_answer_read() -> None:
+    """`followed`: a slip the engine parts from at the k-th answer read
+    past a FAIL's divergence follows it k answers there; one it never parts
+    from, all those read (a slip that gives every answer is no mimic)."""
+    constants = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=2)
+    events = [{"event": "message", "kind": "user", "text": "hi"}]
+    scenario = Scenario(constants_dict(constants), events, "test", 0)
+    past = [({"event": "wait"}, {"size": k}, {"size": k}) for k in range(3)]
+    failure = slips.Failure("f", scenario, SPEC, (), 0, {}, expected=[{}], past=past)
+    mimic = slips.named("slip:tree.is_free.le-ge.0")
+    queued = slips.named("slip:machine._message.eq-ne.0")
+    failure.parted[mimic] = (1, {"size": 9})
+    assert slips.followed(mimic, [failure]) == 1
+    assert slips.followed(queued, [failure]) == 3 == len(past)
+    assert slips.followed(queued, [failure, failure]) == 6
+
+
 def test_a_lone_fail_of_two_bugs_gives_a_cause_to_each(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
