@@ -384,9 +384,11 @@ class Cause:
     """For a slip's cause, whether the engine agrees with the slipped model
     on every answer of the shrunk scenario: it shows this bug and no other."""
     fallbacks: list[str] = field(default_factory=list)
-    """For a slip's cause, the other slips (by id) that explained its FAILs
-    as they were judged (slips.py `Explained`), in order: what names it when
-    the engine refutes its slip on its shrunk scenario (`confirmed`)."""
+    """For a slip's cause, the other slips (by id) of its group as it was
+    judged (slips.py `Explained`), in order, not all tried on each of its
+    FAILs (slips.py `fitting` keeps those after its name untried on one):
+    what may name it when the engine refutes its slip on its shrunk
+    scenario (`confirmed`), each tried on its FAILs then (triage.py `named_by`)."""
     after: list[str] = field(default_factory=list)
     """FAILs of other causes (by their names in the run) in which this
     cause's bug shows too, after theirs or beside it at one answer: listed

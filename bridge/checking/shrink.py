@@ -198,6 +198,10 @@ class Budget:
     def over(self) -> bool:
         return self.tries <= 0 or time.monotonic() >= self.deadline
 
+    def left(self) -> tuple[float, int]:
+        """The seconds and tries still to spend, as `simplify` and `parted` take them."""
+        return self.deadline - time.monotonic(), self.tries
+
     def counting(self, still: Callable[[Scenario], bool]) -> Callable[[Scenario], bool]:
         """`still`, each call spending a try; false once the budget is spent."""
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bridge.checking import causes, slips
-from bridge.checking.shrink import marked, parted, plain_texts, shrink_budget, simplify
+from bridge.checking.shrink import Budget, marked, parted, plain_texts, shrink_budget, simplify
 from bridge.checking.verdict import Verdict
 from bridge.formats.kit import shown
 from bridge.formats.layout import slug
@@ -75,13 +75,20 @@ SHRINKING_AT_LEAST = 3.0
 FALLBACKS = 3
 """How many other slips a slip's cause may be named by in turn when the
 engine refutes its slip on its shrunk scenario (`named_by`): each a shrink
-more (with --shrink-seconds, each as long as one cause's)."""
+more (with --shrink-seconds, each as long as one cause's: `slip_shrunk`)."""
 
 
 def deadline(began: float, replay: float) -> float:
     """When the shrinks of a run begun at `began` whose replay took `replay`
     seconds stop (`time.monotonic`)."""
     return max(began + ENDING * replay, time.monotonic() + SHRINKING_AT_LEAST)
+
+
+def spending(args: Shrinking, ends: float) -> Budget:
+    """What one cause's shrink may spend in all its steps: --shrink-tries,
+    and --shrink-seconds from now, ending by `ends` (`time.monotonic`) at most."""
+    seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
+    return Budget(args.shrink_tries, min(time.monotonic() + seconds, ends))
 
 
 def scanning_for(replay: float, given: float | None) -> float:
@@ -373,8 +380,8 @@ def shrunk(
                 # Unmarked: grouped at its own first divergence (the refuted slip's bug).
                 for verdict in [v for v in verdicts if id(v.failure) in unmarked]:
                     verdicts.remove(verdict)
-                    own = causes.signature_of_json(verdict.divergence or {})
-                    left[own] = left.get(own, []) + [verdict]
+                    first_key = causes.signature_of_json(verdict.divergence or {})
+                    left[first_key] = left.get(first_key, []) + [verdict]
             if not cause.confirmed:
                 # Its FAILs are told apart as those no slip explains.
                 by_slip.remove(cause)
@@ -386,10 +393,13 @@ def shrunk(
         shared = {k: [v for v in vs if v.failure and v.failure.left] for k, vs in left.items()}
         own = {k: [v for v in vs if v not in shared[k]] for k, vs in left.items()}
         own = {k: vs for k, vs in own.items() if vs}
-        # The causes of bugs shown only after another's (`explained` listed
-        # them), shrunk after these, keep their share of the time left: the
-        # grouping's shrinks would spend it all.
-        until = share(ends, len(own), len(own) + sum(not c.scenarios for c in found))
+        # The causes `later` shrinks after these keep their share of the
+        # time left (the grouping's shrinks would spend it all): of bugs
+        # shown only after another's (`explained` listed them), and of FAILs
+        # that show a slip's bug beside their own, as `shared_joined` makes them.
+        coming = len(shared_joined([causes.Cause(k) for k in own], shared)) - len(own)
+        coming += sum(not c.scenarios for c in found)
+        until = share(ends, len(own), len(own) + coming)
         rest, interrupted = grouped(own, options, args, until) if own else ([], False)
         rest = shared_joined(rest, shared)
         listed = later_bugs(by_slip + rest, failure_of)
@@ -531,11 +541,13 @@ def later_shrunk(
     most). Removing events and shrinking texts cannot leave out a bug that
     what the cause needs shows (a free leaf's, where the zoomed leaves fit
     NODE): a constant lowered may (shrink.py `parted`), tried first on the
-    FAIL and again on what the shrink leaves, the shrink then going on
-    where the slip changes no answer. Then its texts written plainly where
-    it still shows so. When the slip changes none of the answers at the
-    end, this bug shows there alone, as the engine's first divergence from
-    SPEC's model (`Cause.alone`)."""
+    FAIL, the shrink going on from there where the slip changes no answer;
+    else the shrink, whose constants lowered while the bug shows without
+    more of the slip's answers find any that `parted` would on where it
+    stops (short of its budget). The steps share one budget (`spending`).
+    Then its texts written plainly where it still shows so. When the slip
+    changes none of the answers at the end, this bug shows there alone, as
+    the engine's first divergence from SPEC's model (`Cause.alone`)."""
     failure = min(
         (failure_of[n] for n in cause.scenarios or cause.after if n in failure_of),
         key=lambda f: (len((f.longer or f.scenario).events), f.name),
@@ -543,9 +555,7 @@ def later_shrunk(
     slip, key = first[failure.name], cause.signature.provisional()
     profile, lacks = failure.profile, failure.lacks
     whole = failure.longer or failure.scenario
-    seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
-    seconds = min(seconds, ends - time.monotonic())
-    deadline = time.monotonic() + seconds
+    budget = spending(args, ends)
     engine = make_engine(options)
     fewest = [math.inf]
 
@@ -565,12 +575,9 @@ def later_shrunk(
     try:
         if not still(whole):
             return
-        small = parted(whole, alone, seconds, args.shrink_tries) if fewest[0] else None
-        if small is None:
-            small = simplify(whole, still, seconds, args.shrink_tries)
-            if fewest[0]:
-                left = deadline - time.monotonic()
-                small = parted(small, alone, left, args.shrink_tries) or small
+        # Each step spends what the ones before it left of one budget.
+        lowered = parted(whole, budget.counting(alone), *budget.left()) if fewest[0] else None
+        small = lowered or simplify(whole, budget.counting(still), *budget.left())
         # Its texts written plainly where it still shows so: a bug of the
         # engine's about text then shows neither (shrink.py `plain_texts`).
         plain = plain_texts(small)
@@ -674,20 +681,23 @@ def slip_shrunk(
     on what is left, which must agree with the slipped model there. The
     shrunk scenario is written only when it does; when another bug of the
     engine shows after this one there, it is shrunk on, on the engine, until
-    the engine agrees with the slipped model on all of it (the bug alone),
-    as far as its budget goes."""
+    the engine agrees with the slipped model on all of it (the bug alone):
+    a constant lowered first (shrink.py `parted`: it can leave out what no
+    removal of events can), else the shrink, these two sharing
+    --shrink-tries (`spending`). All of it within one deadline:
+    --shrink-seconds from its start, and `ends`."""
     slip = cause.slip
     assert slip is not None
     own = [failure_of[n] for n in cause.scenarios if n in failure_of]
     # Not one where another bug shows at the same answer (slips.py `together`).
     own = [f for f in own if f.explained_by(slip)] or own
     smallest = min(own, key=lambda f: (len(f.scenario.events), f.name))
-    seconds = math.inf if args.shrink_seconds is None else args.shrink_seconds
-    seconds = min(seconds, ends - time.monotonic())
+    budget = spending(args, ends)
     profile, lacks = smallest.profile, smallest.lacks
     shows = slips.shows_first(slip, others, profile, lacks)
     if not shows(smallest.scenario):
         shows = slips.shows(slip, profile, lacks)
+    seconds, _ = budget.left()
     small = simplify(smallest.scenario, shows, seconds, max(args.shrink_tries, slips.TRIES))
     engine = make_engine(options)
     try:
@@ -706,9 +716,9 @@ def slip_shrunk(
             if alone(plain):
                 small, cause.alone = plain, True
             else:
-                fewer = parted(small, alone, ends - time.monotonic(), args.shrink_tries)
-                if fewer is None:
-                    fewer = simplify(small, alone, ends - time.monotonic(), args.shrink_tries)
+                counted = budget.counting(alone)
+                fewer = parted(small, counted, *budget.left())
+                fewer = fewer or simplify(small, counted, *budget.left())
                 if fewer != small:
                     small, cause.alone = fewer, True
     except EngineFault:

@@ -236,6 +236,26 @@ def planted_run(
     return out, json.loads(report.read_text())["causes"]
 
 
+def ticked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The progress lines of triage.py's work (`Ticker`), each said once as
+    the work begins, whatever it lasts (no thread): what they say."""
+    said: list[str] = []
+
+    class Recorder:
+        def __init__(self, line: Callable[[float], str], quiet: bool) -> None:
+            self.line, self.quiet = line, quiet
+
+        def __enter__(self) -> None:
+            if not self.quiet:
+                said.append(self.line(0.0))
+
+        def __exit__(self, *_: object) -> None:
+            pass
+
+    monkeypatch.setattr(triage, "Ticker", Recorder)
+    return said
+
+
 def test_a_bug_that_shows_only_after_a_slips_is_a_cause_of_its_own(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -253,14 +273,13 @@ def test_a_bug_that_shows_only_after_a_slips_is_a_cause_of_its_own(
     report, found = tmp_path / "r.json", tmp_path / "found"
     args = ["corpus", "--jobs", "1", "--engine", f"{PLANTED} queued_leaf zoom"]
     args += ["--shrink-seconds", NEVER, *(a for name in names for a in ("--only", name))]
-    monkeypatch.setattr("bridge.runs.progress.EVERY", 0.0001)
+    ticks = ticked(monkeypatch)
     code = cli.main([*args, "--regressions", str(found), "--json", str(report)])
-    said = capsys.readouterr()
-    out = said.out
+    out = capsys.readouterr().out
     assert code == 1, out
     # Each shrink of a cause says, while it goes on, which cause it shrinks.
-    assert re.search(r"^  \.\.\. causes: shrinking slip:\S+ \(", said.err, re.M), said.err
-    assert re.search(r"^  \.\.\. causes: shrinking zoom@zoom\S* \(", said.err, re.M), said.err
+    assert any(re.match(r"  \.\.\. causes: shrinking slip:\S+ \(", t) for t in ticks), ticks
+    assert any(re.match(r"  \.\.\. causes: shrinking zoom@zoom\S* \(", t) for t in ticks), ticks
     verdict = "2 scenarios: 2 FAIL from 2 causes (1 showing two causes' bugs, counted once)"
     assert f"verdict before shrinking: {verdict}" in out, out
     assert out.splitlines()[-1].startswith(verdict), out
@@ -590,6 +609,23 @@ def test_a_lone_fail_of_two_bugs_is_named_by_the_slip_the_engine_follows_further
     assert slipped[failure.index + 1 + k][early["field"]] == early["found"] != early["expected"]
     assert slips.followed(queued, [failure]) > slips.followed(mimic, [failure]) == k
     assert slips.furthest(group) == queued
+
+
+def test_a_slip_the_engine_never_parts_from_follows_it_through_every_answer_read() -> None:
+    """`followed`: a slip the engine parts from at the k-th answer read
+    past a FAIL's divergence follows it k answers there; one it never parts
+    from, all those read (a slip that gives every answer is no mimic)."""
+    constants = Constants(node=64, ceiling=1500, floor=800, cceiling=600, cfloor=300, jobs=2)
+    events = [{"event": "message", "kind": "user", "text": "hi"}]
+    scenario = Scenario(constants_dict(constants), events, "test", 0)
+    past = [({"event": "wait"}, {"size": k}, {"size": k}) for k in range(3)]
+    failure = slips.Failure("f", scenario, SPEC, (), 0, {}, expected=[{}], past=past)
+    mimic = slips.named("slip:tree.is_free.le-ge.0")
+    queued = slips.named("slip:machine._message.eq-ne.0")
+    failure.parted[mimic] = (1, {"size": 9})
+    assert slips.followed(mimic, [failure]) == 1
+    assert slips.followed(queued, [failure]) == 3 == len(past)
+    assert slips.followed(queued, [failure, failure]) == 6
 
 
 def test_a_lone_fail_of_two_bugs_gives_a_cause_to_each(
