@@ -53,6 +53,7 @@ import contextlib
 import copy
 import math
 import os
+import pickle
 import re
 import signal
 import sys
@@ -1095,7 +1096,7 @@ class Failure:
         inside = [False]
         pauses: dict[int, Paused] = {}
         answered = [0]
-        every = max((self.index + 1) // PAUSES, 1)
+        every = -(-(self.index + 1) // PAUSES)  # so that PAUSES places at most
 
         def pause(where: Paused) -> None:
             answered[0] += 1
@@ -1413,21 +1414,37 @@ class Ahead:
     def knows(self, failure: Failure, slips: tuple[Slip, ...], wait: bool = True) -> bool:
         """Whether the forked process sent the judgment of `slips` on
         `failure` (all it sent so far read); with `wait`, once it has, if
-        it is making it now. With `wait` False, one it is making counts."""
+        it is making it now, for `WAITING` times the CPU seconds the
+        judgment may take here (`allowed`) at most, and never past the
+        scan's end (`BY`): a forked process stopped, starved or gone
+        leaves it to be made here. With `wait` False, one it is making
+        counts."""
         key = (failure.name, ids(slips))
-        while self.conn is not None and (
-            self.conn.poll(0) or (wait and key in self.making and key not in self.told)
-        ):
+        whole = failure.longer or failure.scenario
+        most = WAITING * allowed(len(whole.events), failure.cpu(whole))
+        until = min(BY[0], time.monotonic() + most)
+        while self.conn is not None:
+            if not self.conn.poll(0):
+                if not (wait and key in self.making and key not in self.told):
+                    break
+                if time.monotonic() >= until:
+                    self.making.discard(key)
+                    break
+                self.conn.poll(min(WAIT_STEP, until - time.monotonic()))
+                continue
             try:
                 said = self.conn.recv()
-            except (EOFError, OSError):
+                kind, made = said[0], (said[1], said[2])
+                told = None if kind == "claim" else said[3]
+            except (EOFError, OSError, IndexError, TypeError, ValueError, pickle.PickleError):
                 self.conn = None
+                self.making.clear()
                 break
-            if said[0] == "claim":
-                self.making.add((said[1], said[2]))
+            if told is None:
+                self.making.add(made)
             else:
-                self.making.discard((said[1], said[2]))
-                self.told[said[1], said[2]] = said[3]
+                self.making.discard(made)
+                self.told[made] = told
         return key in self.told or (not wait and key in self.making)
 
     def took(self, failure: Failure, slips: tuple[Slip, ...]) -> bool:
@@ -1461,6 +1478,14 @@ class Ahead:
 def ids(slips: tuple[Slip, ...]) -> tuple[str, ...]:
     return tuple(slip.id for slip in slips)
 
+
+WAITING = 4
+"""How long this process waits for a judgment the forked process said it
+is making, in the CPU seconds the judgment may take (`allowed`): that
+process runs `NICER`, so on a busy machine it takes longer by the clock."""
+
+WAIT_STEP = 0.05
+"""How often, in seconds, a wait for the forked process looks at the clock."""
 
 NICER = 5
 """How much nicer than the run's process the process judging ahead is: it

@@ -14,16 +14,23 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from dataclasses import replace
+from multiprocessing import Pipe
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bridge.checking import slips
+from bridge.formats.profile import SPEC
 from bridge.runs import triage
 from bridge.runs.corpus import Options, check
-from tests.bridge.helpers import in_process, with_bug
+from scenarios.format import Scenario
+from scenarios.strategies import constants_dict
+from tests.bridge.helpers import SMALL, in_process, with_bug
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED = f"{sys.executable} {ROOT / 'tests' / 'bridge' / 'engines' / 'planted.py'}"
@@ -188,3 +195,50 @@ def test_the_fork_is_gone_when_rest_raises(monkeypatch: pytest.MonkeyPatch) -> N
     with pytest.raises(KeyboardInterrupt):
         judge.rest()
     assert len(started) == 1 and gone(started[0]) and slips.AHEAD == []
+
+
+def stalled(*sent: Any, close: bool = False) -> tuple[slips.Ahead, slips.Failure, Connection]:
+    """An `Ahead` whose forked process sent `sent` (then ended, with
+    `close`) and nothing more, as one stopped, starved or gone; a FAIL
+    whose judgment by the catalogue's first slip it said it is making; and
+    the end the process writes to (kept open while it is held)."""
+    failure = slips.Failure("f", Scenario(constants_dict(SMALL), []), SPEC, (), 0, {}, "x@y")
+    ahead = slips.Ahead()
+    reader, writer = Pipe(duplex=False)
+    ahead.conn = reader
+    for said in sent:
+        writer.send(said)
+    if close:
+        writer.close()
+    return ahead, failure, writer
+
+
+def answered_within(ahead: slips.Ahead, failure: slips.Failure, slip: slips.Slip) -> bool:
+    """Whether `took` returned at all (in a thread, given a minute), and false."""
+    returned: list[bool] = []
+    thread = threading.Thread(target=lambda: returned.append(ahead.took(failure, (slip,))))
+    thread.daemon = True
+    thread.start()
+    thread.join(60)
+    return returned == [False]
+
+
+@pytest.mark.parametrize("how", ["stopped", "past the scan's end", "gone", "garbled"])
+def test_a_judgment_the_fork_claimed_and_never_sent_is_left_to_be_made_here(
+    how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This process waits for a judgment the forked process said it is
+    making, within `WAITING` times what the judgment may take and the
+    scan's end: a fork that stops, is gone, or sends what is no judgment
+    leaves it to be made here, never a wait without end."""
+    slip = slips.catalogue()[0]
+    claim = ("claim", "f", (slip.id,))
+    monkeypatch.setattr(slips, "WAITING", 0.05)
+    if how == "past the scan's end":
+        monkeypatch.setattr(slips, "WAITING", 1e9)
+        monkeypatch.setattr(slips, "BY", [time.monotonic()])
+    sent = (claim, ("told", "f")) if how == "garbled" else (claim,)
+    ahead, failure, _writer = stalled(*sent, close=how == "gone")
+    assert answered_within(ahead, failure, slip), how
+    assert ("f", (slip.id,)) not in ahead.making
+    assert (ahead.conn is None) == (how in ("gone", "garbled"))

@@ -80,6 +80,23 @@ def test_judgments_resumed_after_a_sift_are_those_of_whole_replays() -> None:
     assert any(judged[s.id] for s in later) and not all(judged[s.id] for s in later)
 
 
+def test_a_sift_keeps_pauses_places_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
+    """However many answers come before the divergence, a sift keeps
+    `PAUSES` places of the model's replay at most, and its judgments are
+    still those of whole replays."""
+    sifted = failure_of("merges_first", "chooser_0")
+    whole = replace(sifted)
+    tried = [s for s in slips.catalogue() if s.module == "queue" and sifted.reaches(s)]
+    for most in (2, 3, 4):
+        monkeypatch.setattr(slips, "PAUSES", most)
+        capped = replace(sifted)
+        capped.sift(tried)
+        assert sifted.index + 1 > most and 0 < len(capped.pauses) <= most, most
+    assert {s.id: capped.explained_by(s) for s in tried} == {
+        s.id: whole.explained_by(s) for s in tried
+    }
+
+
 def test_a_judgment_the_forked_judge_is_making_is_waited_for(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
