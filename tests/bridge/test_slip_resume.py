@@ -78,6 +78,9 @@ def test_judgments_resumed_after_a_sift_are_those_of_whole_replays() -> None:
     assert judged == {s.id: whole.explained_by(s) for s in tried}
     assert sifted.refuted == whole.refuted and sifted.parted == whole.parted
     assert any(judged[s.id] for s in later) and not all(judged[s.id] for s in later)
+    # Two slips start from the start: each was sifted beside the model's
+    # other functions, never beside the other slip.
+    assert all(sifted.resumed((s, t)) == (0, None) for s in later for t in tried if t != s)
 
 
 def test_a_sift_keeps_pauses_places_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
