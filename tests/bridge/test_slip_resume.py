@@ -139,3 +139,17 @@ def test_a_judgment_the_forked_judge_is_making_is_waited_for(
         go.touch()
         slips.AHEAD.remove(ahead)
         ahead.stop()
+
+
+def test_a_sift_of_a_large_fail_notes_the_functions_a_probe_would() -> None:
+    """A sift of a FAIL of more than SCANNED_WHILE_REPLAYING events notes
+    which watched functions the model ran (`Failure.called`), sparing the
+    probes' replay: the same functions that replay finds."""
+    sifted = failure_of("free_leaf", "random_01")
+    assert len(sifted.scenario.events) > slips.SCANNED_WHILE_REPLAYING
+    probed = replace(sifted)
+    tried = [s for s in slips.catalogue() if s.module == "queue"][:5]
+    sifted.sift(tried)
+    probed.judged[(tried[0],)] = False  # judged before, so judged again: probed
+    probed.calls(tried[0])
+    assert sifted.called and sifted.called == probed.called
