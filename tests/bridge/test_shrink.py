@@ -4,7 +4,7 @@ and the messages alone with CEILING found again."""
 
 from __future__ import annotations
 
-from bridge.checking.shrink import Budget, only_messages, simplify, without_block
+from bridge.checking.shrink import Budget, only_messages, parted, simplify, without_block
 from scenarios.format import Scenario
 
 CONSTANTS = {
@@ -70,3 +70,17 @@ def test_the_messages_alone_are_kept_with_the_lowest_ceiling_that_holds() -> Non
     assert small.constants == {**CONSTANTS, "ceiling": 120}
     assert only_messages(small, still, Budget()) == small  # nothing left to do
     assert only_messages(scenario, lambda _: False, Budget()) == scenario
+
+
+def test_parted_lowers_a_constant_to_leave_a_bug_out_or_says_none_does() -> None:
+    """`parted`: from a scenario where `alone` does not hold, a lowered
+    constant where it does (a NODE no message's line fits), then simplified
+    while it holds; None where no constant lowered makes it hold."""
+    scenario = Scenario(CONSTANTS, [message("x" * 20), message("y" * 20), message("z")])
+
+    def alone(s: Scenario) -> bool:  # the other bug needs a NODE of 20 bytes or more
+        return int(s.constants["node"]) < 20 and len(s.events) >= 2
+
+    found = parted(scenario, alone)
+    assert found is not None and alone(found) and found.events != [] and len(found.events) == 2
+    assert parted(scenario, lambda s: False) is None

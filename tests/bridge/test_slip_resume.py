@@ -6,6 +6,7 @@ twice. The engine is planted.py's, run as a process (no patch of `impl`)."""
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
@@ -123,12 +124,16 @@ def test_a_judgment_the_forked_judge_is_making_is_waited_for(
         return judge(f, *s)
 
     monkeypatch.setattr(slips.Failure, "judge", held)
+    # However slow the machine, this process waits for the forked judge.
+    monkeypatch.setattr(slips, "WAITING", math.inf)
     ahead = slips.Ahead()
     ahead.start([failure], lambda f: f.explained_by(pairs))
     slips.AHEAD.append(ahead)
     later = threading.Timer(0.2, go.touch)
     try:
+        said = time.monotonic() + 600
         while not ahead.knows(failure, (pairs,), wait=False):
+            assert time.monotonic() < said, "the forked judge never said it started"
             time.sleep(0.01)
         assert not ahead.told  # said, not made yet
         later.start()
