@@ -45,13 +45,6 @@ def after(cause: Cause) -> list[Path]:
     return [Path(name) for name in cause.after]
 
 
-def proposal(report: Report) -> dict[str, Any]:
-    """The proposed profile and capabilities as an engine declares them in
-    its ready answer: the options that differ from SPEC (SPEC 10) and the
-    capabilities it implements (bridge/PROTOCOL.md)."""
-    return proposal_of(report.proposed)
-
-
 def shrunk_from(report: Report) -> dict[Path, list[Cause]]:
     """The causes whose shrunk scenario was written (under --regressions as
     `corpus` writes them, bridge/runs/triage.py), by the likely bug each was
@@ -205,7 +198,10 @@ def last_line(report: Report, floor: float) -> str:
     proposal; a run stopped early gives none (exit 2), only what it found."""
     short = report.coverage().short(floor)
     if report.stopped:
-        found = f"{len(report.bugs)} likely bugs" if report.bugs else "no likely bug"
+        found = "no likely bug"
+        if report.bugs:
+            bugs, scenarios = many(len(causes(report)), "likely bug"), len(report.bugs)
+            found = f"{bugs} (in {many(scenarios, 'scenario')})"
         return (
             f"STOPPED ({report.stopped}) before the end, no verdict: {found} in the "
             f"scenarios followed; {report.coverage().compared_said(floor)}"
@@ -239,9 +235,14 @@ def text(report: Report, floor: float = 0.0) -> tuple[list[str], int]:
     )
     if report.stopped:
         out.append(
-            f"STOPPED ({report.stopped}) before the end: {len(report.unfinished)} scenarios "
-            f"not followed or not checked under the proposal ({names(report.unfinished)}); "
-            "what follows is from the scenarios that were"
+            f"STOPPED ({report.stopped}) before the end: "
+            + (
+                f"{many(len(report.unfinished), 'scenario')} not followed or not checked under "
+                f"the proposal ({names(report.unfinished)}); "
+                if report.unfinished
+                else ""
+            )
+            + "what follows is from the scenarios that were"
         )
     if report.needing:
         out.append("proposed changes (each a deviation the engine can declare, or a bug that")
@@ -267,7 +268,7 @@ def text(report: Report, floor: float = 0.0) -> tuple[list[str], int]:
         "proposed profile and capabilities (SPEC 10, bridge/PROTOCOL.md; paste into the ready"
         ' answer, or give "profile" as a --profile file and "capabilities" as --capabilities):'
     )
-    out.append(json.dumps(proposal(report), sort_keys=True))
+    out.append(json.dumps(proposal_of(report.proposed), sort_keys=True))
     out += bug_lines(report)
     out.append(f"under the proposed profile: {report.coverage().summary()}")
     out.append(last_line(report, floor))
@@ -365,7 +366,7 @@ def to_json_report(report: Report, floor: float = 0.0) -> dict[str, Any]:
             "profile": to_json(report.base.profile),
             "capabilities": sorted(report.base.held),
         },
-        "proposed": proposal(report),
+        "proposed": proposal_of(report.proposed),
         "deviations": [
             {
                 "option": change.option,
@@ -428,7 +429,7 @@ def write_junit(report: Report, path: Path, floor: float = 0.0) -> None:
     pairs = [
         ("runner_version", __version__),
         ("engine", report.engine),
-        ("proposed", json.dumps(proposal(report), sort_keys=True)),
+        ("proposed", json.dumps(proposal_of(report.proposed), sort_keys=True)),
     ]
     pairs += [(f"deviation {c.said()}", names(paths)) for c, paths in report.needing.items()]
     pairs += [

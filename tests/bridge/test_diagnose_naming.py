@@ -157,3 +157,27 @@ def test_a_proposal_longer_than_a_file_name_is_read_as_given(tmp_path: Path) -> 
     assert read[1] == frozenset(proposal["capabilities"])
     (tmp_path / "p.json").write_text(given)
     assert usage.read_proposal(str(tmp_path / "p.json")) == read
+
+
+def test_a_run_stopped_counts_its_likely_bugs_as_causes_and_names_no_empty_list() -> None:
+    """A run stopped once every scenario was followed: its last line counts
+    the likely bugs as causes (two scenarios of one bug are one likely bug),
+    and it names no scenario left unfollowed where none was."""
+    bugs = [Path(f"{n}.jsonl") for n in "ab"]
+    found = [
+        Diagnosis(p, "unexplained", steps=[Step(3, ("message", "views"), "e", ())]) for p in bugs
+    ]
+    trial = Trial(SPEC)
+    report = Report("e", trial, trial, {}, found, found, 0.0, {p: Coverage(4, 4) for p in bugs})
+    report.causes = [Cause(Signature("views", "message"), ["a.jsonl", "b.jsonl"], "a.jsonl")]
+    report.stopped = "interrupted"
+    lines, code = text(report)
+    assert code == 2
+    assert lines[-1].startswith(
+        "STOPPED (interrupted) before the end, no verdict: 1 likely bug (in 2 scenarios) in "
+    ), lines[-1]
+    assert (
+        "STOPPED (interrupted) before the end: what follows is from the scenarios that were"
+        in lines
+    )
+    assert not any("()" in line for line in lines), lines
